@@ -1,0 +1,78 @@
+/* cudaquality compute library: types shared by every measure and backend.
+ *
+ * Plain C, no GStreamer and no CUDA types: the elements include this, the
+ * CUDA implementation lives behind it in .cu files.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CQ_COMMON_H
+#define CQ_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  CQ_OK = 0,
+  CQ_ERROR_INVALID,             /* bad arguments: sizes, ROI, layout */
+  CQ_ERROR_NO_CUDA,             /* built without CUDA, or no usable device */
+  CQ_ERROR_OUT_OF_MEMORY,       /* host or device allocation failed */
+  CQ_ERROR_CUDA                 /* any other CUDA runtime error */
+} CqStatus;
+
+/* Filled on failure: a status and a sentence naming what went wrong and the
+ * values involved, ready for GST_ELEMENT_ERROR. */
+typedef struct
+{
+  CqStatus status;
+  char message[256];
+} CqError;
+
+/* How the measured values are laid out in memory. The measures see one
+ * integer value per pixel:
+ *  GRAY8:   one byte per pixel (8-bit gray or the Y plane of YUV);
+ *  GRAY16:  one little-endian 16-bit word per pixel, value = (word >> shift)
+ *           masked to depth bits (P010 keeps 10 bits in the high bits: shift 6);
+ *  RGB8:    packed 8-bit RGB with pixel_stride bytes per pixel and the R, G, B
+ *           bytes at the given offsets; value = round (0.299 R + 0.587 G +
+ *           0.114 B), computed exactly as (299 R + 587 G + 114 B + 500) / 1000. */
+typedef enum
+{
+  CQ_LAYOUT_GRAY8,
+  CQ_LAYOUT_GRAY16,
+  CQ_LAYOUT_RGB8
+} CqLayoutKind;
+
+typedef struct
+{
+  CqLayoutKind kind;
+  unsigned depth;               /* bits of a measured value: 8, 10, 12 or 16 */
+  unsigned shift;               /* GRAY16 only */
+  unsigned pixel_stride;        /* RGB8 only: 3 or 4 */
+  unsigned r_offset, g_offset, b_offset;        /* RGB8 only */
+} CqLayout;
+
+/* Bytes of one pixel of the stored (not converted) data. */
+unsigned cq_layout_bytes_per_pixel (const CqLayout * layout);
+
+/* Sets err (if not NULL) to status and a printf-formatted message; returns
+ * status so that callers can `return cq_error_set (...)`. */
+CqStatus cq_error_set (CqError * err, CqStatus status, const char *format, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+/* CUDA devices usable by this process; 0 where the library was built without
+ * CUDA, where no driver is loaded or no device is present (err says which). */
+int cq_cuda_device_count (CqError * err);
+
+/* The device's name and compute capability, e.g. "NVIDIA H100 80GB HBM3 (sm_90)". */
+CqStatus cq_cuda_device_describe (int device, char *buf, size_t len,
+    CqError * err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CQ_COMMON_H */

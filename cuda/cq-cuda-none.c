@@ -1,0 +1,130 @@
+/* cudaquality compute library: the CUDA entry points of a build without
+ * CUDA. They fail cleanly, so the CPU backend is used.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cq-cuda.h"
+#include "cq-sharpness.h"
+
+#define NOT_BUILT "this build of cudaquality has no CUDA support"
+
+int
+cq_cuda_device_count (CqError * err)
+{
+  cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+  return 0;
+}
+
+CqStatus
+cq_cuda_device_describe (int device, char *buf, size_t len, CqError * err)
+{
+  (void) device;
+  (void) buf;
+  (void) len;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+void *
+cq_cuda_malloc (int device, size_t bytes, CqError * err)
+{
+  (void) device;
+  (void) bytes;
+  cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+  return NULL;
+}
+
+void
+cq_cuda_free (int device, void *dev_ptr)
+{
+  (void) device;
+  (void) dev_ptr;
+}
+
+CqStatus
+cq_cuda_upload (int device, void *dev_dst, const void *src, size_t bytes,
+    CqError * err)
+{
+  (void) device;
+  (void) dev_dst;
+  (void) src;
+  (void) bytes;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+void *
+cq_cuda_host_alloc (size_t bytes, CqError * err)
+{
+  (void) bytes;
+  cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+  return NULL;
+}
+
+void
+cq_cuda_host_free (void *ptr)
+{
+  (void) ptr;
+}
+
+CqStatus
+cq_cuda_h2d_bandwidth (int device, size_t bytes, int pinned, double *gbps,
+    CqError * err)
+{
+  (void) device;
+  (void) bytes;
+  (void) pinned;
+  (void) gbps;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqSharpnessCuda *
+cq_sharpness_cuda_new (int device, const CqLayout * layout, unsigned width,
+    unsigned height, unsigned metrics, CqError * err)
+{
+  (void) device;
+  (void) layout;
+  (void) width;
+  (void) height;
+  (void) metrics;
+  cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+  return NULL;
+}
+
+CqStatus
+cq_sharpness_cuda_measure_host (CqSharpnessCuda * cuda, const void *data,
+    size_t stride, double *scores, CqError * err)
+{
+  (void) cuda;
+  (void) data;
+  (void) stride;
+  (void) scores;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sharpness_cuda_measure_device (CqSharpnessCuda * cuda,
+    const void *dev_data, size_t pitch, double *scores, CqError * err)
+{
+  (void) cuda;
+  (void) dev_data;
+  (void) pitch;
+  (void) scores;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+void
+cq_sharpness_cuda_free (CqSharpnessCuda * cuda)
+{
+  (void) cuda;
+}
+
+CqStatus
+cq_sharpness_cuda_time_device (CqSharpnessCuda * cuda, const void *dev_data,
+    size_t pitch, unsigned iterations, double *us, CqError * err)
+{
+  (void) cuda;
+  (void) dev_data;
+  (void) pitch;
+  (void) iterations;
+  (void) us;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}

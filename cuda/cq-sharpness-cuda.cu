@@ -1,0 +1,355 @@
+/* cudaquality compute library: sharpness on CUDA, the launchers.
+ *
+ * Everything a frame needs is allocated in cq_sharpness_cuda_new (); a frame
+ * costs an upload (from pinned memory directly, from pageable memory through
+ * pinned staging in chunks, so the CPU copy of one chunk overlaps the DMA of
+ * the last), one kernel launch and one small result copy on the context's
+ * own stream.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cq-cuda-private.h"
+#include "cq-sharpness-kernels.cuh"
+
+/* Pageable frames are staged in this many chunks of rows. */
+#define STAGING_CHUNKS 8
+
+typedef void (*LaunchFunc) (const cq::SharpnessParams & p, dim3 grid,
+    dim3 block, cudaStream_t stream);
+
+template < typename T, unsigned SUMS > static void
+launch (const cq::SharpnessParams & p, dim3 grid, dim3 block,
+    cudaStream_t stream)
+{
+  cq::sharpness_kernel < T, SUMS > <<<grid, block, 0, stream>>> (p);
+}
+
+struct CqSharpnessCuda
+{
+  int device;
+  CqLayout layout;
+  unsigned width, height, metrics, hist_bins;
+  size_t row_bytes;             /* stored bytes of a row */
+  cudaStream_t stream;
+  unsigned char *frame;         /* the frame as stored (packed RGB or gray) */
+  size_t frame_pitch;
+  unsigned char *gray;          /* RGB only: the converted gray frame */
+  size_t gray_pitch;
+  unsigned char *staging;       /* pinned, height × row_bytes */
+  unsigned long long *accum, *out_dev, *hist_dev;       /* accum, out adjacent */
+  unsigned int *counter;
+  unsigned long long *out_host, *hist_host;     /* pinned */
+  LaunchFunc launch;
+  dim3 grid, block;
+};
+
+/* The default set and "everything" are compiled; any other set runs the
+ * "everything" kernel and keeps what was asked for. */
+static LaunchFunc
+pick_launch (const CqLayout * layout, unsigned metrics)
+{
+  constexpr unsigned kDefault = cq::sums_needed (CQ_METRIC_DEFAULT);
+  constexpr unsigned kAll = cq::sums_needed (CQ_METRIC_ALL);
+  const bool wide = layout->kind == CQ_LAYOUT_GRAY16;
+  const unsigned needed = cq::sums_needed (metrics);
+
+  if (needed == 0)              /* entropy alone: histogram only */
+    return wide ? launch < unsigned short, 0 > : launch < unsigned char, 0 >;
+  if ((needed & ~kDefault) == 0)
+    return wide ? launch < unsigned short, kDefault > :
+        launch < unsigned char, kDefault >;
+  return wide ? launch < unsigned short, kAll > : launch < unsigned char, kAll >;
+}
+
+extern "C" CqSharpnessCuda *
+cq_sharpness_cuda_new (int device, const CqLayout * layout, unsigned width,
+    unsigned height, unsigned metrics, CqError * err)
+{
+  CqSharpnessCuda *cu;
+  cudaError_t e;
+  const char *what = "cannot select the CUDA device";
+  const int px_per_thread = layout->kind == CQ_LAYOUT_GRAY16 ? 4 : 8;
+
+  if (cq_sharpness_check (layout, width, height, err) != CQ_OK)
+    return NULL;
+  cu = (CqSharpnessCuda *) calloc (1, sizeof (*cu));
+  if (!cu) {
+    cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "out of host memory");
+    return NULL;
+  }
+  cu->device = device;
+  cu->layout = *layout;
+  cu->width = width;
+  cu->height = height;
+  cu->metrics = metrics;
+  cu->hist_bins = cq_sharpness_hist_bins (layout);
+  cu->row_bytes = (size_t) width * cq_layout_bytes_per_pixel (layout);
+  cu->launch = pick_launch (layout, metrics);
+  cu->block = dim3 (cq::kWarp, cq::kBlockWarps);
+  cu->grid = dim3 ((width + cq::kWarp * px_per_thread - 1) /
+      (cq::kWarp * px_per_thread),
+      (height + cq::kBlockWarps * cq::kRows - 1) /
+      (cq::kBlockWarps * cq::kRows));
+
+  e = cudaSetDevice (device);
+  if (e == cudaSuccess) {
+    what = "cannot create a CUDA stream";
+    e = cudaStreamCreateWithFlags (&cu->stream, cudaStreamNonBlocking);
+  }
+  if (e == cudaSuccess) {
+    what = "cannot allocate the device frame";
+    e = cudaMallocPitch ((void **) &cu->frame, &cu->frame_pitch,
+        cu->row_bytes, height);
+  }
+  if (e == cudaSuccess && layout->kind == CQ_LAYOUT_RGB8) {
+    what = "cannot allocate the device gray frame";
+    e = cudaMallocPitch ((void **) &cu->gray, &cu->gray_pitch, width, height);
+  }
+  if (e == cudaSuccess) {
+    what = "cannot allocate the device sums";
+    e = cudaMalloc ((void **) &cu->accum,
+        4 * CQ_SUM_COUNT * sizeof (unsigned long long) + sizeof (unsigned));
+  }
+  if (e == cudaSuccess) {
+    cu->out_dev = cu->accum + 2 * CQ_SUM_COUNT;
+    cu->counter = (unsigned *) (cu->accum + 4 * CQ_SUM_COUNT);
+    e = cudaMemset (cu->accum, 0,
+        4 * CQ_SUM_COUNT * sizeof (unsigned long long) + sizeof (unsigned));
+  }
+  if (e == cudaSuccess && (metrics & CQ_METRIC_ENTROPY)) {
+    what = "cannot allocate the device histogram";
+    e = cudaMalloc ((void **) &cu->hist_dev,
+        cu->hist_bins * sizeof (unsigned long long));
+    if (e == cudaSuccess)
+      e = cudaMallocHost ((void **) &cu->hist_host,
+          cu->hist_bins * sizeof (unsigned long long));
+  }
+  if (e == cudaSuccess) {
+    what = "cannot allocate pinned host memory";
+    e = cudaMallocHost ((void **) &cu->out_host,
+        2 * CQ_SUM_COUNT * sizeof (unsigned long long));
+  }
+  if (e == cudaSuccess)
+    e = cudaMallocHost ((void **) &cu->staging, cu->row_bytes * height);
+  if (e != cudaSuccess) {
+    cq_cuda_error (err, e, what);
+    if (err)
+      snprintf (err->message + strlen (err->message),
+          sizeof (err->message) - strlen (err->message),
+          " (frame of %ux%u on device %d)", width, height, device);
+    cq_sharpness_cuda_free (cu);
+    return NULL;
+  }
+  return cu;
+}
+
+extern "C" void
+cq_sharpness_cuda_free (CqSharpnessCuda * cu)
+{
+  if (!cu)
+    return;
+  if (cudaSetDevice (cu->device) == cudaSuccess) {
+    if (cu->stream)
+      cudaStreamSynchronize (cu->stream);
+    cudaFree (cu->frame);
+    cudaFree (cu->gray);
+    cudaFree (cu->accum);
+    cudaFree (cu->hist_dev);
+    cudaFreeHost (cu->hist_host);
+    cudaFreeHost (cu->out_host);
+    cudaFreeHost (cu->staging);
+    if (cu->stream)
+      cudaStreamDestroy (cu->stream);
+  }
+  cudaGetLastError ();
+  free (cu);
+}
+
+/* Enqueues the kernels for a frame at dev (pitch bytes a row) in the stored
+ * layout; the sums land in out_dev (and hist_dev). */
+static CqStatus
+enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
+    CqError * err)
+{
+  cq::SharpnessParams p;
+
+  if (cu->layout.kind == CQ_LAYOUT_RGB8) {
+    dim3 block (32, 8);
+    dim3 grid ((cu->width + 31) / 32, (cu->height + 7) / 8);
+
+    cq::rgb_to_gray_kernel <<<grid, block, 0, cu->stream>>> (dev, pitch,
+        cu->gray, cu->gray_pitch, cu->width, cu->height,
+        cu->layout.pixel_stride, cu->layout.r_offset, cu->layout.g_offset,
+        cu->layout.b_offset);
+    dev = cu->gray;
+    pitch = cu->gray_pitch;
+  }
+  if (cu->hist_dev)
+    CQ_CUDA_TRY (cudaMemsetAsync (cu->hist_dev, 0,
+            cu->hist_bins * sizeof (unsigned long long), cu->stream), err,
+        "cannot clear the histogram");
+  p.src = dev;
+  p.pitch = pitch;
+  p.width = (int) cu->width;
+  p.height = (int) cu->height;
+  p.shift = cu->layout.kind == CQ_LAYOUT_GRAY16 ? cu->layout.shift : 0;
+  p.mask = (1u << cu->layout.depth) - 1;
+  p.accum = cu->accum;
+  p.out = cu->out_dev;
+  p.counter = cu->counter;
+  p.hist = cu->hist_dev;
+  cu->launch (p, cu->grid, cu->block, cu->stream);
+  CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the sharpness kernel");
+  return CQ_OK;
+}
+
+static CqStatus
+finish_frame (CqSharpnessCuda * cu, double *scores, CqError * err)
+{
+  CqSharpnessSums sums;
+  int i;
+
+  CQ_CUDA_TRY (cudaMemcpyAsync (cu->out_host, cu->out_dev,
+          2 * CQ_SUM_COUNT * sizeof (unsigned long long),
+          cudaMemcpyDeviceToHost, cu->stream), err,
+      "cannot copy the sums to the host");
+  if (cu->hist_dev)
+    CQ_CUDA_TRY (cudaMemcpyAsync (cu->hist_host, cu->hist_dev,
+            cu->hist_bins * sizeof (unsigned long long),
+            cudaMemcpyDeviceToHost, cu->stream), err,
+        "cannot copy the histogram to the host");
+  CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
+      "the sharpness kernel failed");
+  for (i = 0; i < CQ_SUM_COUNT; i++) {
+    sums.sum[i].lo = cu->out_host[2 * i];
+    sums.sum[i].hi = cu->out_host[2 * i + 1];
+  }
+  cq_sharpness_finish (&sums, (const uint64_t *) cu->hist_host, cu->hist_bins,
+      cu->width, cu->height, cu->metrics, scores);
+  return CQ_OK;
+}
+
+extern "C" CqStatus
+cq_sharpness_cuda_measure_host (CqSharpnessCuda * cu, const void *data,
+    size_t stride, double *scores, CqError * err)
+{
+  cudaPointerAttributes attr;
+  const unsigned char *src = (const unsigned char *) data;
+  CqStatus ret;
+
+  if (stride < cu->row_bytes)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "row stride %zu is shorter than a row of %u pixels (%zu bytes)",
+        stride, cu->width, cu->row_bytes);
+  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
+
+  if (cudaPointerGetAttributes (&attr, data) == cudaSuccess
+      && attr.type == cudaMemoryTypeHost) {
+    CQ_CUDA_TRY (cudaMemcpy2DAsync (cu->frame, cu->frame_pitch, src, stride,
+            cu->row_bytes, cu->height, cudaMemcpyHostToDevice, cu->stream),
+        err, "cannot upload the frame");
+  } else {
+    unsigned chunk, rows_done = 0;
+
+    cudaGetLastError ();        /* pageable memory is not an error */
+    for (chunk = 0; chunk < STAGING_CHUNKS && rows_done < cu->height; chunk++) {
+      unsigned rows_end =
+          (unsigned) ((uint64_t) cu->height * (chunk + 1) / STAGING_CHUNKS);
+      unsigned rows = rows_end - rows_done, r;
+      unsigned char *stage = cu->staging + rows_done * cu->row_bytes;
+
+      if (rows == 0)
+        continue;
+      if (stride == cu->row_bytes)
+        memcpy (stage, src + rows_done * stride, rows * cu->row_bytes);
+      else
+        for (r = 0; r < rows; r++)
+          memcpy (stage + r * cu->row_bytes,
+              src + (size_t) (rows_done + r) * stride, cu->row_bytes);
+      CQ_CUDA_TRY (cudaMemcpy2DAsync (cu->frame + rows_done * cu->frame_pitch,
+              cu->frame_pitch, stage, cu->row_bytes, cu->row_bytes, rows,
+              cudaMemcpyHostToDevice, cu->stream), err,
+          "cannot upload the frame");
+      rows_done = rows_end;
+    }
+  }
+  ret = enqueue_measure (cu, cu->frame, cu->frame_pitch, err);
+  if (ret != CQ_OK)
+    return ret;
+  return finish_frame (cu, scores, err);
+}
+
+/* The kernel reads 8 bytes a thread: anything less aligned is copied into
+ * the context's own pitched frame first. */
+static const unsigned char *
+aligned_device_frame (CqSharpnessCuda * cu, const void *dev_data,
+    size_t * pitch, cudaError_t * e)
+{
+  const size_t align = cu->layout.kind == CQ_LAYOUT_RGB8 ? 1 : 8;
+
+  *e = cudaSuccess;
+  if (((uintptr_t) dev_data % align) == 0 && (*pitch % align) == 0)
+    return (const unsigned char *) dev_data;
+  *e = cudaMemcpy2DAsync (cu->frame, cu->frame_pitch, dev_data, *pitch,
+      cu->row_bytes, cu->height, cudaMemcpyDeviceToDevice, cu->stream);
+  *pitch = cu->frame_pitch;
+  return cu->frame;
+}
+
+extern "C" CqStatus
+cq_sharpness_cuda_measure_device (CqSharpnessCuda * cu, const void *dev_data,
+    size_t pitch, double *scores, CqError * err)
+{
+  const unsigned char *dev;
+  cudaError_t e;
+  CqStatus ret;
+
+  if (pitch < cu->row_bytes)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "row pitch %zu is shorter than a row of %u pixels (%zu bytes)",
+        pitch, cu->width, cu->row_bytes);
+  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
+  dev = aligned_device_frame (cu, dev_data, &pitch, &e);
+  CQ_CUDA_TRY (e, err, "cannot copy the frame on the device");
+  ret = enqueue_measure (cu, dev, pitch, err);
+  if (ret != CQ_OK)
+    return ret;
+  return finish_frame (cu, scores, err);
+}
+
+extern "C" CqStatus
+cq_sharpness_cuda_time_device (CqSharpnessCuda * cu, const void *dev_data,
+    size_t pitch, unsigned iterations, double *us, CqError * err)
+{
+  cudaEvent_t start, stop;
+  const unsigned char *dev;
+  cudaError_t e;
+  float ms = 0;
+  unsigned i;
+  CqStatus ret = CQ_OK;
+
+  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
+  dev = aligned_device_frame (cu, dev_data, &pitch, &e);
+  CQ_CUDA_TRY (e, err, "cannot copy the frame on the device");
+  CQ_CUDA_TRY (cudaEventCreate (&start), err, "cannot create an event");
+  CQ_CUDA_TRY (cudaEventCreate (&stop), err, "cannot create an event");
+  ret = enqueue_measure (cu, dev, pitch, err);  /* warm-up */
+  cudaEventRecord (start, cu->stream);
+  for (i = 0; i < iterations && ret == CQ_OK; i++)
+    ret = enqueue_measure (cu, dev, pitch, err);
+  cudaEventRecord (stop, cu->stream);
+  e = cudaEventSynchronize (stop);
+  if (ret == CQ_OK && e == cudaSuccess) {
+    cudaEventElapsedTime (&ms, start, stop);
+    *us = ms * 1e3 / iterations;
+  } else if (ret == CQ_OK) {
+    ret = cq_cuda_error (err, e, "the timed kernels failed");
+  }
+  cudaEventDestroy (start);
+  cudaEventDestroy (stop);
+  return ret;
+}

@@ -1,0 +1,719 @@
+/* GStreamer CUDA video quality: cudasharpness
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cudasharpness
+ * @title: cudasharpness
+ *
+ * Measures the sharpness of every frame (no reference needed) on the GPU,
+ * or on the CPU where no GPU is usable, and attaches the scores to the
+ * buffer as a `CudaSharpnessMeta` custom meta. Pixels pass through
+ * untouched. The measures are those of the image-sharpness literature
+ * (variance, Roberts, Tenengrad, Laplacian, SMD, SMD2, max-min, entropy)
+ * plus OpenCV's Laplacian variance and Brenner's gradient; see
+ * docs/elements/cudasharpness.md for every formula. CUDA and CPU give
+ * bit-identical scores.
+ *
+ * YUV input is measured on its Y plane, RGB input on its gray value
+ * round (0.299 R + 0.587 G + 0.114 B).
+ *
+ * Scores also leave the element as `cudasharpness` element messages (per
+ * frame, or averaged per #GstCudaSharpness:interval), as a CSV or JSON-lines
+ * log (#GstCudaSharpness:location), and as a `cudasharpness-summary` message
+ * at EOS.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 -m videotestsrc num-buffers=100 ! cudasharpness metrics=tenengrad+lapvar ! fakesink
+ * ]| prints one `cudasharpness` message per frame.
+ * |[
+ * gst-launch-1.0 filesrc location=in.mp4 ! decodebin ! cudasharpness location=scores.csv ! fakesink
+ * ]| writes the default measures of every frame to scores.csv.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudasharpness.h"
+#include "gstcudaqabackend.h"
+#include "gstcudaqareport.h"
+#include "cq-sharpness.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sharpness_debug);
+#define GST_CAT_DEFAULT gst_cuda_sharpness_debug
+
+#define SHARPNESS_FORMATS "{ GRAY8, GRAY16_LE, I420, YV12, NV12, NV21, " \
+    "Y42B, Y444, I420_10LE, P010_10LE, RGB, BGR, RGBA, BGRA, RGBx, BGRx, " \
+    "xRGB, xBGR, ARGB, ABGR }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (SHARPNESS_FORMATS)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (SHARPNESS_FORMATS)));
+
+enum
+{
+  PROP_0,
+  PROP_METRICS,
+  PROP_BACKEND,
+  PROP_CUDA_DEVICE_ID,
+  PROP_ROI_X,
+  PROP_ROI_Y,
+  PROP_ROI_WIDTH,
+  PROP_ROI_HEIGHT,
+  PROP_POST_MESSAGES,
+  PROP_INTERVAL,
+  PROP_LOCATION,
+  PROP_LOG_FORMAT
+};
+
+#define DEFAULT_PROP_METRICS CQ_METRIC_DEFAULT
+#define DEFAULT_PROP_BACKEND GST_CUDA_QA_BACKEND_AUTO
+#define DEFAULT_PROP_CUDA_DEVICE_ID -1
+#define DEFAULT_PROP_ROI 0
+#define DEFAULT_PROP_POST_MESSAGES TRUE
+#define DEFAULT_PROP_INTERVAL 0
+#define DEFAULT_PROP_LOG_FORMAT GST_CUDA_QA_LOG_CSV
+
+typedef gboolean (*GstCudaSharpnessMeasureFunc) (GstCudaSharpness * self,
+    const guint8 * data, gsize stride, gdouble * scores, CqError * err);
+
+struct _GstCudaSharpness
+{
+  GstBaseTransform parent;
+
+  /* properties, under the object lock */
+  guint metrics;
+  GstCudaQaBackend backend;
+  gint cuda_device_id;
+  guint roi_x, roi_y, roi_width, roi_height;
+  gboolean post_messages;
+  guint64 interval;
+  gchar *location;
+  GstCudaQaLogFormat log_format;
+
+  /* streaming state */
+  guint active_metrics;         /* metrics as of start () */
+  gint device;                  /* CUDA device, or -1 for the CPU */
+  GstVideoInfo info;
+  CqLayout layout;
+  guint rx, ry, rw, rh;         /* the measured region */
+  CqSharpnessCpu *cpu;
+  CqSharpnessCuda *cuda;
+  GstCudaSharpnessMeasureFunc measure;
+  GstCudaQaReport *report;
+};
+
+G_DEFINE_TYPE (GstCudaSharpness, gst_cuda_sharpness, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (cudasharpness, "cudasharpness", GST_RANK_NONE,
+    GST_TYPE_CUDA_SHARPNESS);
+
+static void gst_cuda_sharpness_finalize (GObject * object);
+static void gst_cuda_sharpness_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cuda_sharpness_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static gboolean gst_cuda_sharpness_start (GstBaseTransform * trans);
+static gboolean gst_cuda_sharpness_stop (GstBaseTransform * trans);
+static gboolean gst_cuda_sharpness_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static gboolean gst_cuda_sharpness_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static GstFlowReturn gst_cuda_sharpness_transform_ip (GstBaseTransform *
+    trans, GstBuffer * buf);
+
+GType
+gst_cuda_sharpness_metrics_get_type (void)
+{
+  static GType type = 0;
+  static const GFlagsValue values[] = {
+    {CQ_METRIC_VARIANCE, "Gray-level variance (thesis eq. 2-1)", "variance"},
+    {CQ_METRIC_ROBERTS, "Roberts cross gradient (eq. 2-4)", "roberts"},
+    {CQ_METRIC_TENENGRAD, "Tenengrad: Sobel Gx²+Gy² (eq. 2-7)", "tenengrad"},
+    {CQ_METRIC_LAPLACIAN, "Laplacian absolute sum (eq. 2-10)", "laplacian"},
+    {CQ_METRIC_SMD, "Gray difference SMD (eq. 2-11)", "smd"},
+    {CQ_METRIC_SMD2, "Gray difference product SMD2 (eq. 2-12)", "smd2"},
+    {CQ_METRIC_MAXMIN, "Max-min over 3x3 (eq. 2-13)", "maxmin"},
+    {CQ_METRIC_ENTROPY, "Gray-level entropy in bits (eq. 2-14)", "entropy"},
+    {CQ_METRIC_LAPVAR, "Variance of the Laplacian (OpenCV recipe)", "lapvar"},
+    {CQ_METRIC_BRENNER, "Brenner gradient, horizontal", "brenner"},
+    {CQ_METRIC_ALL, "All of the above", "all"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_flags_register_static ("GstCudaSharpnessMetrics", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static void
+gst_cuda_sharpness_class_init (GstCudaSharpnessClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+
+  gobject_class->finalize = gst_cuda_sharpness_finalize;
+  gobject_class->set_property = gst_cuda_sharpness_set_property;
+  gobject_class->get_property = gst_cuda_sharpness_get_property;
+
+  /**
+   * GstCudaSharpness:metrics:
+   *
+   * The measures to compute, e.g. `tenengrad+laplacian+smd2`. Each becomes a
+   * double field of the meta, the messages and the log.
+   */
+  g_object_class_install_property (gobject_class, PROP_METRICS,
+      g_param_spec_flags ("metrics", "Metrics", "Sharpness measures to compute",
+          GST_TYPE_CUDA_SHARPNESS_METRICS, DEFAULT_PROP_METRICS,
+          flags | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaSharpness:backend:
+   *
+   * Where to compute: `auto` uses CUDA where a device is usable and the CPU
+   * otherwise (with one warning); `cuda` fails at start without a device.
+   */
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend", "Compute backend",
+          GST_TYPE_CUDA_QA_BACKEND, DEFAULT_PROP_BACKEND,
+          flags | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaSharpness:cuda-device-id:
+   *
+   * The CUDA device to use; -1 picks the first.
+   */
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device ID",
+          "CUDA device to use (-1 = auto)", -1, G_MAXINT,
+          DEFAULT_PROP_CUDA_DEVICE_ID, flags | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaSharpness:roi-x:
+   *
+   * Left edge of the measured region, in pixels of the Y (or RGB) plane.
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_X,
+      g_param_spec_uint ("roi-x", "ROI x", "Left edge of the measured region",
+          0, G_MAXINT, DEFAULT_PROP_ROI, flags | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaSharpness:roi-y:
+   *
+   * Top edge of the measured region.
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_Y,
+      g_param_spec_uint ("roi-y", "ROI y", "Top edge of the measured region",
+          0, G_MAXINT, DEFAULT_PROP_ROI, flags | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaSharpness:roi-width:
+   *
+   * Width of the measured region; 0 = up to the right edge of the frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_WIDTH,
+      g_param_spec_uint ("roi-width", "ROI width",
+          "Width of the measured region (0 = to the frame's right edge)",
+          0, G_MAXINT, DEFAULT_PROP_ROI, flags | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaSharpness:roi-height:
+   *
+   * Height of the measured region; 0 = down to the bottom of the frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_ROI_HEIGHT,
+      g_param_spec_uint ("roi-height", "ROI height",
+          "Height of the measured region (0 = to the frame's bottom edge)",
+          0, G_MAXINT, DEFAULT_PROP_ROI, flags | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaSharpness:post-messages:
+   *
+   * Post `cudasharpness` element messages on the bus.
+   */
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post a cudasharpness element message per frame or interval",
+          DEFAULT_PROP_POST_MESSAGES, flags | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstCudaSharpness:interval:
+   *
+   * Running time covered by one message, in nanoseconds; the message then
+   * carries the mean of each measure over its frames. 0 = every frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Running time per message in ns, scores averaged (0 = every frame)",
+          0, G_MAXUINT64, DEFAULT_PROP_INTERVAL,
+          flags | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstCudaSharpness:location:
+   *
+   * File to log every frame's scores to (one line a frame, flushed per
+   * frame), ending with a summary line. Unset: no log.
+   */
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "Log location",
+          "Path of the per-frame score log (unset = no log)", NULL,
+          flags | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaSharpness:log-format:
+   *
+   * Format of the log: `csv` (a header line, then one row a frame) or
+   * `jsonl` (one JSON object a line).
+   */
+  g_object_class_install_property (gobject_class, PROP_LOG_FORMAT,
+      g_param_spec_enum ("log-format", "Log format", "Format of the score log",
+          GST_TYPE_CUDA_QA_LOG_FORMAT, DEFAULT_PROP_LOG_FORMAT,
+          flags | GST_PARAM_MUTABLE_READY));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA sharpness", "Filter/Analyzer/Video",
+      "Measures no-reference sharpness of every frame on the GPU (or CPU) "
+      "and attaches the scores as CudaSharpnessMeta",
+      "cudaquality developers");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_sharpness_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sharpness_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_sharpness_set_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_sharpness_sink_event);
+  trans_class->transform_ip =
+      GST_DEBUG_FUNCPTR (gst_cuda_sharpness_transform_ip);
+  trans_class->passthrough_on_same_caps = FALSE;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SHARPNESS_METRICS, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_LOG_FORMAT, 0);
+  gst_cuda_qa_meta_register ("CudaSharpnessMeta");
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sharpness_debug, "cudasharpness", 0,
+      "CUDA sharpness measurement");
+}
+
+static void
+gst_cuda_sharpness_init (GstCudaSharpness * self)
+{
+  self->metrics = DEFAULT_PROP_METRICS;
+  self->backend = DEFAULT_PROP_BACKEND;
+  self->cuda_device_id = DEFAULT_PROP_CUDA_DEVICE_ID;
+  self->post_messages = DEFAULT_PROP_POST_MESSAGES;
+  self->interval = DEFAULT_PROP_INTERVAL;
+  self->log_format = DEFAULT_PROP_LOG_FORMAT;
+  self->device = -1;
+  self->report = gst_cuda_qa_report_new (GST_ELEMENT (self), "cudasharpness",
+      "CudaSharpnessMeta");
+  /* pixels are only read: in place, the buffer made writable for the meta
+   * (a shallow copy at most, never a pixel copy) */
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static void
+gst_cuda_sharpness_finalize (GObject * object)
+{
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (object);
+
+  gst_cuda_qa_report_free (self->report);
+  g_free (self->location);
+  G_OBJECT_CLASS (gst_cuda_sharpness_parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_sharpness_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_METRICS:
+      self->metrics = g_value_get_flags (value);
+      break;
+    case PROP_BACKEND:
+      self->backend = g_value_get_enum (value);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      self->cuda_device_id = g_value_get_int (value);
+      break;
+    case PROP_ROI_X:
+      self->roi_x = g_value_get_uint (value);
+      break;
+    case PROP_ROI_Y:
+      self->roi_y = g_value_get_uint (value);
+      break;
+    case PROP_ROI_WIDTH:
+      self->roi_width = g_value_get_uint (value);
+      break;
+    case PROP_ROI_HEIGHT:
+      self->roi_height = g_value_get_uint (value);
+      break;
+    case PROP_POST_MESSAGES:
+      self->post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_INTERVAL:
+      self->interval = g_value_get_uint64 (value);
+      break;
+    case PROP_LOCATION:
+      g_free (self->location);
+      self->location = g_value_dup_string (value);
+      break;
+    case PROP_LOG_FORMAT:
+      self->log_format = g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_sharpness_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_METRICS:
+      g_value_set_flags (value, self->metrics);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, self->backend);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, self->cuda_device_id);
+      break;
+    case PROP_ROI_X:
+      g_value_set_uint (value, self->roi_x);
+      break;
+    case PROP_ROI_Y:
+      g_value_set_uint (value, self->roi_y);
+      break;
+    case PROP_ROI_WIDTH:
+      g_value_set_uint (value, self->roi_width);
+      break;
+    case PROP_ROI_HEIGHT:
+      g_value_set_uint (value, self->roi_height);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, self->interval);
+      break;
+    case PROP_LOCATION:
+      g_value_set_string (value, self->location);
+      break;
+    case PROP_LOG_FORMAT:
+      g_value_set_enum (value, self->log_format);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_sharpness_free_backends (GstCudaSharpness * self)
+{
+  cq_sharpness_cpu_free (self->cpu);
+  self->cpu = NULL;
+  cq_sharpness_cuda_free (self->cuda);
+  self->cuda = NULL;
+  self->measure = NULL;
+}
+
+static gboolean
+gst_cuda_sharpness_start (GstBaseTransform * trans)
+{
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
+  const gchar *fields[CQ_METRIC_COUNT];
+  GstCudaQaBackend backend;
+  GstCudaQaLogFormat log_format;
+  gint device_id;
+  gchar *location;
+  guint metrics, i, n = 0;
+  gboolean ret;
+
+  GST_OBJECT_LOCK (self);
+  metrics = self->metrics;
+  backend = self->backend;
+  device_id = self->cuda_device_id;
+  location = g_strdup (self->location);
+  log_format = self->log_format;
+  GST_OBJECT_UNLOCK (self);
+
+  if (metrics == 0)
+    goto no_metrics;
+  if (!gst_cuda_qa_backend_choose (GST_ELEMENT (self), backend, device_id,
+          &self->device))
+    goto no_backend;
+
+  self->active_metrics = metrics;
+  for (i = 0; i < CQ_METRIC_COUNT; i++)
+    if (metrics & (1u << i))
+      fields[n++] = cq_metric_name (i);
+  ret = gst_cuda_qa_report_start (self->report, fields, n, location,
+      log_format);
+  g_free (location);
+  return ret;
+
+  /* ERRORS */
+no_metrics:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("No sharpness measure selected"), ("metrics is empty"));
+    g_free (location);
+    return FALSE;
+  }
+no_backend:
+  {
+    g_free (location);
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_cuda_sharpness_stop (GstBaseTransform * trans)
+{
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
+
+  gst_cuda_sharpness_free_backends (self);
+  gst_cuda_qa_report_stop (self->report);
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_sharpness_measure_cpu (GstCudaSharpness * self, const guint8 * data,
+    gsize stride, gdouble * scores, CqError * err)
+{
+  return cq_sharpness_cpu_measure (self->cpu, data, stride, scores,
+      err) == CQ_OK;
+}
+
+static gboolean
+gst_cuda_sharpness_measure_cuda (GstCudaSharpness * self, const guint8 * data,
+    gsize stride, gdouble * scores, CqError * err)
+{
+  return cq_sharpness_cuda_measure_host (self->cuda, data, stride, scores,
+      err) == CQ_OK;
+}
+
+/* What a frame's plane 0 holds, as the compute library sees it. */
+static gboolean
+gst_cuda_sharpness_layout_for_format (const GstVideoInfo * info,
+    CqLayout * layout)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+
+  memset (layout, 0, sizeof (*layout));
+  switch (GST_VIDEO_INFO_FORMAT (info)) {
+    case GST_VIDEO_FORMAT_GRAY8:
+    case GST_VIDEO_FORMAT_I420:
+    case GST_VIDEO_FORMAT_YV12:
+    case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_NV21:
+    case GST_VIDEO_FORMAT_Y42B:
+    case GST_VIDEO_FORMAT_Y444:
+      layout->kind = CQ_LAYOUT_GRAY8;
+      layout->depth = 8;
+      return TRUE;
+    case GST_VIDEO_FORMAT_GRAY16_LE:
+    case GST_VIDEO_FORMAT_I420_10LE:
+    case GST_VIDEO_FORMAT_P010_10LE:
+      layout->kind = CQ_LAYOUT_GRAY16;
+      layout->depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+      layout->shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, 0);
+      return TRUE;
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_xRGB:
+    case GST_VIDEO_FORMAT_xBGR:
+    case GST_VIDEO_FORMAT_ARGB:
+    case GST_VIDEO_FORMAT_ABGR:
+      layout->kind = CQ_LAYOUT_RGB8;
+      layout->depth = 8;
+      layout->pixel_stride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 0);
+      layout->r_offset = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_R);
+      layout->g_offset = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_G);
+      layout->b_offset = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_B);
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+static gboolean
+gst_cuda_sharpness_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
+  CqError err = { CQ_OK, "" };
+  guint roi_x, roi_y, roi_w, roi_h, width, height;
+
+  (void) outcaps;               /* in place: the same as incaps */
+  if (!gst_video_info_from_caps (&self->info, incaps))
+    goto invalid_caps;
+  if (!gst_cuda_sharpness_layout_for_format (&self->info, &self->layout))
+    goto unknown_format;
+
+  width = GST_VIDEO_INFO_WIDTH (&self->info);
+  height = GST_VIDEO_INFO_HEIGHT (&self->info);
+  GST_OBJECT_LOCK (self);
+  roi_x = self->roi_x;
+  roi_y = self->roi_y;
+  roi_w = self->roi_width;
+  roi_h = self->roi_height;
+  GST_OBJECT_UNLOCK (self);
+  if (roi_x >= width || roi_y >= height
+      || (guint64) roi_x + roi_w > width || (guint64) roi_y + roi_h > height)
+    goto bad_roi;
+  self->rx = roi_x;
+  self->ry = roi_y;
+  self->rw = roi_w ? roi_w : width - roi_x;
+  self->rh = roi_h ? roi_h : height - roi_y;
+
+  gst_cuda_sharpness_free_backends (self);
+  if (self->device >= 0) {
+    self->cuda = cq_sharpness_cuda_new (self->device, &self->layout,
+        self->rw, self->rh, self->active_metrics, &err);
+    if (!self->cuda)
+      goto backend_failed;
+    self->measure = gst_cuda_sharpness_measure_cuda;
+  } else {
+    self->cpu = cq_sharpness_cpu_new (&self->layout, self->rw, self->rh,
+        self->active_metrics, 0, &err);
+    if (!self->cpu)
+      goto backend_failed;
+    self->measure = gst_cuda_sharpness_measure_cpu;
+  }
+  GST_INFO_OBJECT (self, "measuring %ux%u at %u,%u of %s %ux%u on %s",
+      self->rw, self->rh, self->rx, self->ry,
+      GST_VIDEO_INFO_NAME (&self->info), width, height,
+      self->device >= 0 ? "CUDA" : "the CPU");
+  return TRUE;
+
+  /* ERRORS */
+invalid_caps:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("invalid caps %" GST_PTR_FORMAT, incaps));
+    return FALSE;
+  }
+unknown_format:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("format %s is not supported", GST_VIDEO_INFO_NAME (&self->info)));
+    return FALSE;
+  }
+bad_roi:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Region of interest lies outside the frame"),
+        ("ROI x=%u y=%u width=%u height=%u does not fit in the %ux%u frame",
+            roi_x, roi_y, roi_w, roi_h, width, height));
+    return FALSE;
+  }
+backend_failed:
+  {
+    if (err.status == CQ_ERROR_OUT_OF_MEMORY)
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of memory for %ux%u frames", self->rw, self->rh),
+          ("%s", err.message));
+    else
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Could not set up sharpness measurement for %ux%u %s frames",
+              self->rw, self->rh, GST_VIDEO_INFO_NAME (&self->info)),
+          ("%s", err.message));
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_cuda_sharpness_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    gboolean post;
+
+    GST_OBJECT_LOCK (self);
+    post = self->post_messages;
+    GST_OBJECT_UNLOCK (self);
+    gst_cuda_qa_report_finish (self->report, post, NULL);
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_sharpness_parent_class)->sink_event
+      (trans, event);
+}
+
+static GstFlowReturn
+gst_cuda_sharpness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
+  GstVideoFrame frame;
+  CqError err = { CQ_OK, "" };
+  gdouble scores[CQ_METRIC_COUNT], values[CQ_METRIC_COUNT];
+  const guint8 *data;
+  gsize stride;
+  gboolean post, ok;
+  GstClockTime interval;
+  guint i, n = 0;
+
+  if (!self->measure)
+    goto not_negotiated;
+  if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_READ))
+    goto map_failed;
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+  data = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+      (gsize) self->ry * stride +
+      (gsize) self->rx * cq_layout_bytes_per_pixel (&self->layout);
+  ok = self->measure (self, data, stride, scores, &err);
+  gst_video_frame_unmap (&frame);
+  if (!ok)
+    goto measure_failed;
+
+  for (i = 0; i < CQ_METRIC_COUNT; i++)
+    if (self->active_metrics & (1u << i))
+      values[n++] = scores[i];
+  GST_OBJECT_LOCK (self);
+  post = self->post_messages;
+  interval = self->interval;
+  GST_OBJECT_UNLOCK (self);
+  gst_cuda_qa_report_frame (self->report, buf, &trans->segment, values, post,
+      interval);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+not_negotiated:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("received a buffer before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("could not map a %" G_GSIZE_FORMAT "-byte buffer as %s %dx%d",
+            gst_buffer_get_size (buf), GST_VIDEO_INFO_NAME (&self->info),
+            GST_VIDEO_INFO_WIDTH (&self->info),
+            GST_VIDEO_INFO_HEIGHT (&self->info)));
+    return GST_FLOW_ERROR;
+  }
+measure_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Sharpness measurement failed on %s",
+            self->device >= 0 ? "CUDA" : "the CPU"), ("%s", err.message));
+    return GST_FLOW_ERROR;
+  }
+}
