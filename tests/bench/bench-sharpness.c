@@ -1,0 +1,166 @@
+/* Sharpness benchmark: prints figures, asserts nothing.
+ *
+ * For GRAY8 1080p, 4K and 8192², default and all measures: CUDA time per
+ * frame with the frame already on the GPU (kernel only, back to back, CUDA
+ * events) and per call with the result copied back; end to end from
+ * pageable and from pinned host memory beside the measured host-to-device
+ * bandwidth; and the CPU backend.
+ *
+ *   bench-sharpness [--iterations N]
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cq-cuda.h"
+#include "cq-sharpness.h"
+
+static double
+now_s (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void
+fill (uint8_t * p, size_t n)
+{
+  uint64_t s = 88172645463325252ull;
+  size_t i;
+
+  for (i = 0; i < n; i++) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    p[i] = (uint8_t) (s >> 32);
+  }
+}
+
+typedef CqStatus (*HostMeasure) (CqSharpnessCuda *, const void *, size_t,
+    double *, CqError *);
+
+/* Mean seconds per call of measure over iterations, after one warm-up. */
+static double
+time_host (CqSharpnessCuda * cu, const void *frame, size_t stride, int iters)
+{
+  double scores[CQ_METRIC_COUNT], t0;
+  CqError err;
+  int i;
+
+  cq_sharpness_cuda_measure_host (cu, frame, stride, scores, &err);
+  t0 = now_s ();
+  for (i = 0; i < iters; i++)
+    if (cq_sharpness_cuda_measure_host (cu, frame, stride, scores,
+            &err) != CQ_OK) {
+      fprintf (stderr, "measure failed: %s\n", err.message);
+      exit (1);
+    }
+  return (now_s () - t0) / iters;
+}
+
+int
+main (int argc, char **argv)
+{
+  static const unsigned sizes[][2] = { {1920, 1080}, {3840, 2160},
+  {8192, 8192}
+  };
+  static const struct
+  {
+    const char *name;
+    unsigned metrics;
+  } sets[] = { {"default", CQ_METRIC_DEFAULT}, {"all", CQ_METRIC_ALL} };
+  const CqLayout gray8 = { CQ_LAYOUT_GRAY8, 8, 0, 0, 0, 0, 0 };
+  int iters = 50, i;
+  unsigned si, mi;
+  CqError err;
+  char desc[256] = "none";
+  int have_cuda = cq_cuda_device_count (&err) > 0;
+  double bw_pageable = 0, bw_pinned = 0;
+
+  for (i = 1; i < argc - 1; i++)
+    if (strcmp (argv[i], "--iterations") == 0)
+      iters = atoi (argv[i + 1]);
+
+  if (have_cuda) {
+    cq_cuda_device_describe (0, desc, sizeof (desc), &err);
+    cq_cuda_h2d_bandwidth (0, 64u << 20, 0, &bw_pageable, &err);
+    cq_cuda_h2d_bandwidth (0, 64u << 20, 1, &bw_pinned, &err);
+  } else {
+    printf ("no CUDA: %s (CPU figures only)\n", err.message);
+  }
+  printf ("device: %s\n", desc);
+  printf ("host->device bandwidth (cudaMemcpy, 64 MiB): pageable %.2f GB/s, "
+      "pinned %.2f GB/s\n\n", bw_pageable, bw_pinned);
+  printf ("| frame | measures | GPU kernel µs | GPU call µs | kernel GB/s | "
+      "pageable e2e ms | %% of bound | pinned e2e ms | %% of bound | "
+      "fps (pinned) | CPU ms |\n");
+  printf ("|---|---|---|---|---|---|---|---|---|---|---|\n");
+
+  for (si = 0; si < sizeof (sizes) / sizeof (sizes[0]); si++) {
+    unsigned w = sizes[si][0], h = sizes[si][1];
+    size_t bytes = (size_t) w * h;
+    uint8_t *pageable = malloc (bytes);
+    uint8_t *pinned = have_cuda ? cq_cuda_host_alloc (bytes, &err) : NULL;
+    void *dev = have_cuda ? cq_cuda_malloc (0, bytes, &err) : NULL;
+
+    fill (pageable, bytes);
+    if (pinned)
+      memcpy (pinned, pageable, bytes);
+    if (dev)
+      cq_cuda_upload (0, dev, pageable, bytes, &err);
+
+    for (mi = 0; mi < sizeof (sets) / sizeof (sets[0]); mi++) {
+      double kernel_us = 0, call_us = 0, page_s = 0, pin_s = 0, cpu_s, t0;
+      double scores[CQ_METRIC_COUNT];
+      CqSharpnessCpu *cpu =
+          cq_sharpness_cpu_new (&gray8, w, h, sets[mi].metrics, 0, &err);
+      int cpu_iters = bytes > (16u << 20) ? 3 : 10;
+
+      if (dev) {
+        CqSharpnessCuda *cu = cq_sharpness_cuda_new (0, &gray8, w, h,
+            sets[mi].metrics, &err);
+        if (!cu) {
+          fprintf (stderr, "%s\n", err.message);
+          return 1;
+        }
+        cq_sharpness_cuda_time_device (cu, dev, w, 20 * iters, &kernel_us,
+            &err);
+        cq_sharpness_cuda_measure_device (cu, dev, w, scores, &err);
+        t0 = now_s ();
+        for (i = 0; i < iters; i++)
+          cq_sharpness_cuda_measure_device (cu, dev, w, scores, &err);
+        call_us = (now_s () - t0) / iters * 1e6;
+        page_s = time_host (cu, pageable, w, iters);
+        pin_s = time_host (cu, pinned, w, iters);
+        cq_sharpness_cuda_free (cu);
+      }
+      cq_sharpness_cpu_measure (cpu, pageable, w, scores, &err);
+      t0 = now_s ();
+      for (i = 0; i < cpu_iters; i++)
+        cq_sharpness_cpu_measure (cpu, pageable, w, scores, &err);
+      cpu_s = (now_s () - t0) / cpu_iters;
+      cq_sharpness_cpu_free (cpu);
+
+      printf ("| %ux%u | %s | %.2f | %.1f | %.0f | %.3f | %.0f %% | %.3f | "
+          "%.0f %% | %.0f | %.2f |\n", w, h, sets[mi].name, kernel_us,
+          call_us, kernel_us > 0 ? bytes / (kernel_us * 1e-6) / 1e9 : 0,
+          page_s * 1e3,
+          page_s > 0 ? 100.0 * bytes / page_s / 1e9 / bw_pageable : 0,
+          pin_s * 1e3,
+          pin_s > 0 ? 100.0 * bytes / pin_s / 1e9 / bw_pinned : 0,
+          pin_s > 0 ? 1.0 / pin_s : 0, cpu_s * 1e3);
+      fflush (stdout);
+    }
+    cq_cuda_free (0, dev);
+    cq_cuda_host_free (pinned);
+    free (pageable);
+  }
+  printf ("\nGPU kernel: mean of back-to-back launches on a frame already in "
+      "GPU memory (CUDA events). GPU call: one synchronous measure_device "
+      "including the result copy. e2e: measure_host wall time per frame.\n");
+  return 0;
+}

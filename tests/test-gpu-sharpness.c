@@ -1,0 +1,197 @@
+/* GPU suite: the CUDA backend gives bit-identical scores to the CPU backend,
+ * for every layout, metric set and size from 1x1 to 8192x8192 (odd widths,
+ * padded strides, host and device input, misaligned device pointers).
+ * Exits 77 (skipped) with the reason where no CUDA device is usable.
+ * `--quick` runs the small sizes only (for compute-sanitizer).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cq-cuda.h"
+#include "cq-sharpness.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint32_t
+next_random (void)
+{
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (uint32_t) (rng >> 11);
+}
+
+typedef struct
+{
+  const char *name;
+  CqLayout layout;
+} LayoutCase;
+
+static const LayoutCase layouts[] = {
+  {"GRAY8", {CQ_LAYOUT_GRAY8, 8, 0, 0, 0, 0, 0}},
+  {"GRAY16_LE", {CQ_LAYOUT_GRAY16, 16, 0, 0, 0, 0, 0}},
+  {"I420_10LE", {CQ_LAYOUT_GRAY16, 10, 0, 0, 0, 0, 0}},
+  {"P010_10LE", {CQ_LAYOUT_GRAY16, 10, 6, 0, 0, 0, 0}},
+  {"RGB", {CQ_LAYOUT_RGB8, 8, 0, 3, 0, 1, 2}},
+  {"BGRA", {CQ_LAYOUT_RGB8, 8, 0, 4, 2, 1, 0}},
+  {"xRGB", {CQ_LAYOUT_RGB8, 8, 0, 4, 1, 2, 3}},
+};
+
+static const unsigned metric_sets[] = {
+  CQ_METRIC_DEFAULT, CQ_METRIC_ALL, CQ_METRIC_ENTROPY,
+  CQ_METRIC_VARIANCE | CQ_METRIC_LAPVAR | CQ_METRIC_BRENNER,
+};
+
+static int failures, checks;
+
+/* Random content, with flat and edge regions so that no term is trivially 0. */
+static void
+fill (uint8_t * data, size_t stride, unsigned w, unsigned h, unsigned bpp)
+{
+  unsigned x, y, b;
+  unsigned style = next_random () % 3;
+
+  for (y = 0; y < h; y++) {
+    uint8_t *row = data + y * stride;
+    for (x = 0; x < w * bpp; x++) {
+      switch (style) {
+        case 0:
+          row[x] = (uint8_t) next_random ();
+          break;
+        case 1:                /* bars with noise */
+          row[x] = (uint8_t) (((x / (8 * bpp)) % 2) * 200 +
+              (next_random () % 16));
+          break;
+        default:               /* a saturated corner */
+          row[x] = (x > w * bpp / 2 && y > h / 2) ? 255 :
+              (uint8_t) next_random ();
+          break;
+      }
+    }
+    for (b = 0; b < stride - w * bpp; b++)      /* padding: never measured */
+      row[w * bpp + b] = 0xA5;
+  }
+}
+
+static void
+compare (const char *what, const char *layout, unsigned w, unsigned h,
+    unsigned metrics, const double *cpu, const double *gpu)
+{
+  unsigned i;
+
+  checks++;
+  for (i = 0; i < CQ_METRIC_COUNT; i++) {
+    if (!(metrics & (1u << i)))
+      continue;
+    if (memcmp (&cpu[i], &gpu[i], sizeof (double)) != 0) {
+      failures++;
+      printf ("FAIL %s %s %ux%u %s: cpu %.17g cuda %.17g\n", what, layout, w,
+          h, cq_metric_name (i), cpu[i], gpu[i]);
+    }
+  }
+}
+
+static int
+run_case (int device, const LayoutCase * lc, unsigned w, unsigned h,
+    unsigned metrics, int device_input)
+{
+  const unsigned bpp = cq_layout_bytes_per_pixel (&lc->layout);
+  const size_t stride = (size_t) w * bpp + (next_random () % 3) * 2;
+  const size_t bytes = stride * h;
+  uint8_t *host = malloc (bytes + 8);
+  double cpu_s[CQ_METRIC_COUNT], gpu_s[CQ_METRIC_COUNT];
+  CqError err;
+  CqSharpnessCpu *cpu;
+  CqSharpnessCuda *cu;
+
+  if (!host)
+    return 0;
+  fill (host, stride, w, h, bpp);
+  memset (cpu_s, 0, sizeof (cpu_s));
+  memset (gpu_s, 0, sizeof (gpu_s));
+  cpu = cq_sharpness_cpu_new (&lc->layout, w, h, metrics, 0, &err);
+  cu = cq_sharpness_cuda_new (device, &lc->layout, w, h, metrics, &err);
+  if (!cpu || !cu) {
+    printf ("FAIL setup %s %ux%u: %s\n", lc->name, w, h, err.message);
+    failures++;
+    goto done;
+  }
+  if (cq_sharpness_cpu_measure (cpu, host, stride, cpu_s, &err) != CQ_OK
+      || cq_sharpness_cuda_measure_host (cu, host, stride, gpu_s,
+          &err) != CQ_OK) {
+    printf ("FAIL measure %s %ux%u: %s\n", lc->name, w, h, err.message);
+    failures++;
+    goto done;
+  }
+  compare ("host", lc->name, w, h, metrics, cpu_s, gpu_s);
+
+  if (device_input) {
+    /* on the device, 1 byte off alignment: exercises the aligned copy */
+    uint8_t *dev = cq_cuda_malloc (device, bytes + 8, &err);
+    int misaligned;
+
+    for (misaligned = 0; dev && misaligned <= 1; misaligned++) {
+      uint8_t *at = dev + (misaligned ? 1 : 0);
+      memset (gpu_s, 0, sizeof (gpu_s));
+      if (cq_cuda_upload (device, at, host, bytes, &err) != CQ_OK
+          || cq_sharpness_cuda_measure_device (cu, at, stride, gpu_s,
+              &err) != CQ_OK) {
+        printf ("FAIL device %s %ux%u: %s\n", lc->name, w, h, err.message);
+        failures++;
+        break;
+      }
+      compare (misaligned ? "device+1" : "device", lc->name, w, h, metrics,
+          cpu_s, gpu_s);
+    }
+    cq_cuda_free (device, dev);
+  }
+done:
+  cq_sharpness_cpu_free (cpu);
+  cq_sharpness_cuda_free (cu);
+  free (host);
+  return 1;
+}
+
+int
+main (int argc, char **argv)
+{
+  static const unsigned small[][2] = {
+    {1, 1}, {2, 1}, {1, 2}, {2, 2}, {3, 3}, {4, 4}, {5, 7}, {8, 8}, {9, 3},
+    {31, 17}, {33, 9}, {63, 65}, {127, 255}, {255, 33}, {256, 32}, {257, 31},
+    {513, 67}, {1000, 3}, {3, 1000}, {1023, 129},
+  };
+  static const unsigned large[][2] = {
+    {1920, 1080}, {1921, 1081}, {3840, 2160}, {4095, 2161}, {8191, 4097},
+    {8192, 8192},
+  };
+  int quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
+  CqError err;
+  char desc[256];
+  int n = cq_cuda_device_count (&err);
+  unsigned li, si, mi;
+
+  if (n <= 0) {
+    printf ("SKIP: %s\n", err.message);
+    return 77;
+  }
+  cq_cuda_device_describe (0, desc, sizeof (desc), &err);
+  printf ("device 0: %s\n", desc);
+
+  for (li = 0; li < sizeof (layouts) / sizeof (layouts[0]); li++)
+    for (si = 0; si < sizeof (small) / sizeof (small[0]); si++)
+      for (mi = 0; mi < sizeof (metric_sets) / sizeof (metric_sets[0]); mi++)
+        run_case (0, &layouts[li], small[si][0], small[si][1],
+            metric_sets[mi], 1);
+  if (!quick) {
+    for (li = 0; li < sizeof (layouts) / sizeof (layouts[0]); li++)
+      for (si = 0; si < sizeof (large) / sizeof (large[0]); si++)
+        for (mi = 0; mi < 2; mi++)
+          run_case (0, &layouts[li], large[si][0], large[si][1],
+              metric_sets[mi], si == 0);
+  }
+  printf ("%d comparisons, %d failures\n", checks, failures);
+  return failures ? 1 : 0;
+}
