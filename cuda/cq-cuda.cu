@@ -94,6 +94,9 @@ cq_cuda_upload (int device, void *dev_dst, const void *src, size_t bytes,
   CQ_CUDA_TRY (cudaSetDevice (device), err, "cannot select the device");
   CQ_CUDA_TRY (cudaMemcpy (dev_dst, src, bytes, cudaMemcpyHostToDevice), err,
       "cannot copy to the device");
+  /* a pageable copy may return before its DMA lands; callers then use the
+   * memory from other (non-blocking) streams */
+  CQ_CUDA_TRY (cudaDeviceSynchronize (), err, "cannot copy to the device");
   return CQ_OK;
 }
 

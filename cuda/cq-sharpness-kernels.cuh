@@ -96,35 +96,61 @@ template < typename T > struct Layout
   static constexpr int kVals = kPix + 3;        /* with columns -1, +kPix, +kPix+1 */
 };
 
-/* v[0] = column c0 - 1, v[1 .. kPix] = c0 .., v[kPix + 1], v[kPix + 2]. */
-template < typename T > __device__ __forceinline__ void
-load_row (const SharpnessParams & p, int y, int c0, int lane,
-    int (&v)[Layout < T >::kVals])
+/* A row as fetched: the thread's kPix stored values packed in 8 bytes, and
+ * for the warp's edge lanes the neighbours no lane has (lane 0: column
+ * c0 - 1; the last lane: c0 + kPix and c0 + kPix + 1, 16 bits each). Fetching
+ * every row of a walk before using any keeps all its loads in flight. */
+struct RawRow
+{
+  uint2 word;
+  unsigned edge;
+};
+
+template < typename T > __device__ __forceinline__ RawRow
+fetch_row (const SharpnessParams & p, int y, int c0, int lane)
 {
   constexpr int P = Layout < T >::kPix;
   const int w = p.width;
   const T *row = (const T *) (p.src + (size_t) reflect101 (y, p.height) *
       p.pitch);
+  RawRow r;
 
   if (c0 + P <= w) {
-    uint2 word = __ldg ((const uint2 *) (row + c0));
-    const T *t = (const T *) &word;
-#pragma unroll
-    for (int k = 0; k < P; k++)
-      v[k + 1] = convert < T > (p, t[k]);
+    r.word = __ldg ((const uint2 *) (row + c0));
   } else {
+    T *t = (T *) & r.word;
 #pragma unroll
     for (int k = 0; k < P; k++)
-      v[k + 1] = convert < T > (p, row[reflect101 (c0 + k, w)]);
+      t[k] = __ldg (row + reflect101 (c0 + k, w));
   }
+  r.edge = 0;
+  if (lane == 0)
+    r.edge = __ldg (row + reflect101 (c0 - 1, w));
+  else if (lane == kWarp - 1)
+    r.edge = (unsigned) __ldg (row + reflect101 (c0 + P, w)) |
+        ((unsigned) __ldg (row + reflect101 (c0 + P + 1, w)) << 16);
+  return r;
+}
+
+/* v[0] = column c0 - 1, v[1 .. kPix] = c0 .., v[kPix + 1], v[kPix + 2]. */
+template < typename T > __device__ __forceinline__ void
+expand_row (const SharpnessParams & p, const RawRow & r, int lane,
+    int (&v)[Layout < T >::kVals])
+{
+  constexpr int P = Layout < T >::kPix;
+  const T *t = (const T *) &r.word;
+
+#pragma unroll
+  for (int k = 0; k < P; k++)
+    v[k + 1] = convert < T > (p, t[k]);
   v[0] = __shfl_up_sync (kFull, v[P], 1);
   v[P + 1] = __shfl_down_sync (kFull, v[1], 1);
   v[P + 2] = __shfl_down_sync (kFull, v[2], 1);
   if (lane == 0)
-    v[0] = convert < T > (p, row[reflect101 (c0 - 1, w)]);
+    v[0] = convert < T > (p, (T) r.edge);
   if (lane == kWarp - 1) {
-    v[P + 1] = convert < T > (p, row[reflect101 (c0 + P, w)]);
-    v[P + 2] = convert < T > (p, row[reflect101 (c0 + P + 1, w)]);
+    v[P + 1] = convert < T > (p, (T) (r.edge & 0xffff));
+    v[P + 2] = convert < T > (p, (T) (r.edge >> 16));
   }
 }
 
@@ -255,15 +281,20 @@ __launch_bounds__ (kWarp * kBlockWarps)
   if (y0 < h) {                 /* uniform over the warp */
     int a[V], b[V], c[V];
     const bool cols_inside = c0 >= 1 && c0 + P + 1 < w;
+    RawRow raw[kRows + 2];
 
-    load_row < T > (p, y0 - 1, c0, lane, a);
-    load_row < T > (p, y0, c0, lane, b);
+    /* rows past the bottom reflect onto real rows: loads stay in bounds */
+#pragma unroll
+    for (int r = 0; r < kRows + 2; r++)
+      raw[r] = fetch_row < T > (p, y0 - 1 + r, c0, lane);
+    expand_row < T > (p, raw[0], lane, a);
+    expand_row < T > (p, raw[1], lane, b);
 #pragma unroll
     for (int r = 0; r < kRows; r++) {
       const int y = y0 + r;
       if (y >= h)
         break;
-      load_row < T > (p, y + 1, c0, lane, c);
+      expand_row < T > (p, raw[r + 2], lane, c);
       if (cols_inside && y >= 1 && y + 1 < h)
         accumulate < T, SUMS, false > (a, b, c, c0, y, w, h, s,
             small_hist ? shist : NULL, small_hist ? NULL : p.hist);

@@ -104,7 +104,8 @@ CqSharpnessCuda *cq_sharpness_cuda_new (int device, const CqLayout * layout,
  * copied from directly). Blocks until the scores are ready. */
 CqStatus cq_sharpness_cuda_measure_host (CqSharpnessCuda * cuda,
     const void *data, size_t stride, double *scores, CqError * err);
-/* Frame already in device memory of the context's device. */
+/* Frame already in device memory of the context's device, complete: work
+ * that writes it on other streams must have finished. */
 CqStatus cq_sharpness_cuda_measure_device (CqSharpnessCuda * cuda,
     const void *dev_data, size_t pitch, double *scores, CqError * err);
 void cq_sharpness_cuda_free (CqSharpnessCuda * cuda);
