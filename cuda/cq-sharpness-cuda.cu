@@ -21,11 +21,11 @@
 typedef void (*LaunchFunc) (const cq::SharpnessParams & p, dim3 grid,
     dim3 block, cudaStream_t stream);
 
-template < typename T, unsigned SUMS > static void
+template < typename T, unsigned SUMS, bool HIST > static void
 launch (const cq::SharpnessParams & p, dim3 grid, dim3 block,
     cudaStream_t stream)
 {
-  cq::sharpness_kernel < T, SUMS > <<<grid, block, 0, stream>>> (p);
+  cq::sharpness_kernel < T, SUMS, HIST > <<<grid, block, 0, stream>>> (p);
 }
 
 struct CqSharpnessCuda
@@ -47,22 +47,32 @@ struct CqSharpnessCuda
   dim3 grid, block;
 };
 
-/* The default set and "everything" are compiled; any other set runs the
- * "everything" kernel and keeps what was asked for. */
-static LaunchFunc
-pick_launch (const CqLayout * layout, unsigned metrics)
+template < typename T > static LaunchFunc
+pick_launch_for (unsigned metrics)
 {
   constexpr unsigned kDefault = cq::sums_needed (CQ_METRIC_DEFAULT);
   constexpr unsigned kAll = cq::sums_needed (CQ_METRIC_ALL);
-  const bool wide = layout->kind == CQ_LAYOUT_GRAY16;
   const unsigned needed = cq::sums_needed (metrics);
+  const bool hist = (metrics & CQ_METRIC_ENTROPY) != 0;
 
-  if (needed == 0)              /* entropy alone: histogram only */
-    return wide ? launch < unsigned short, 0 > : launch < unsigned char, 0 >;
+  if (needed == 0)              /* entropy alone: the histogram only */
+    return launch < T, 0, true >;
+  if (hist)
+    return launch < T, kAll, true >;
   if ((needed & ~kDefault) == 0)
-    return wide ? launch < unsigned short, kDefault > :
-        launch < unsigned char, kDefault >;
-  return wide ? launch < unsigned short, kAll > : launch < unsigned char, kAll >;
+    return launch < T, kDefault, false >;
+  return launch < T, kAll, false >;
+}
+
+/* Compiled: the default set, everything, everything with the histogram, and
+ * the histogram alone; any other set runs the smallest kernel that covers
+ * it and keeps what was asked for. */
+static LaunchFunc
+pick_launch (const CqLayout * layout, unsigned metrics)
+{
+  if (layout->kind == CQ_LAYOUT_GRAY16)
+    return pick_launch_for < unsigned short > (metrics);
+  return pick_launch_for < unsigned char > (metrics);
 }
 
 extern "C" CqSharpnessCuda *

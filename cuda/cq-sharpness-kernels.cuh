@@ -37,7 +37,7 @@ struct SharpnessParams
   unsigned long long *accum;    /* [CQ_SUM_COUNT][lo, hi], zero between frames */
   unsigned long long *out;      /* [CQ_SUM_COUNT][lo, hi] */
   unsigned int *counter;        /* blocks finished, zero between frames */
-  unsigned long long *hist;     /* NULL unless entropy */
+  unsigned long long *hist;     /* used by HIST kernels (entropy) */
 };
 
 /* Which sums a metric set needs. */
@@ -162,8 +162,8 @@ template < typename T, unsigned SUMS > struct Sums
 
 /* Adds the terms of the kPix pixels of row y (b; a above, c below). With
  * CHECK false every pixel is known to be inside for every measure. */
-template < typename T, unsigned SUMS, bool CHECK > __device__ __forceinline__
-    void
+template < typename T, unsigned SUMS, bool HIST, bool CHECK >
+    __device__ __forceinline__ void
 accumulate (const int (&a)[Layout < T >::kVals],
     const int (&b)[Layout < T >::kVals], const int (&c)[Layout < T >::kVals],
     int c0, int y, int w, int h, Sums < T, SUMS > &s, unsigned *shist,
@@ -225,10 +225,12 @@ accumulate (const int (&a)[Layout < T >::kVals],
       s.lap += in ? l : 0;
       s.lsq += in ? (U) (l * l) : 0;
     }
-    if (in && shist)
-      atomicAdd (&shist[g], 1u);
-    else if (in && ghist)
-      atomicAdd (&ghist[g], 1ull);
+    if (HIST && in) {
+      if (sizeof (T) == 1)
+        atomicAdd (&shist[g], 1u);
+      else
+        atomicAdd (&ghist[g], 1ull);
+    }
   }
 }
 
@@ -254,7 +256,7 @@ atomic_add_128 (unsigned long long *lo_hi, unsigned long long v,
     atomicAdd (lo_hi + 1, hi);
 }
 
-template < typename T, unsigned SUMS > __global__ void
+template < typename T, unsigned SUMS, bool HIST > __global__ void
 __launch_bounds__ (kWarp * kBlockWarps)
     sharpness_kernel (SharpnessParams p)
 {
@@ -269,7 +271,7 @@ __launch_bounds__ (kWarp * kBlockWarps)
   const int y0 = (blockIdx.y * kBlockWarps + warp) * kRows;
   const int w = p.width, h = p.height;
   /* 8-bit histograms go through shared memory, 16-bit ones straight to global */
-  const bool small_hist = p.hist && sizeof (T) == 1;
+  const bool small_hist = HIST && sizeof (T) == 1;
   Sums < T, SUMS > s = { };
 
   if (small_hist) {
@@ -296,11 +298,11 @@ __launch_bounds__ (kWarp * kBlockWarps)
         break;
       expand_row < T > (p, raw[r + 2], lane, c);
       if (cols_inside && y >= 1 && y + 1 < h)
-        accumulate < T, SUMS, false > (a, b, c, c0, y, w, h, s,
-            small_hist ? shist : NULL, small_hist ? NULL : p.hist);
+        accumulate < T, SUMS, HIST, false > (a, b, c, c0, y, w, h, s, shist,
+            p.hist);
       else
-        accumulate < T, SUMS, true > (a, b, c, c0, y, w, h, s,
-            small_hist ? shist : NULL, small_hist ? NULL : p.hist);
+        accumulate < T, SUMS, HIST, true > (a, b, c, c0, y, w, h, s, shist,
+            p.hist);
 #pragma unroll
       for (int k = 0; k < V; k++) {
         a[k] = b[k];

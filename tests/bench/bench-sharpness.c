@@ -6,7 +6,7 @@
  * pageable and from pinned host memory beside the measured host-to-device
  * bandwidth; and the CPU backend.
  *
- *   bench-sharpness [--iterations N]
+ *   bench-sharpness [--iterations N] [--size WxH]
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -75,6 +75,7 @@ main (int argc, char **argv)
   } sets[] = { {"default", CQ_METRIC_DEFAULT}, {"all", CQ_METRIC_ALL} };
   const CqLayout gray8 = { CQ_LAYOUT_GRAY8, 8, 0, 0, 0, 0, 0 };
   int iters = 50, i;
+  unsigned only_w = 0, only_h = 0;
   unsigned si, mi;
   CqError err;
   char desc[256] = "none";
@@ -84,6 +85,8 @@ main (int argc, char **argv)
   for (i = 1; i < argc - 1; i++)
     if (strcmp (argv[i], "--iterations") == 0)
       iters = atoi (argv[i + 1]);
+    else if (strcmp (argv[i], "--size") == 0)
+      sscanf (argv[i + 1], "%ux%u", &only_w, &only_h);
 
   if (have_cuda) {
     cq_cuda_device_describe (0, desc, sizeof (desc), &err);
@@ -103,9 +106,14 @@ main (int argc, char **argv)
   for (si = 0; si < sizeof (sizes) / sizeof (sizes[0]); si++) {
     unsigned w = sizes[si][0], h = sizes[si][1];
     size_t bytes = (size_t) w * h;
-    uint8_t *pageable = malloc (bytes);
+    uint8_t *pageable;
+
+    if (only_w && (w != only_w || h != only_h))
+      continue;
+    pageable = malloc (bytes);
     uint8_t *pinned = have_cuda ? cq_cuda_host_alloc (bytes, &err) : NULL;
     void *dev = have_cuda ? cq_cuda_malloc (0, bytes, &err) : NULL;
+
 
     fill (pageable, bytes);
     if (pinned)
