@@ -20,6 +20,7 @@
 
 typedef void (*LaunchFunc) (const cq::SharpnessParams & p, dim3 grid,
     dim3 block, cudaStream_t stream);
+typedef int (*ResidentFunc) (int block_threads);
 
 template < typename T, unsigned SUMS, bool HIST > static void
 launch (const cq::SharpnessParams & p, dim3 grid, dim3 block,
@@ -27,6 +28,26 @@ launch (const cq::SharpnessParams & p, dim3 grid, dim3 block,
 {
   cq::sharpness_kernel < T, SUMS, HIST > <<<grid, block, 0, stream>>> (p);
 }
+
+/* Blocks of the kernel that fit on one SM at once. */
+template < typename T, unsigned SUMS, bool HIST > static int
+resident (int block_threads)
+{
+  int per_sm = 1;
+
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
+      cq::sharpness_kernel < T, SUMS, HIST >, block_threads, 0);
+  return per_sm > 0 ? per_sm : 1;
+}
+
+typedef struct
+{
+  LaunchFunc launch;
+  ResidentFunc resident;
+} KernelEntry;
+
+#define KERNEL_ENTRY(T, SUMS, HIST) \
+  { launch < T, SUMS, HIST >, resident < T, SUMS, HIST > }
 
 struct CqSharpnessCuda
 {
@@ -43,36 +64,42 @@ struct CqSharpnessCuda
   unsigned long long *accum, *out_dev, *hist_dev;       /* accum, out adjacent */
   unsigned int *counter;
   unsigned long long *out_host, *hist_host;     /* pinned */
-  LaunchFunc launch;
+  KernelEntry kernel;
+  int tiles_x, tiles_y;
   dim3 grid, block;
 };
 
-template < typename T > static LaunchFunc
-pick_launch_for (unsigned metrics)
+template < typename T > static KernelEntry
+pick_kernel_for (unsigned metrics)
 {
   constexpr unsigned kDefault = cq::sums_needed (CQ_METRIC_DEFAULT);
   constexpr unsigned kAll = cq::sums_needed (CQ_METRIC_ALL);
   const unsigned needed = cq::sums_needed (metrics);
   const bool hist = (metrics & CQ_METRIC_ENTROPY) != 0;
 
+  const KernelEntry entropy_only = KERNEL_ENTRY (T, 0, true);
+  const KernelEntry all_hist = KERNEL_ENTRY (T, kAll, true);
+  const KernelEntry def = KERNEL_ENTRY (T, kDefault, false);
+  const KernelEntry all = KERNEL_ENTRY (T, kAll, false);
+
   if (needed == 0)              /* entropy alone: the histogram only */
-    return launch < T, 0, true >;
+    return entropy_only;
   if (hist)
-    return launch < T, kAll, true >;
+    return all_hist;
   if ((needed & ~kDefault) == 0)
-    return launch < T, kDefault, false >;
-  return launch < T, kAll, false >;
+    return def;
+  return all;
 }
 
 /* Compiled: the default set, everything, everything with the histogram, and
  * the histogram alone; any other set runs the smallest kernel that covers
  * it and keeps what was asked for. */
-static LaunchFunc
-pick_launch (const CqLayout * layout, unsigned metrics)
+static KernelEntry
+pick_kernel (const CqLayout * layout, unsigned metrics)
 {
   if (layout->kind == CQ_LAYOUT_GRAY16)
-    return pick_launch_for < unsigned short > (metrics);
-  return pick_launch_for < unsigned char > (metrics);
+    return pick_kernel_for < unsigned short > (metrics);
+  return pick_kernel_for < unsigned char > (metrics);
 }
 
 extern "C" CqSharpnessCuda *
@@ -98,14 +125,25 @@ cq_sharpness_cuda_new (int device, const CqLayout * layout, unsigned width,
   cu->metrics = metrics;
   cu->hist_bins = cq_sharpness_hist_bins (layout);
   cu->row_bytes = (size_t) width * cq_layout_bytes_per_pixel (layout);
-  cu->launch = pick_launch (layout, metrics);
+  cu->kernel = pick_kernel (layout, metrics);
   cu->block = dim3 (cq::kWarp, cq::kBlockWarps);
-  cu->grid = dim3 ((width + cq::kWarp * px_per_thread - 1) /
-      (cq::kWarp * px_per_thread),
-      (height + cq::kBlockWarps * cq::kRows - 1) /
-      (cq::kBlockWarps * cq::kRows));
+  cu->tiles_x = (width + cq::kWarp * px_per_thread - 1) /
+      (cq::kWarp * px_per_thread);
+  cu->tiles_y = (height + cq::kBlockWarps * cq::kRows - 1) /
+      (cq::kBlockWarps * cq::kRows);
 
   e = cudaSetDevice (device);
+  if (e == cudaSuccess) {
+    int sms = 1;
+    long long tiles = (long long) cu->tiles_x * cu->tiles_y;
+    long long resident;
+
+    what = "cannot query the device";
+    e = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
+    resident = (long long) sms * cu->kernel.resident (cq::kWarp *
+        cq::kBlockWarps);
+    cu->grid = dim3 ((unsigned) (tiles < resident ? tiles : resident));
+  }
   if (e == cudaSuccess) {
     what = "cannot create a CUDA stream";
     e = cudaStreamCreateWithFlags (&cu->stream, cudaStreamNonBlocking);
@@ -206,13 +244,15 @@ enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
   p.pitch = pitch;
   p.width = (int) cu->width;
   p.height = (int) cu->height;
+  p.tiles_x = cu->tiles_x;
+  p.tiles_y = cu->tiles_y;
   p.shift = cu->layout.kind == CQ_LAYOUT_GRAY16 ? cu->layout.shift : 0;
   p.mask = (1u << cu->layout.depth) - 1;
   p.accum = cu->accum;
   p.out = cu->out_dev;
   p.counter = cu->counter;
   p.hist = cu->hist_dev;
-  cu->launch (p, cu->grid, cu->block, cu->stream);
+  cu->kernel.launch (p, cu->grid, cu->block, cu->stream);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the sharpness kernel");
   return CQ_OK;
 }

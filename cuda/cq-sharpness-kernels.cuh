@@ -33,6 +33,7 @@ struct SharpnessParams
   const unsigned char *src;
   size_t pitch;
   int width, height;
+  int tiles_x, tiles_y;         /* tiles of 32 threads x kBlockWarps walks */
   unsigned shift, mask;
   unsigned long long *accum;    /* [CQ_SUM_COUNT][lo, hi], zero between frames */
   unsigned long long *out;      /* [CQ_SUM_COUNT][lo, hi] */
@@ -267,12 +268,11 @@ __launch_bounds__ (kWarp * kBlockWarps)
   __shared__ bool is_last;
   const int lane = threadIdx.x, warp = threadIdx.y;
   const int tid = warp * kWarp + lane;
-  const int c0 = (blockIdx.x * kWarp + lane) * P;
-  const int y0 = (blockIdx.y * kBlockWarps + warp) * kRows;
   const int w = p.width, h = p.height;
   /* 8-bit histograms go through shared memory, 16-bit ones straight to global */
   const bool small_hist = HIST && sizeof (T) == 1;
-  Sums < T, SUMS > s = { };
+  /* the block's totals; two's complement for the signed Laplacian sum */
+  unsigned long long tot[CQ_SUM_COUNT] = { };
 
   if (small_hist) {
     for (int i = tid; i < 256; i += kWarp * kBlockWarps)
@@ -280,41 +280,63 @@ __launch_bounds__ (kWarp * kBlockWarps)
     __syncthreads ();
   }
 
-  if (y0 < h) {                 /* uniform over the warp */
-    int a[V], b[V], c[V];
-    const bool cols_inside = c0 >= 1 && c0 + P + 1 < w;
-    RawRow raw[kRows + 2];
+  /* a grid of resident blocks strides over the tiles, so the frame ends in
+   * one wave instead of a tail of a second one */
+  for (int tile = blockIdx.x; tile < p.tiles_x * p.tiles_y; tile += gridDim.x) {
+    const int c0 = ((tile % p.tiles_x) * kWarp + lane) * P;
+    const int y0 = ((tile / p.tiles_x) * kBlockWarps + warp) * kRows;
+    Sums < T, SUMS > s = { };
 
-    /* rows past the bottom reflect onto real rows: loads stay in bounds */
+    if (y0 >= h)                /* uniform over the warp */
+      continue;
+    {
+      int a[V], b[V], c[V];
+      const bool cols_inside = c0 >= 1 && c0 + P + 1 < w;
+      RawRow raw[kRows + 2];
+
+      /* rows past the bottom reflect onto real rows: loads stay in bounds */
 #pragma unroll
-    for (int r = 0; r < kRows + 2; r++)
-      raw[r] = fetch_row < T > (p, y0 - 1 + r, c0, lane);
-    expand_row < T > (p, raw[0], lane, a);
-    expand_row < T > (p, raw[1], lane, b);
+      for (int r = 0; r < kRows + 2; r++)
+        raw[r] = fetch_row < T > (p, y0 - 1 + r, c0, lane);
+      expand_row < T > (p, raw[0], lane, a);
+      expand_row < T > (p, raw[1], lane, b);
 #pragma unroll
-    for (int r = 0; r < kRows; r++) {
-      const int y = y0 + r;
-      if (y >= h)
-        break;
-      expand_row < T > (p, raw[r + 2], lane, c);
-      if (cols_inside && y >= 1 && y + 1 < h)
-        accumulate < T, SUMS, HIST, false > (a, b, c, c0, y, w, h, s, shist,
-            p.hist);
-      else
-        accumulate < T, SUMS, HIST, true > (a, b, c, c0, y, w, h, s, shist,
-            p.hist);
+      for (int r = 0; r < kRows; r++) {
+        const int y = y0 + r;
+        if (y >= h)
+          break;
+        expand_row < T > (p, raw[r + 2], lane, c);
+        if (cols_inside && y >= 1 && y + 1 < h)
+          accumulate < T, SUMS, HIST, false > (a, b, c, c0, y, w, h, s, shist,
+              p.hist);
+        else
+          accumulate < T, SUMS, HIST, true > (a, b, c, c0, y, w, h, s, shist,
+              p.hist);
 #pragma unroll
-      for (int k = 0; k < V; k++) {
-        a[k] = b[k];
-        b[k] = c[k];
+        for (int k = 0; k < V; k++) {
+          a[k] = b[k];
+          b[k] = c[k];
+        }
       }
     }
+    /* a tile's 32-bit sums cannot overflow; the totals are 64-bit */
+    tot[CQ_SUM_VALUE] += s.val;
+    tot[CQ_SUM_VALUE_SQ] += s.sq;
+    tot[CQ_SUM_ROBERTS] += s.rob;
+    tot[CQ_SUM_TENENGRAD] += s.ten;
+    tot[CQ_SUM_LAPLACIAN] += s.lpl;
+    tot[CQ_SUM_SMD] += s.smd;
+    tot[CQ_SUM_SMD2] += s.smd2;
+    tot[CQ_SUM_MAXMIN] += s.mm;
+    tot[CQ_SUM_BRENNER] += s.bren;
+    tot[CQ_SUM_LAP] += (unsigned long long) (long long) s.lap;
+    tot[CQ_SUM_LAP_SQ] += s.lsq;
   }
 
   /* block reduction: warp shuffles, then the warps' sums in shared memory */
 #define CQ_REDUCE(slot, field)                                          \
   if (SUMS & (1u << (slot))) {                                          \
-    unsigned long long v = warp_sum ((unsigned long long) (s.field));   \
+    unsigned long long v = warp_sum (tot[slot]);                        \
     if (lane == 0)                                                      \
       block_sums[warp][slot] = v;                                       \
   }
@@ -351,7 +373,7 @@ __launch_bounds__ (kWarp * kBlockWarps)
   __threadfence ();
   __syncthreads ();
   if (tid == 0)
-    is_last = atomicAdd (p.counter, 1u) == gridDim.x * gridDim.y - 1;
+    is_last = atomicAdd (p.counter, 1u) == gridDim.x - 1;
   __syncthreads ();
   if (is_last) {
     if (tid < 2 * CQ_SUM_COUNT)
