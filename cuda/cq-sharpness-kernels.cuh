@@ -25,7 +25,13 @@ namespace cq
 
 constexpr int kWarp = 32;
 constexpr int kBlockWarps = 4;  /* warps stacked vertically in a block */
-constexpr int kRows = 8;        /* rows a warp walks */
+#ifndef CQ_SHARPNESS_ROWS
+#define CQ_SHARPNESS_ROWS 8
+#endif
+#ifndef CQ_SHARPNESS_MIN_BLOCKS
+#define CQ_SHARPNESS_MIN_BLOCKS 1
+#endif
+constexpr int kRows = CQ_SHARPNESS_ROWS;        /* rows a warp walks */
 constexpr unsigned kFull = 0xffffffffu;
 
 struct SharpnessParams
@@ -258,7 +264,7 @@ atomic_add_128 (unsigned long long *lo_hi, unsigned long long v,
 }
 
 template < typename T, unsigned SUMS, bool HIST > __global__ void
-__launch_bounds__ (kWarp * kBlockWarps)
+__launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS_MIN_BLOCKS)
     sharpness_kernel (SharpnessParams p)
 {
   constexpr int P = Layout < T >::kPix;

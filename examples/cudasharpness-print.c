@@ -1,0 +1,137 @@
+/* Reads CudaSharpnessMeta from the buffers of a running pipeline and prints
+ * it, with the summary message at EOS. Needs nothing of ours at build time:
+ * the meta is found by its name.
+ *
+ *   cudasharpness-print ['PIPELINE']
+ *
+ * PIPELINE is a gst-launch description with one or more cudasharpness
+ * elements; without one, a built-in demo compares a sharp and a blurred copy
+ * of a test pattern.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <gst/gst.h>
+
+#define DEFAULT_PIPELINE \
+  "videotestsrc num-buffers=30 pattern=smpte ! " \
+  "video/x-raw,width=1280,height=720,framerate=30/1 ! tee name=t " \
+  "t. ! queue ! cudasharpness name=sharp " \
+  "metrics=tenengrad+laplacian+smd2+lapvar ! fakesink " \
+  "t. ! queue ! videoconvert ! gaussianblur sigma=2.0 ! videoconvert ! " \
+  "cudasharpness name=blurred metrics=tenengrad+laplacian+smd2+lapvar ! " \
+  "fakesink"
+
+static gboolean
+print_field (GQuark field, const GValue * value, gpointer user_data)
+{
+  GString *line = user_data;
+
+  if (G_VALUE_HOLDS_DOUBLE (value))
+    g_string_append_printf (line, " %s=%.3f", g_quark_to_string (field),
+        g_value_get_double (value));
+  return TRUE;
+}
+
+static GstPadProbeReturn
+on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstCustomMeta *meta = gst_buffer_get_custom_meta (buf, "CudaSharpnessMeta");
+  const GstStructure *s;
+  GString *line;
+  guint64 frame = 0;
+
+  (void) pad;
+  if (!meta)
+    return GST_PAD_PROBE_OK;
+  s = gst_custom_meta_get_structure (meta);
+  gst_structure_get_uint64 (s, "frame", &frame);
+  line = g_string_new (NULL);
+  g_string_append_printf (line, "%-8s frame %3" G_GUINT64_FORMAT ":",
+      (const gchar *) user_data, frame);
+  gst_structure_foreach (s, print_field, line);
+  g_print ("%s\n", line->str);
+  g_string_free (line, TRUE);
+  return GST_PAD_PROBE_OK;
+}
+
+int
+main (int argc, char **argv)
+{
+  GError *error = NULL;
+  GstElement *pipeline;
+  GstIterator *it;
+  GValue item = G_VALUE_INIT;
+  GstBus *bus;
+  GstMessage *msg;
+  gboolean done = FALSE, failed = FALSE;
+
+  gst_init (&argc, &argv);
+  pipeline = gst_parse_launch (argc > 1 ? argv[1] : DEFAULT_PIPELINE, &error);
+  if (!pipeline) {
+    g_printerr ("bad pipeline: %s\n", error->message);
+    return 1;
+  }
+
+  /* a probe on the src pad of every cudasharpness */
+  it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&item);
+    GstElementFactory *f = gst_element_get_factory (e);
+
+    if (f && g_str_equal (GST_OBJECT_NAME (f), "cudasharpness")) {
+      GstPad *src = gst_element_get_static_pad (e, "src");
+      gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, on_buffer,
+          gst_object_get_name (GST_OBJECT (e)), g_free);
+      gst_object_unref (src);
+    }
+    g_value_reset (&item);
+  }
+  gst_iterator_free (it);
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  bus = gst_element_get_bus (pipeline);
+  while (!done) {
+    msg = gst_bus_timed_pop (bus, GST_CLOCK_TIME_NONE);
+    switch (GST_MESSAGE_TYPE (msg)) {
+      case GST_MESSAGE_ELEMENT:{
+        const GstStructure *s = gst_message_get_structure (msg);
+        if (gst_structure_has_name (s, "cudasharpness-summary")) {
+          gchar *str = gst_structure_to_string (s);
+          g_print ("%s: %s\n", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), str);
+          g_free (str);
+        }
+        break;
+      }
+      case GST_MESSAGE_WARNING:{
+        gchar *debug = NULL;
+        gst_message_parse_warning (msg, &error, &debug);
+        g_printerr ("warning from %s: %s\n", GST_OBJECT_NAME (msg->src),
+            error->message);
+        g_clear_error (&error);
+        g_free (debug);
+        break;
+      }
+      case GST_MESSAGE_ERROR:{
+        gchar *debug = NULL;
+        gst_message_parse_error (msg, &error, &debug);
+        g_printerr ("error from %s: %s\n%s\n", GST_OBJECT_NAME (msg->src),
+            error->message, debug ? debug : "");
+        g_clear_error (&error);
+        g_free (debug);
+        failed = done = TRUE;
+        break;
+      }
+      case GST_MESSAGE_EOS:
+        done = TRUE;
+        break;
+      default:
+        break;
+    }
+    gst_message_unref (msg);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return failed ? 1 : 0;
+}
