@@ -35,11 +35,14 @@ def on_buffer(pad, info, name):
 def main():
     Gst.init(None)
     pipeline = Gst.parse_launch(sys.argv[1] if len(sys.argv) > 1 else DEFAULT)
-    for element in pipeline.iterate_recurse():
+
+    def probe(element):
         factory = element.get_factory()
         if factory is not None and factory.get_name() == "cudasharpness":
             element.get_static_pad("src").add_probe(
                 Gst.PadProbeType.BUFFER, on_buffer, element.get_name())
+
+    pipeline.iterate_recurse().foreach(probe)
     pipeline.set_state(Gst.State.PLAYING)
     bus = pipeline.get_bus()
     status = 0
