@@ -150,7 +150,8 @@ band_run (void *user_data)
         int i;
 
         s_ten += gx * gx + gy * gy;
-        s_lpl += iabs (g[x + 1] + g[x - 1] - 2 * v) + iabs (c[x] + a[x] - 2 * v);
+        s_lpl +=
+            iabs (g[x + 1] + g[x - 1] - 2 * v) + iabs (c[x] + a[x] - 2 * v);
         for (i = -1; i <= 1 && (metrics & CQ_METRIC_MAXMIN); i++) {
           int32_t p[3] = { a[x + i], g[x + i], c[x + i] };
           int k;

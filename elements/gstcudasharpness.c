@@ -275,8 +275,7 @@ gst_cuda_sharpness_class_init (GstCudaSharpnessClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "CUDA sharpness", "Filter/Analyzer/Video",
       "Measures no-reference sharpness of every frame on the GPU (or CPU) "
-      "and attaches the scores as CudaSharpnessMeta",
-      "cudaquality developers");
+      "and attaches the scores as CudaSharpnessMeta", "cudaquality developers");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_sharpness_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sharpness_stop);
@@ -544,9 +543,12 @@ gst_cuda_sharpness_layout_for_format (const GstVideoInfo * info,
       layout->kind = CQ_LAYOUT_RGB8;
       layout->depth = 8;
       layout->pixel_stride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 0);
-      layout->r_offset = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_R);
-      layout->g_offset = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_G);
-      layout->b_offset = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_B);
+      layout->r_offset =
+          GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_R);
+      layout->g_offset =
+          GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_G);
+      layout->b_offset =
+          GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_B);
       return TRUE;
     default:
       return FALSE;

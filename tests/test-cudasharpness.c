@@ -348,7 +348,8 @@ GST_START_TEST (test_log_csv)
     fail_unless (g_ascii_strtod (cols[3 + i], NULL) == want, "%s: %s vs %.17g",
         all_fields[i], cols[3 + i], want);
   }
-  fail_unless (g_str_has_prefix (lines[3], "# summary,frames=2,variance-mean="));
+  fail_unless (g_str_has_prefix (lines[3],
+          "# summary,frames=2,variance-mean="));
   fail_unless_equals_string (lines[4], "");
   g_strfreev (cols);
   g_strfreev (lines);
@@ -440,8 +441,7 @@ GST_START_TEST (test_roi_to_edge)
   GstStructure *s;
 
   gst_buffer_map (in, &map, GST_MAP_READ);
-  cpu = cq_sharpness_cpu_new (&gray8, 40 - 13, 30 - 11, CQ_METRIC_ALL, 1,
-      &err);
+  cpu = cq_sharpness_cpu_new (&gray8, 40 - 13, 30 - 11, CQ_METRIC_ALL, 1, &err);
   cq_sharpness_cpu_measure (cpu, map.data + 11 * 40 + 13, 40, want, &err);
   cq_sharpness_cpu_free (cpu);
   gst_buffer_unmap (in, &map);

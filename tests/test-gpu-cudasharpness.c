@@ -40,8 +40,7 @@ random_frame (const gchar * caps_str, guint seed)
 }
 
 static void
-measure (const gchar * launch, const gchar * caps, GstBuffer * in,
-    gdouble * v)
+measure (const gchar * launch, const gchar * caps, GstBuffer * in, gdouble * v)
 {
   GstHarness *h = gst_harness_new_parse (launch);
   GstBuffer *out;

@@ -214,7 +214,7 @@ GST_START_TEST (test_random_against_reference)
     const CqLayout *l = &layouts[li].layout;
     for (k = 0; k < G_N_ELEMENTS (sizes); k++) {
       unsigned w = sizes[k][0], h = sizes[k][1], i;
-      size_t stride = w * cq_layout_bytes_per_pixel (l) + 5;   /* padded */
+      size_t stride = w * cq_layout_bytes_per_pixel (l) + 5;    /* padded */
       guint8 *data = g_malloc (stride * h);
       int *vals = random_frame (l, w, h, stride, data, rand);
       double want[REF_COUNT], got[CQ_METRIC_COUNT];
@@ -258,8 +258,7 @@ GST_START_TEST (test_threads_identical)
         CQ_METRIC_ALL, n, &err);
     cq_sharpness_cpu_measure (a, data, w * 2, one, &err);
     cq_sharpness_cpu_measure (b, data, w * 2, many, &err);
-    fail_unless (memcmp (one, many, sizeof (one)) == 0, "%u threads differ",
-        n);
+    fail_unless (memcmp (one, many, sizeof (one)) == 0, "%u threads differ", n);
     cq_sharpness_cpu_free (a);
     cq_sharpness_cpu_free (b);
   }
