@@ -179,6 +179,19 @@ accumulate (const int (&a)[Layout < T >::kVals],
   typedef typename Acc < T >::U U;
   typedef typename Acc < T >::S S;
   constexpr int P = Layout < T >::kPix;
+  constexpr unsigned kSobel = (1u << CQ_SUM_TENENGRAD) |
+      (1u << CQ_SUM_LAPLACIAN);
+  /* per column, shared by the three pixels that use it: the vertical Sobel
+   * smoothing col[j] = a + 2b + c and difference dif[j] = c - a */
+  int col[P + 2], dif[P + 2];
+
+#pragma unroll
+  for (int j = 0; j < P + 2; j++) {
+    if (SUMS & kSobel)
+      col[j] = a[j] + c[j] + 2 * b[j];
+    if (SUMS & (1u << CQ_SUM_TENENGRAD))
+      dif[j] = c[j] - a[j];
+  }
 
 #pragma unroll
   for (int k = 0; k < P; k++) {
@@ -205,15 +218,14 @@ accumulate (const int (&a)[Layout < T >::kVals],
         s.smd2 += next ? dx * dy : 0;
     }
     if (SUMS & (1u << CQ_SUM_TENENGRAD)) {
-      const S gx = (S) (a[i + 1] + 2 * b[i + 1] + c[i + 1]) -
-          (S) (a[i - 1] + 2 * b[i - 1] + c[i - 1]);
-      const S gy = (S) (c[i - 1] + 2 * c[i] + c[i + 1]) -
-          (S) (a[i - 1] + 2 * a[i] + a[i + 1]);
+      const S gx = (S) (col[i + 1] - col[i - 1]);
+      const S gy = (S) (dif[i - 1] + dif[i + 1] + 2 * dif[i]);
       s.ten += interior ? (U) (gx * gx + gy * gy) : 0;
     }
+    /* vertical: a + c - 2g = col - 4g */
     if (SUMS & (1u << CQ_SUM_LAPLACIAN))
       s.lpl += interior ? (U) (abs (b[i + 1] + b[i - 1] - 2 * g) +
-          abs (c[i] + a[i] - 2 * g)) : 0;
+          abs (col[i] - 4 * g)) : 0;
     if (SUMS & (1u << CQ_SUM_MAXMIN)) {
       int mx = max (max (a[i - 1], a[i]), a[i + 1]);
       int mn = min (min (a[i - 1], a[i]), a[i + 1]);
