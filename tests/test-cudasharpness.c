@@ -761,6 +761,45 @@ GST_START_TEST (test_meta_survives_videoconvert)
 
 GST_END_TEST;
 
+/* New caps mid-stream: the backend is set up again for the new size, the
+ * frame count goes on. */
+GST_START_TEST (test_renegotiation)
+{
+  GstHarness *h = gst_harness_new_parse ("cudasharpness backend=cpu "
+      "metrics=all");
+  const gchar *small = "video/x-raw,format=GRAY8,width=3,height=3";
+  const gchar *large = "video/x-raw,format=GRAY16_LE,width=16,height=16";
+  DotInNoise d = { 16, 5, 7, g_rand_new_with_seed (9) };
+  GstBuffer *out;
+  const GstStructure *s;
+  gdouble v;
+  guint64 frame;
+
+  gst_harness_set_src_caps_str (h, small);
+  gst_buffer_unref (gst_harness_push_and_pull (h, make_frame (small,
+              fill_centre_dot, NULL, 0)));
+  gst_harness_set_src_caps_str (h, large);
+  out = gst_harness_push_and_pull (h, make_frame (large, fill_dot_at, &d, 1));
+  s = gst_custom_meta_get_structure (gst_buffer_get_custom_meta (out,
+          "CudaSharpnessMeta"));
+  fail_unless (gst_structure_get_uint64 (s, "frame", &frame));
+  fail_unless_equals_uint64 (frame, 1);
+  /* 16-bit values up to 255 over 256 pixels: a real, non-3x3 result */
+  fail_unless (gst_structure_get_double (s, "entropy", &v) && v > 5.0);
+  gst_buffer_unref (out);
+  gst_harness_set_src_caps_str (h, small);
+  out = gst_harness_push_and_pull (h, make_frame (small, fill_centre_dot,
+          NULL, 2));
+  s = gst_custom_meta_get_structure (gst_buffer_get_custom_meta (out,
+          "CudaSharpnessMeta"));
+  fail_unless (gst_structure_get_double (s, "lapvar", &v) && v == 272.0);
+  gst_buffer_unref (out);
+  g_rand_free (d.rand);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudasharpness_suite (void)
 {
@@ -784,6 +823,7 @@ cudasharpness_suite (void)
   tcase_add_test (tc, test_formats_same_luma);
   tcase_add_test (tc, test_rgb_gray);
   tcase_add_test (tc, test_meta_survives_videoconvert);
+  tcase_add_test (tc, test_renegotiation);
   return s;
 }
 

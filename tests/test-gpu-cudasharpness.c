@@ -104,6 +104,48 @@ GST_START_TEST (test_cuda_roi)
 
 GST_END_TEST;
 
+/* New caps mid-stream set the CUDA backend up again for the new size. */
+GST_START_TEST (test_cuda_renegotiation)
+{
+  const gchar *caps[] = { "video/x-raw,format=GRAY8,width=3,height=3",
+    "video/x-raw,format=GRAY16_LE,width=1921,height=1081",
+    "video/x-raw,format=BGRx,width=640,height=480"
+  };
+  GstHarness *hc = gst_harness_new_parse ("cudasharpness backend=cpu "
+      "metrics=all");
+  GstHarness *hg = gst_harness_new_parse ("cudasharpness backend=cuda "
+      "metrics=all");
+  guint k, i;
+
+  for (k = 0; k < 2 * G_N_ELEMENTS (caps); k++) {
+    const gchar *c = caps[k % G_N_ELEMENTS (caps)];
+    GstBuffer *in = random_frame (c, 100 + k), *oc, *og;
+    const GstStructure *sc, *sg;
+
+    gst_harness_set_src_caps_str (hc, c);
+    gst_harness_set_src_caps_str (hg, c);
+    oc = gst_harness_push_and_pull (hc, gst_buffer_ref (in));
+    og = gst_harness_push_and_pull (hg, in);
+    sc = gst_custom_meta_get_structure (gst_buffer_get_custom_meta (oc,
+            "CudaSharpnessMeta"));
+    sg = gst_custom_meta_get_structure (gst_buffer_get_custom_meta (og,
+            "CudaSharpnessMeta"));
+    for (i = 0; i < CQ_METRIC_COUNT; i++) {
+      gdouble a, b;
+      gst_structure_get_double (sc, cq_metric_name (i), &a);
+      gst_structure_get_double (sg, cq_metric_name (i), &b);
+      fail_unless (memcmp (&a, &b, sizeof (a)) == 0, "%s %s: %.17g vs %.17g",
+          c, cq_metric_name (i), a, b);
+    }
+    gst_buffer_unref (oc);
+    gst_buffer_unref (og);
+  }
+  gst_harness_teardown (hc);
+  gst_harness_teardown (hg);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpu_cudasharpness_suite (void)
 {
@@ -113,6 +155,7 @@ gpu_cudasharpness_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_cuda_equals_cpu_every_format);
   tcase_add_test (tc, test_cuda_roi);
+  tcase_add_test (tc, test_cuda_renegotiation);
   return s;
 }
 
