@@ -13,6 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#define NEXT_METRICS \
+  (CQ_METRIC_ROBERTS | CQ_METRIC_SMD | CQ_METRIC_SMD2)
+#define INTERIOR_METRICS \
+  (CQ_METRIC_TENENGRAD | CQ_METRIC_LAPLACIAN | CQ_METRIC_MAXMIN)
+
 /* Fewer rows than this per thread are not worth a thread. */
 #define MIN_ROWS_PER_THREAD 64
 
@@ -127,46 +132,51 @@ band_run (void *user_data)
 
     load_row (cpu, b->data, b->stride, (int) y + 1, down);
 
+    /* only what the enabled metrics need; the tests are loop-invariant */
     for (x = 0; x < w; x++) {
       int64_t v = g[x];
 
-      s_val += v;
-      s_sq += v * v;
+      if (metrics & CQ_METRIC_VARIANCE) {
+        s_val += v;
+        s_sq += v * v;
+      }
       if (b->hist)
         b->hist[v]++;
-      if (row_has_next && x + 1 < w) {
+      if ((metrics & NEXT_METRICS) && row_has_next && x + 1 < w) {
         int64_t dx = iabs (v - g[x + 1]), dy = iabs (v - c[x]);
 
         s_rob += iabs (c[x + 1] - v) + iabs (c[x] - g[x + 1]);
         s_smd += dx + dy;
         s_smd2 += dx * dy;
       }
-      if (row_interior && x >= 1 && x + 1 < w) {
+      if ((metrics & INTERIOR_METRICS) && row_interior && x >= 1 && x + 1 < w) {
         int64_t gx = (a[x + 1] + 2 * g[x + 1] + c[x + 1]) -
             (a[x - 1] + 2 * g[x - 1] + c[x - 1]);
         int64_t gy = (c[x - 1] + 2 * c[x] + c[x + 1]) -
             (a[x - 1] + 2 * a[x] + a[x + 1]);
-        int32_t mx = a[x - 1], mn = a[x - 1];
-        int i;
 
         s_ten += gx * gx + gy * gy;
         s_lpl +=
             iabs (g[x + 1] + g[x - 1] - 2 * v) + iabs (c[x] + a[x] - 2 * v);
-        for (i = -1; i <= 1 && (metrics & CQ_METRIC_MAXMIN); i++) {
-          int32_t p[3] = { a[x + i], g[x + i], c[x + i] };
-          int k;
-          for (k = 0; k < 3; k++) {
-            mx = p[k] > mx ? p[k] : mx;
-            mn = p[k] < mn ? p[k] : mn;
+        if (metrics & CQ_METRIC_MAXMIN) {
+          int32_t mx = a[x - 1], mn = a[x - 1];
+          int i, k;
+
+          for (i = -1; i <= 1; i++) {
+            int32_t p[3] = { a[x + i], g[x + i], c[x + i] };
+            for (k = 0; k < 3; k++) {
+              mx = p[k] > mx ? p[k] : mx;
+              mn = p[k] < mn ? p[k] : mn;
+            }
           }
+          s_mm += mx - mn;
         }
-        s_mm += mx - mn;
       }
-      if (x + 2 < w) {
+      if ((metrics & CQ_METRIC_BRENNER) && x + 2 < w) {
         int64_t d = g[x + 2] - v;
         s_bren += d * d;
       }
-      {
+      if (metrics & CQ_METRIC_LAPVAR) {
         int64_t lap = a[x] + c[x] + g[x - 1] + g[x + 1] - 4 * v;
         s_lap += lap;
         s_lsq += lap * lap;

@@ -161,7 +161,7 @@ expand_row (const SharpnessParams & p, const RawRow & r, int lane,
   }
 }
 
-template < typename T, unsigned SUMS > struct Sums
+template < typename T > struct Sums
 {
   typename Acc < T >::U val, sq, rob, ten, lpl, smd, smd2, mm, bren, lsq;
   typename Acc < T >::S lap;
@@ -173,7 +173,7 @@ template < typename T, unsigned SUMS, bool HIST, bool CHECK >
     __device__ __forceinline__ void
 accumulate (const int (&a)[Layout < T >::kVals],
     const int (&b)[Layout < T >::kVals], const int (&c)[Layout < T >::kVals],
-    int c0, int y, int w, int h, Sums < T, SUMS > &s, unsigned *shist,
+    int c0, int y, int w, int h, Sums < T > &s, unsigned *shist,
     unsigned long long *ghist)
 {
   typedef typename Acc < T >::U U;
@@ -303,7 +303,7 @@ __launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS_MIN_BLOCKS)
   for (int tile = blockIdx.x; tile < p.tiles_x * p.tiles_y; tile += gridDim.x) {
     const int c0 = ((tile % p.tiles_x) * kWarp + lane) * P;
     const int y0 = ((tile / p.tiles_x) * kBlockWarps + warp) * kRows;
-    Sums < T, SUMS > s = { };
+    Sums < T > s = { };
 
     if (y0 >= h)                /* uniform over the warp */
       continue;

@@ -28,17 +28,6 @@ gst_cuda_qa_backend_get_type (void)
   return type;
 }
 
-const gchar *
-gst_cuda_qa_backend_nick (GstCudaQaBackend backend)
-{
-  GEnumClass *klass = g_type_class_ref (GST_TYPE_CUDA_QA_BACKEND);
-  GEnumValue *value = g_enum_get_value (klass, backend);
-  const gchar *nick = value ? value->value_nick : "unknown";
-
-  g_type_class_unref (klass);
-  return nick;
-}
-
 gboolean
 gst_cuda_qa_backend_choose (GstElement * element, GstCudaQaBackend backend,
     gint device_id, gint * device)

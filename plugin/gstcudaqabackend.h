@@ -25,7 +25,5 @@ GType gst_cuda_qa_backend_get_type (void);
 gboolean gst_cuda_qa_backend_choose (GstElement * element,
     GstCudaQaBackend backend, gint device_id, gint * device);
 
-const gchar *gst_cuda_qa_backend_nick (GstCudaQaBackend backend);
-
 G_END_DECLS
 #endif /* __GST_CUDA_QA_BACKEND_H__ */

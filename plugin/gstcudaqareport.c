@@ -183,12 +183,6 @@ gst_cuda_qa_report_stop (GstCudaQaReport * report)
   }
 }
 
-guint64
-gst_cuda_qa_report_frames (GstCudaQaReport * report)
-{
-  return report->frames;
-}
-
 static void
 append_time (GString * s, GstClockTime t, gboolean json)
 {

@@ -49,9 +49,6 @@ void gst_cuda_qa_report_frame (GstCudaQaReport * report, GstBuffer * buf,
     const GstSegment * segment, const gdouble * values,
     gboolean post_messages, GstClockTime interval);
 
-/* Frames measured so far. */
-guint64 gst_cuda_qa_report_frames (GstCudaQaReport * report);
-
 /* End of stream: posts the last partial interval (if post_messages) and the
  * summary message "<name>-summary" with frames and <field>-mean/-min/-max,
  * plus the fields of extra (may be NULL; not taken), and writes the same
