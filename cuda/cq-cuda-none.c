@@ -5,6 +5,7 @@
  */
 #include "cq-cuda.h"
 #include "cq-sharpness.h"
+#include "cq-ssim.h"
 
 #define NOT_BUILT "this build of cudaquality has no CUDA support"
 
@@ -126,5 +127,74 @@ cq_sharpness_cuda_time_device (CqSharpnessCuda * cuda, const void *dev_data,
   (void) pitch;
   (void) iterations;
   (void) us;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqSsimCuda *
+cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
+    unsigned n_planes, CqError * err)
+{
+  (void) device;
+  (void) window;
+  (void) planes;
+  (void) n_planes;
+  cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+  return NULL;
+}
+
+CqStatus
+cq_ssim_cuda_measure_host (CqSsimCuda * cuda, const void *const *ref,
+    const size_t *ref_strides, const void *const *dist,
+    const size_t *dist_strides, CqSsimPlaneSums * sums, CqError * err)
+{
+  (void) cuda;
+  (void) ref;
+  (void) ref_strides;
+  (void) dist;
+  (void) dist_strides;
+  (void) sums;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_ssim_cuda_measure_device (CqSsimCuda * cuda, const void *const *ref,
+    const size_t *ref_pitches, const void *const *dist,
+    const size_t *dist_pitches, CqSsimPlaneSums * sums, CqError * err)
+{
+  (void) cuda;
+  (void) ref;
+  (void) ref_pitches;
+  (void) dist;
+  (void) dist_pitches;
+  (void) sums;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+void
+cq_ssim_cuda_free (CqSsimCuda * cuda)
+{
+  (void) cuda;
+}
+
+CqStatus
+cq_ssim_cuda_time_device (CqSsimCuda * cuda, const void *const *ref,
+    const size_t *ref_pitches, const void *const *dist,
+    const size_t *dist_pitches, unsigned iterations, double *us, CqError * err)
+{
+  (void) cuda;
+  (void) ref;
+  (void) ref_pitches;
+  (void) dist;
+  (void) dist_pitches;
+  (void) iterations;
+  (void) us;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_ssim_cuda_set_tile_rows (CqSsimCuda * cuda, unsigned rows, CqError * err)
+{
+  (void) cuda;
+  (void) rows;
   return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
 }

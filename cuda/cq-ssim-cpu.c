@@ -1,0 +1,453 @@
+/* cudaquality compute library: SSIM, MSE and PSNR on the CPU.
+ *
+ * Each plane of both frames is first unpacked into 16-bit sample arrays
+ * (and the squared differences summed), then the windows are evaluated in
+ * bands of window rows, one band a thread, with the expressions of
+ * cq-ssim-local.h. Band sums are added in band order.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cq-ssim.h"
+#include "cq-ssim-local.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MIN_ROWS_PER_THREAD 16
+
+typedef struct CqSsimBand CqSsimBand;
+typedef void (*BandFunc) (CqSsimBand * band);
+
+struct CqSsimBand
+{
+  CqSsimCpu *cpu;
+  BandFunc func;
+  unsigned index;
+  /* the current plane */
+  const CqSsimPlane *plane;
+  const uint8_t *ref, *dist;
+  size_t ref_stride, dist_stride;
+  uint16_t *a, *b;
+  /* results */
+  double ssim_sum;
+  uint64_t sse;
+  /* scratch, sized for the widest plane */
+  int64_t *cols;
+  double *vert;
+};
+
+struct CqSsimCpu
+{
+  CqSsimWindow window;
+  CqSsimPlane planes[CQ_SSIM_MAX_PLANES];
+  unsigned n_planes, n_threads;
+  uint16_t *a[CQ_SSIM_MAX_PLANES], *b[CQ_SSIM_MAX_PLANES];
+  CqSsimBand *bands;
+  double gauss[11];
+};
+
+/* The rows [*r0, *r1) of `rows` that band i of n takes. */
+static void
+band_range (unsigned rows, unsigned i, unsigned n, unsigned *r0, unsigned *r1)
+{
+  *r0 = (unsigned) ((uint64_t) rows * i / n);
+  *r1 = (unsigned) ((uint64_t) rows * (i + 1) / n);
+}
+
+static inline unsigned
+fetch_sample (const CqSsimPlane * p, const uint8_t * row, unsigned x)
+{
+  const CqLayout *l = &p->layout;
+  const uint8_t *s = row + (size_t) x * p->sample_stride;
+
+  switch (l->kind) {
+    case CQ_LAYOUT_GRAY8:
+      return s[p->offset];
+    case CQ_LAYOUT_GRAY16:{
+      unsigned v = s[p->offset] | (unsigned) s[p->offset + 1] << 8;
+      return (v >> l->shift) & ((1u << l->depth) - 1);
+    }
+    case CQ_LAYOUT_RGB8:
+      return (299u * s[l->r_offset] + 587u * s[l->g_offset] +
+          114u * s[l->b_offset] + 500u) / 1000u;
+  }
+  return 0;
+}
+
+/* Phase 1: unpack the band's rows of both frames and sum (a - b)². */
+static void
+band_unpack (CqSsimBand * band)
+{
+  const CqSsimPlane *p = band->plane;
+  unsigned y0, y1, y, x;
+  uint64_t sse = 0;
+
+  band_range (p->height, band->index, band->cpu->n_threads, &y0, &y1);
+  for (y = y0; y < y1; y++) {
+    const uint8_t *ra = band->ref + y * band->ref_stride;
+    const uint8_t *rb = band->dist + y * band->dist_stride;
+    uint16_t *da = band->a + (size_t) y * p->width;
+    uint16_t *db = band->b + (size_t) y * p->width;
+
+    for (x = 0; x < p->width; x++) {
+      int64_t d;
+
+      da[x] = (uint16_t) fetch_sample (p, ra, x);
+      db[x] = (uint16_t) fetch_sample (p, rb, x);
+      d = (int64_t) da[x] - db[x];
+      sse += (uint64_t) (d * d);
+    }
+  }
+  band->sse = sse;
+}
+
+/* Adds (sign +1) or removes (-1) row y to the per-column sums of
+ * Σa, Σb, Σa²+Σb², Σab kept in cols[4 * x ...]. */
+static inline void
+cols_update (const CqSsimBand * band, unsigned y, int64_t sign)
+{
+  const unsigned w = band->plane->width;
+  const uint16_t *ra = band->a + (size_t) y * w;
+  const uint16_t *rb = band->b + (size_t) y * w;
+  int64_t *c = band->cols;
+  unsigned x;
+
+  for (x = 0; x < w; x++, c += 4) {
+    int64_t a = ra[x], b = rb[x];
+
+    c[0] += sign * a;
+    c[1] += sign * b;
+    c[2] += sign * (a * a + b * b);
+    c[3] += sign * (a * b);
+  }
+}
+
+static void
+band_box8 (CqSsimBand * band)
+{
+  const CqSsimPlane *p = band->plane;
+  const double peak = cq_ssim_peak (p);
+  const double k1 = 4096.0 * (0.01 * peak) * (0.01 * peak);
+  const double k2 = 4032.0 * (0.03 * peak) * (0.03 * peak);
+  unsigned t0, t1, t, x, y;
+  double sum = 0.0;
+
+  band_range (p->height - 7, band->index, band->cpu->n_threads, &t0, &t1);
+  band->ssim_sum = 0.0;
+  if (t0 == t1)
+    return;
+  memset (band->cols, 0, 4 * sizeof (int64_t) * p->width);
+  for (y = t0; y < t0 + 8; y++)
+    cols_update (band, y, 1);
+  for (t = t0; t < t1; t++) {
+    int64_t w[4] = { 0, 0, 0, 0 };
+    double row = 0.0;
+
+    for (x = 0; x < 8; x++) {
+      w[0] += band->cols[4 * x];
+      w[1] += band->cols[4 * x + 1];
+      w[2] += band->cols[4 * x + 2];
+      w[3] += band->cols[4 * x + 3];
+    }
+    for (x = 0;; x++) {
+      row += cq_ssim_box8_local (w[0], w[1], w[2], w[3], k1, k2);
+      if (x + 8 >= p->width)
+        break;
+      w[0] += band->cols[4 * (x + 8)] - band->cols[4 * x];
+      w[1] += band->cols[4 * (x + 8) + 1] - band->cols[4 * x + 1];
+      w[2] += band->cols[4 * (x + 8) + 2] - band->cols[4 * x + 2];
+      w[3] += band->cols[4 * (x + 8) + 3] - band->cols[4 * x + 3];
+    }
+    sum += row;
+    if (t + 1 < t1) {
+      cols_update (band, t, -1);
+      cols_update (band, t + 8, 1);
+    }
+  }
+  band->ssim_sum = sum;
+}
+
+/* Sums of the 4x4 blocks of block row by: blocks[4 * bx ...]. */
+static void
+ffmpeg_block_row (const CqSsimBand * band, unsigned by, int64_t * blocks)
+{
+  const unsigned w = band->plane->width, w4 = w / 4;
+  unsigned bx, i, j;
+
+  for (bx = 0; bx < w4; bx++) {
+    int64_t s1 = 0, s2 = 0, ss = 0, s12 = 0;
+
+    for (j = 0; j < 4; j++) {
+      const uint16_t *ra = band->a + (size_t) (4 * by + j) * w + 4 * bx;
+      const uint16_t *rb = band->b + (size_t) (4 * by + j) * w + 4 * bx;
+
+      for (i = 0; i < 4; i++) {
+        int64_t a = ra[i], b = rb[i];
+
+        s1 += a;
+        s2 += b;
+        ss += a * a + b * b;
+        s12 += a * b;
+      }
+    }
+    blocks[4 * bx] = s1;
+    blocks[4 * bx + 1] = s2;
+    blocks[4 * bx + 2] = ss;
+    blocks[4 * bx + 3] = s12;
+  }
+}
+
+static void
+band_ffmpeg (CqSsimBand * band)
+{
+  const CqSsimPlane *p = band->plane;
+  const unsigned w4 = p->width / 4, h4 = p->height / 4;
+  const int64_t peak = cq_ssim_peak (p);
+  const int64_t c1 = CQ_SSIM_FFMPEG_C1 (peak), c2 = CQ_SSIM_FFMPEG_C2 (peak);
+  int64_t *top = band->cols, *bottom = band->cols + 4 * (size_t) w4, *tmp;
+  unsigned t0, t1, by, bx, k;
+  double sum = 0.0;
+
+  band_range (h4 - 1, band->index, band->cpu->n_threads, &t0, &t1);
+  band->ssim_sum = 0.0;
+  if (t0 == t1)
+    return;
+  ffmpeg_block_row (band, t0, top);
+  for (by = t0; by < t1; by++) {
+    double row = 0.0;
+
+    ffmpeg_block_row (band, by + 1, bottom);
+    for (bx = 0; bx + 1 < w4; bx++) {
+      int64_t s[4];
+
+      for (k = 0; k < 4; k++)
+        s[k] = top[4 * bx + k] + top[4 * bx + 4 + k] + bottom[4 * bx + k] +
+            bottom[4 * bx + 4 + k];
+      row += cq_ssim_ffmpeg_local (s[0], s[1], s[2], s[3], c1, c2);
+    }
+    sum += row;
+    tmp = top;
+    top = bottom;
+    bottom = tmp;
+  }
+  band->ssim_sum = sum;
+}
+
+/* Gaussian windows: the 11-tap vertical sums of a, b, a²+b², ab for every
+ * column, then the 11-tap horizontal sums of those. */
+static void
+band_gauss11 (CqSsimBand * band)
+{
+  const CqSsimPlane *p = band->plane;
+  const unsigned w = p->width;
+  const double *g = band->cpu->gauss;
+  const double peak = cq_ssim_peak (p);
+  const double c1 = (0.01 * peak) * (0.01 * peak);
+  const double c2 = (0.03 * peak) * (0.03 * peak);
+  double *v = band->vert;
+  unsigned t0, t1, t, x, k;
+  double sum = 0.0;
+
+  band_range (p->height - 10, band->index, band->cpu->n_threads, &t0, &t1);
+  for (t = t0; t < t1; t++) {
+    double row = 0.0;
+
+    for (x = 0; x < w; x++) {
+      double va = 0.0, vb = 0.0, vss = 0.0, vab = 0.0;
+
+      for (k = 0; k < 11; k++) {
+        double a = band->a[(size_t) (t + k) * w + x];
+        double b = band->b[(size_t) (t + k) * w + x];
+
+        va += g[k] * a;
+        vb += g[k] * b;
+        vss += g[k] * (a * a + b * b);
+        vab += g[k] * (a * b);
+      }
+      v[4 * x] = va;
+      v[4 * x + 1] = vb;
+      v[4 * x + 2] = vss;
+      v[4 * x + 3] = vab;
+    }
+    for (x = 0; x + 10 < w; x++) {
+      double ua = 0.0, ub = 0.0, uss = 0.0, uab = 0.0;
+
+      for (k = 0; k < 11; k++) {
+        ua += g[k] * v[4 * (x + k)];
+        ub += g[k] * v[4 * (x + k) + 1];
+        uss += g[k] * v[4 * (x + k) + 2];
+        uab += g[k] * v[4 * (x + k) + 3];
+      }
+      row += cq_ssim_gauss_local (ua, ub, uss, uab, c1, c2);
+    }
+    sum += row;
+  }
+  band->ssim_sum = sum;
+}
+
+static void *
+band_thread (void *data)
+{
+  CqSsimBand *band = data;
+
+  band->func (band);
+  return NULL;
+}
+
+/* Runs func on every band: band 0 on the calling thread; a band whose
+ * thread cannot start runs here too. */
+static void
+run_bands (CqSsimCpu * cpu, BandFunc func)
+{
+  pthread_t threads[cpu->n_threads];
+  int started[cpu->n_threads];
+  unsigned i;
+
+  for (i = 0; i < cpu->n_threads; i++)
+    cpu->bands[i].func = func;
+  for (i = 1; i < cpu->n_threads; i++) {
+    started[i] =
+        pthread_create (&threads[i], NULL, band_thread, &cpu->bands[i]) == 0;
+    if (!started[i])
+      func (&cpu->bands[i]);
+  }
+  func (&cpu->bands[0]);
+  for (i = 1; i < cpu->n_threads; i++)
+    if (started[i])
+      pthread_join (threads[i], NULL);
+}
+
+CqSsimCpu *
+cq_ssim_cpu_new (CqSsimWindow window, const CqSsimPlane * planes,
+    unsigned n_planes, unsigned n_threads, CqError * err)
+{
+  CqSsimCpu *cpu;
+  unsigned i, max_w = 0, min_h = ~0u;
+
+  if (cq_ssim_check (window, planes, n_planes, err) != CQ_OK)
+    return NULL;
+  for (i = 0; i < n_planes; i++) {
+    if (planes[i].width > max_w)
+      max_w = planes[i].width;
+    if (planes[i].height < min_h)
+      min_h = planes[i].height;
+  }
+  if (n_threads == 0) {
+    long n = sysconf (_SC_NPROCESSORS_ONLN);
+    n_threads = n > 0 ? (unsigned) n : 1;
+  }
+  if (n_threads > min_h / MIN_ROWS_PER_THREAD)
+    n_threads = min_h / MIN_ROWS_PER_THREAD;
+  if (n_threads < 1)
+    n_threads = 1;
+
+  cpu = calloc (1, sizeof (*cpu));
+  if (!cpu)
+    goto oom;
+  cpu->window = window;
+  cpu->n_planes = n_planes;
+  cpu->n_threads = n_threads;
+  memcpy (cpu->planes, planes, n_planes * sizeof (*planes));
+  cq_ssim_gauss_weights (cpu->gauss);
+  for (i = 0; i < n_planes; i++) {
+    size_t n = (size_t) planes[i].width * planes[i].height;
+
+    cpu->a[i] = malloc (n * sizeof (uint16_t));
+    cpu->b[i] = malloc (n * sizeof (uint16_t));
+    if (!cpu->a[i] || !cpu->b[i])
+      goto oom;
+  }
+  cpu->bands = calloc (n_threads, sizeof (CqSsimBand));
+  if (!cpu->bands)
+    goto oom;
+  for (i = 0; i < n_threads; i++) {
+    CqSsimBand *b = &cpu->bands[i];
+
+    b->cpu = cpu;
+    b->index = i;
+    b->cols = malloc (4 * sizeof (int64_t) * ((size_t) max_w + 4));
+    b->vert = malloc (4 * sizeof (double) * ((size_t) max_w + 4));
+    if (!b->cols || !b->vert)
+      goto oom;
+  }
+  return cpu;
+
+oom:
+  cq_ssim_cpu_free (cpu);
+  cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY,
+      "out of host memory for the SSIM buffers of %u planes (%ux%u first)",
+      n_planes, planes[0].width, planes[0].height);
+  return NULL;
+}
+
+CqStatus
+cq_ssim_cpu_measure (CqSsimCpu * cpu, const void *const *ref,
+    const size_t *ref_strides, const void *const *dist,
+    const size_t *dist_strides, CqSsimPlaneSums * sums, CqError * err)
+{
+  BandFunc windows = cpu->window == CQ_SSIM_BOX8 ? band_box8 :
+      cpu->window == CQ_SSIM_FFMPEG ? band_ffmpeg : band_gauss11;
+  unsigned i, k;
+
+  for (i = 0; i < cpu->n_planes; i++) {
+    const CqSsimPlane *p = &cpu->planes[i];
+    size_t row_bytes = (size_t) (p->width - 1) * p->sample_stride +
+        (p->layout.kind == CQ_LAYOUT_RGB8 ? p->sample_stride :
+        p->offset + (p->layout.kind == CQ_LAYOUT_GRAY16 ? 2 : 1));
+
+    if (ref_strides[i] < row_bytes || dist_strides[i] < row_bytes)
+      return cq_error_set (err, CQ_ERROR_INVALID,
+          "plane %u: row strides %zu and %zu are shorter than a row of %u "
+          "samples (%zu bytes)", i, ref_strides[i], dist_strides[i],
+          p->width, row_bytes);
+  }
+  for (i = 0; i < cpu->n_planes; i++) {
+    CqSsimPlaneSums *s = &sums[i];
+
+    for (k = 0; k < cpu->n_threads; k++) {
+      CqSsimBand *b = &cpu->bands[k];
+
+      b->plane = &cpu->planes[i];
+      b->ref = ref[i];
+      b->dist = dist[i];
+      b->ref_stride = ref_strides[i];
+      b->dist_stride = dist_strides[i];
+      b->a = cpu->a[i];
+      b->b = cpu->b[i];
+    }
+    run_bands (cpu, band_unpack);
+    run_bands (cpu, windows);
+    memset (s, 0, sizeof (*s));
+    for (k = 0; k < cpu->n_threads; k++) {
+      s->ssim_sum += cpu->bands[k].ssim_sum;
+      s->sse += cpu->bands[k].sse;
+    }
+    s->windows = cq_ssim_window_count (cpu->window, cpu->planes[i].width,
+        cpu->planes[i].height);
+    s->samples = (uint64_t) cpu->planes[i].width * cpu->planes[i].height;
+  }
+  return CQ_OK;
+}
+
+void
+cq_ssim_cpu_free (CqSsimCpu * cpu)
+{
+  unsigned i;
+
+  if (!cpu)
+    return;
+  if (cpu->bands) {
+    for (i = 0; i < cpu->n_threads; i++) {
+      free (cpu->bands[i].cols);
+      free (cpu->bands[i].vert);
+    }
+    free (cpu->bands);
+  }
+  for (i = 0; i < cpu->n_planes; i++) {
+    free (cpu->a[i]);
+    free (cpu->b[i]);
+  }
+  free (cpu);
+}

@@ -1,0 +1,529 @@
+/* cudaquality compute library: SSIM on CUDA, the launchers.
+ *
+ * Everything is allocated in cq_ssim_cuda_new (). A frame pair costs the
+ * uploads (pinned planes copied directly, pageable ones through pinned
+ * staging in chunks), for planes that are not packed samples one unpacking
+ * kernel, one measuring kernel a plane, and one small copy of the results,
+ * all on the context's own stream.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cq-cuda-private.h"
+#include "cq-ssim-kernels.cuh"
+
+#define STAGING_CHUNKS 8
+
+typedef struct
+{
+  CqSsimPlane plane;
+  unsigned bytes;               /* 1 or 2: the packed sample */
+  int packed;                   /* samples already packed in the frame */
+  size_t row_bytes;             /* stored bytes of a row */
+  unsigned char *frame[2];      /* uploads / aligned copies: ref, dist */
+  size_t frame_pitch;
+  unsigned char *unpacked[2];   /* packed samples, for planes that are not */
+  size_t unpacked_pitch;
+  double *partials;
+  unsigned long long *sse_accum;
+  unsigned *counter;
+  unsigned rows;                /* rows a tile walks */
+  dim3 grid;
+} PlaneCtx;
+
+struct CqSsimCuda
+{
+  int device;
+  CqSsimWindow window;
+  unsigned n_planes;
+  PlaneCtx pl[CQ_SSIM_MAX_PLANES];
+  cudaStream_t stream;
+  cq::SsimPlaneOut *out_dev, *out_host;
+  unsigned char *staging;
+  size_t staging_bytes;
+};
+
+static size_t
+plane_row_bytes (const CqSsimPlane * p)
+{
+  if (p->layout.kind == CQ_LAYOUT_RGB8)
+    return (size_t) p->width * p->sample_stride;
+  return (size_t) (p->width - 1) * p->sample_stride + p->offset +
+      (p->layout.kind == CQ_LAYOUT_GRAY16 ? 2 : 1);
+}
+
+static unsigned
+default_tile_rows (CqSsimWindow window)
+{
+  switch (window) {
+    case CQ_SSIM_BOX8:
+      return cq::kBox8Rows;
+    case CQ_SSIM_FFMPEG:
+      return cq::kFfmpegBlockRows;
+    case CQ_SSIM_GAUSS11:
+      return cq::kGaussRows;
+  }
+  return 32;
+}
+
+static dim3
+plane_grid (CqSsimWindow window, const CqSsimPlane * p, unsigned rows)
+{
+  const int warps = cq::kSsimThreads / 32;
+
+  switch (window) {
+    case CQ_SSIM_BOX8:{
+      unsigned strips = (p->width + cq::kBox8Strip - 1) / cq::kBox8Strip;
+      return dim3 ((strips + warps - 1) / warps,
+          (p->height + rows - 1) / rows);
+    }
+    case CQ_SSIM_FFMPEG:{
+      unsigned w4 = p->width / 4, h4 = p->height / 4;
+      unsigned strips = (w4 + cq::kFfmpegStrip - 1) / cq::kFfmpegStrip;
+      return dim3 ((strips + warps - 1) / warps, (h4 + rows - 1) / rows);
+    }
+    case CQ_SSIM_GAUSS11:
+      return dim3 ((p->width + cq::kGaussCols - 1) / cq::kGaussCols,
+          (p->height + rows - 1) / rows);
+  }
+  return dim3 (1);
+}
+
+extern "C" CqSsimCuda *
+cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
+    unsigned n_planes, CqError * err)
+{
+  CqSsimCuda *cu;
+  cudaError_t e;
+  const char *what = "cannot select the CUDA device";
+  unsigned i;
+
+  if (cq_ssim_check (window, planes, n_planes, err) != CQ_OK)
+    return NULL;
+  cu = (CqSsimCuda *) calloc (1, sizeof (*cu));
+  if (!cu) {
+    cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "out of host memory");
+    return NULL;
+  }
+  cu->device = device;
+  cu->window = window;
+  cu->n_planes = n_planes;
+
+  e = cudaSetDevice (device);
+  if (e == cudaSuccess) {
+    double w[11];
+
+    what = "cannot set the Gaussian weights";
+    cq_ssim_gauss_weights (w);
+    e = cudaMemcpyToSymbol (cq::c_gauss, w, sizeof (w));
+  }
+  if (e == cudaSuccess) {
+    what = "cannot create a CUDA stream";
+    e = cudaStreamCreateWithFlags (&cu->stream, cudaStreamNonBlocking);
+  }
+  for (i = 0; i < n_planes && e == cudaSuccess; i++) {
+    PlaneCtx *pc = &cu->pl[i];
+    const CqSsimPlane *p = &planes[i];
+    unsigned blocks;
+
+    pc->plane = *p;
+    pc->bytes = p->layout.kind == CQ_LAYOUT_GRAY16 ? 2 : 1;
+    pc->packed = p->layout.kind != CQ_LAYOUT_RGB8 &&
+        p->sample_stride == pc->bytes && p->offset == 0;
+    pc->row_bytes = plane_row_bytes (p);
+    pc->rows = default_tile_rows (window);
+    pc->grid = plane_grid (window, p, pc->rows);
+    /* room for the block sums of the smallest tiles set_tile_rows allows */
+    blocks = plane_grid (window, p, 1).x * plane_grid (window, p, 1).y;
+    cu->staging_bytes += 2 * pc->row_bytes * p->height;
+
+    what = "cannot allocate the device frames";
+    e = cudaMallocPitch ((void **) &pc->frame[0], &pc->frame_pitch,
+        pc->row_bytes, 2 * (size_t) p->height);
+    if (e == cudaSuccess) {
+      pc->frame[1] = pc->frame[0] + pc->frame_pitch * p->height;
+      if (!pc->packed) {
+        what = "cannot allocate the unpacked planes";
+        e = cudaMallocPitch ((void **) &pc->unpacked[0], &pc->unpacked_pitch,
+            (size_t) p->width * pc->bytes, 2 * (size_t) p->height);
+        pc->unpacked[1] = pc->unpacked[0] + pc->unpacked_pitch * p->height;
+      }
+    }
+    if (e == cudaSuccess) {
+      what = "cannot allocate the block sums";
+      e = cudaMalloc ((void **) &pc->partials, blocks * sizeof (double) +
+          sizeof (unsigned long long) + sizeof (unsigned));
+    }
+    if (e == cudaSuccess) {
+      pc->sse_accum = (unsigned long long *) (pc->partials + blocks);
+      pc->counter = (unsigned *) (pc->sse_accum + 1);
+      e = cudaMemset (pc->sse_accum, 0,
+          sizeof (unsigned long long) + sizeof (unsigned));
+    }
+  }
+  if (e == cudaSuccess) {
+    what = "cannot allocate the results";
+    e = cudaMalloc ((void **) &cu->out_dev,
+        CQ_SSIM_MAX_PLANES * sizeof (cq::SsimPlaneOut));
+  }
+  if (e == cudaSuccess)
+    e = cudaMallocHost ((void **) &cu->out_host,
+        CQ_SSIM_MAX_PLANES * sizeof (cq::SsimPlaneOut));
+  if (e == cudaSuccess) {
+    what = "cannot allocate pinned staging memory";
+    e = cudaMallocHost ((void **) &cu->staging, cu->staging_bytes);
+  }
+  if (e != cudaSuccess) {
+    cq_cuda_error (err, e, what);
+    if (err)
+      snprintf (err->message + strlen (err->message),
+          sizeof (err->message) - strlen (err->message),
+          " (planes of %ux%u on device %d)", planes[0].width,
+          planes[0].height, device);
+    cq_ssim_cuda_free (cu);
+    return NULL;
+  }
+  return cu;
+}
+
+extern "C" void
+cq_ssim_cuda_free (CqSsimCuda * cu)
+{
+  unsigned i;
+
+  if (!cu)
+    return;
+  if (cudaSetDevice (cu->device) == cudaSuccess) {
+    if (cu->stream)
+      cudaStreamSynchronize (cu->stream);
+    for (i = 0; i < cu->n_planes; i++) {
+      cudaFree (cu->pl[i].frame[0]);
+      cudaFree (cu->pl[i].unpacked[0]);
+      cudaFree (cu->pl[i].partials);
+    }
+    cudaFree (cu->out_dev);
+    cudaFreeHost (cu->out_host);
+    cudaFreeHost (cu->staging);
+    if (cu->stream)
+      cudaStreamDestroy (cu->stream);
+  }
+  cudaGetLastError ();
+  free (cu);
+}
+
+template < typename T > static void
+launch_plane (CqSsimWindow window, const cq::SsimParams & p, dim3 grid,
+    cudaStream_t stream)
+{
+  const dim3 block (cq::kSsimThreads);
+
+  switch (window) {
+    case CQ_SSIM_BOX8:
+      if constexpr (sizeof (T) == 1)
+        cq::ssim_box8_kernel < T, int ><<<grid, block, 0, stream>>> (p);
+      else
+        cq::ssim_box8_kernel < T, long long ><<<grid, block, 0, stream>>> (p);
+      break;
+    case CQ_SSIM_FFMPEG:
+      if (p.width % 4 || p.height % 4)
+        cq::ssim_sse_rest_kernel < T ><<<32, 256, 0, stream>>> (p);
+      cq::ssim_ffmpeg_kernel < T ><<<grid, block, 0, stream>>> (p);
+      break;
+    case CQ_SSIM_GAUSS11:
+      cq::ssim_gauss_kernel < T ><<<grid, block, 0, stream>>> (p);
+      break;
+  }
+}
+
+/* Enqueues plane i of a pair at ref/dist (device pointers in the plane's
+ * stored layout, pitches in bytes). */
+static CqStatus
+enqueue_plane (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
+    size_t ref_pitch, const unsigned char *dist, size_t dist_pitch,
+    CqError * err)
+{
+  PlaneCtx *pc = &cu->pl[i];
+  const CqSsimPlane *pl = &pc->plane;
+  const unsigned peak = cq_ssim_peak (pl);
+  cq::SsimParams p;
+
+  if (!pc->packed) {
+    const unsigned char *src[2] = { ref, dist };
+    const size_t pitch[2] = { ref_pitch, dist_pitch };
+    const dim3 block (32, 8);
+    const dim3 grid ((pl->width + 31) / 32, (pl->height + 7) / 8);
+    int f;
+
+    for (f = 0; f < 2; f++) {
+      cq::UnpackParams u;
+
+      u.src = src[f];
+      u.src_pitch = pitch[f];
+      u.dst = pc->unpacked[f];
+      u.dst_pitch = pc->unpacked_pitch;
+      u.width = (int) pl->width;
+      u.height = (int) pl->height;
+      u.kind = pl->layout.kind;
+      u.sample_stride = pl->sample_stride;
+      u.offset = pl->offset;
+      u.shift = pl->layout.shift;
+      u.mask = (1u << pl->layout.depth) - 1;
+      u.r = pl->layout.r_offset;
+      u.g = pl->layout.g_offset;
+      u.b = pl->layout.b_offset;
+      cq::ssim_unpack_kernel <<<grid, block, 0, cu->stream>>> (u);
+    }
+    ref = pc->unpacked[0];
+    dist = pc->unpacked[1];
+    ref_pitch = dist_pitch = pc->unpacked_pitch;
+  }
+  p.a = ref;
+  p.b = dist;
+  p.pitch_a = ref_pitch;
+  p.pitch_b = dist_pitch;
+  p.width = (int) pl->width;
+  p.height = (int) pl->height;
+  /* unpacked samples are already shifted and masked */
+  p.shift = pc->packed && pc->bytes == 2 ? pl->layout.shift : 0;
+  p.mask = pc->packed && pc->bytes == 2 ? (1u << pl->layout.depth) - 1 :
+      0xffffu;
+  {
+    const size_t align = 4 * pc->bytes;
+
+    p.vec = ((uintptr_t) ref % align) == 0 && ((uintptr_t) dist % align) == 0
+        && ref_pitch % align == 0 && dist_pitch % align == 0;
+  }
+  if (cu->window == CQ_SSIM_GAUSS11) {
+    p.k1 = (0.01 * peak) * (0.01 * peak);
+    p.k2 = (0.03 * peak) * (0.03 * peak);
+  } else {
+    p.k1 = 4096.0 * (0.01 * peak) * (0.01 * peak);
+    p.k2 = 4032.0 * (0.03 * peak) * (0.03 * peak);
+  }
+  p.c1 = CQ_SSIM_FFMPEG_C1 (peak);
+  p.c2 = CQ_SSIM_FFMPEG_C2 (peak);
+  p.rows = (int) pc->rows;
+  p.partials = pc->partials;
+  p.sse_accum = pc->sse_accum;
+  p.counter = pc->counter;
+  p.out = cu->out_dev + i;
+  if (pc->bytes == 2)
+    launch_plane < unsigned short > (cu->window, p, pc->grid, cu->stream);
+  else
+    launch_plane < unsigned char > (cu->window, p, pc->grid, cu->stream);
+  CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the SSIM kernels");
+  return CQ_OK;
+}
+
+static CqStatus
+finish_frame (CqSsimCuda * cu, CqSsimPlaneSums * sums, CqError * err)
+{
+  unsigned i;
+
+  CQ_CUDA_TRY (cudaMemcpyAsync (cu->out_host, cu->out_dev,
+          cu->n_planes * sizeof (cq::SsimPlaneOut), cudaMemcpyDeviceToHost,
+          cu->stream), err, "cannot copy the results to the host");
+  CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
+      "the SSIM kernels failed");
+  for (i = 0; i < cu->n_planes; i++) {
+    const CqSsimPlane *p = &cu->pl[i].plane;
+
+    sums[i].ssim_sum = cu->out_host[i].ssim_sum;
+    sums[i].sse = cu->out_host[i].sse;
+    sums[i].windows = cq_ssim_window_count (cu->window, p->width, p->height);
+    sums[i].samples = (uint64_t) p->width * p->height;
+  }
+  return CQ_OK;
+}
+
+static CqStatus
+check_strides (CqSsimCuda * cu, const size_t * ref_strides,
+    const size_t * dist_strides, CqError * err)
+{
+  unsigned i;
+
+  for (i = 0; i < cu->n_planes; i++)
+    if (ref_strides[i] < cu->pl[i].row_bytes
+        || dist_strides[i] < cu->pl[i].row_bytes)
+      return cq_error_set (err, CQ_ERROR_INVALID,
+          "plane %u: row strides %zu and %zu are shorter than a row of %u "
+          "samples (%zu bytes)", i, ref_strides[i], dist_strides[i],
+          cu->pl[i].plane.width, cu->pl[i].row_bytes);
+  return CQ_OK;
+}
+
+/* Uploads rows of host memory: directly when pinned, else through the
+ * pinned staging area at *stage in chunks, so that the CPU copy of a chunk
+ * overlaps the DMA of the previous one. */
+static CqStatus
+upload (CqSsimCuda * cu, unsigned char *dst, size_t dst_pitch,
+    const unsigned char *src, size_t src_stride, size_t row_bytes,
+    unsigned rows, unsigned char **stage, CqError * err)
+{
+  cudaPointerAttributes attr;
+  unsigned chunk, done = 0;
+
+  if (cudaPointerGetAttributes (&attr, src) == cudaSuccess
+      && attr.type == cudaMemoryTypeHost) {
+    CQ_CUDA_TRY (cudaMemcpy2DAsync (dst, dst_pitch, src, src_stride,
+            row_bytes, rows, cudaMemcpyHostToDevice, cu->stream), err,
+        "cannot upload a plane");
+    return CQ_OK;
+  }
+  cudaGetLastError ();          /* pageable memory is not an error */
+  for (chunk = 0; chunk < STAGING_CHUNKS && done < rows; chunk++) {
+    unsigned end = (unsigned) ((uint64_t) rows * (chunk + 1) / STAGING_CHUNKS);
+    unsigned n = end - done, r;
+    unsigned char *s = *stage;
+
+    if (n == 0)
+      continue;
+    if (src_stride == row_bytes)
+      memcpy (s, src + (size_t) done * src_stride, n * row_bytes);
+    else
+      for (r = 0; r < n; r++)
+        memcpy (s + r * row_bytes, src + (size_t) (done + r) * src_stride,
+            row_bytes);
+    CQ_CUDA_TRY (cudaMemcpy2DAsync (dst + (size_t) done * dst_pitch,
+            dst_pitch, s, row_bytes, row_bytes, n, cudaMemcpyHostToDevice,
+            cu->stream), err, "cannot upload a plane");
+    *stage += (size_t) n * row_bytes;
+    done = end;
+  }
+  return CQ_OK;
+}
+
+extern "C" CqStatus
+cq_ssim_cuda_measure_host (CqSsimCuda * cu, const void *const *ref,
+    const size_t * ref_strides, const void *const *dist,
+    const size_t * dist_strides, CqSsimPlaneSums * sums, CqError * err)
+{
+  unsigned char *stage = cu->staging;
+  unsigned i;
+
+  if (check_strides (cu, ref_strides, dist_strides, err) != CQ_OK)
+    return err ? err->status : CQ_ERROR_INVALID;
+  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
+  for (i = 0; i < cu->n_planes; i++) {
+    PlaneCtx *pc = &cu->pl[i];
+    CqStatus ret;
+
+    ret = upload (cu, pc->frame[0], pc->frame_pitch,
+        (const unsigned char *) ref[i], ref_strides[i], pc->row_bytes,
+        pc->plane.height, &stage, err);
+    if (ret == CQ_OK)
+      ret = upload (cu, pc->frame[1], pc->frame_pitch,
+          (const unsigned char *) dist[i], dist_strides[i], pc->row_bytes,
+          pc->plane.height, &stage, err);
+    if (ret == CQ_OK)
+      ret = enqueue_plane (cu, i, pc->frame[0], pc->frame_pitch,
+          pc->frame[1], pc->frame_pitch, err);
+    if (ret != CQ_OK)
+      return ret;
+  }
+  return finish_frame (cu, sums, err);
+}
+
+/* Enqueues every plane of a pair in device memory. Packed planes are read
+ * in place; one whose rows are not aligned for vector loads is read with
+ * scalar loads. */
+static CqStatus
+enqueue_device (CqSsimCuda * cu, const void *const *ref,
+    const size_t * ref_pitches, const void *const *dist,
+    const size_t * dist_pitches, CqError * err)
+{
+  unsigned i;
+
+  for (i = 0; i < cu->n_planes; i++) {
+    PlaneCtx *pc = &cu->pl[i];
+    const unsigned char *src[2] = { (const unsigned char *) ref[i],
+      (const unsigned char *) dist[i]
+    };
+    size_t pitch[2] = { ref_pitches[i], dist_pitches[i] };
+    CqStatus ret;
+    int f;
+
+    /* 16-bit samples must be 2-byte aligned to be read in place */
+    for (f = 0; f < 2 && pc->packed && pc->bytes == 2; f++) {
+      if ((uintptr_t) src[f] % 2 == 0 && pitch[f] % 2 == 0)
+        continue;
+      CQ_CUDA_TRY (cudaMemcpy2DAsync (pc->frame[f], pc->frame_pitch, src[f],
+              pitch[f], pc->row_bytes, pc->plane.height,
+              cudaMemcpyDeviceToDevice, cu->stream), err,
+          "cannot copy a misaligned plane on the device");
+      src[f] = pc->frame[f];
+      pitch[f] = pc->frame_pitch;
+    }
+    ret = enqueue_plane (cu, i, src[0], pitch[0], src[1], pitch[1], err);
+    if (ret != CQ_OK)
+      return ret;
+  }
+  return CQ_OK;
+}
+
+extern "C" CqStatus
+cq_ssim_cuda_measure_device (CqSsimCuda * cu, const void *const *ref,
+    const size_t * ref_pitches, const void *const *dist,
+    const size_t * dist_pitches, CqSsimPlaneSums * sums, CqError * err)
+{
+  CqStatus ret;
+
+  if (check_strides (cu, ref_pitches, dist_pitches, err) != CQ_OK)
+    return err ? err->status : CQ_ERROR_INVALID;
+  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
+  ret = enqueue_device (cu, ref, ref_pitches, dist, dist_pitches, err);
+  if (ret != CQ_OK)
+    return ret;
+  return finish_frame (cu, sums, err);
+}
+
+extern "C" CqStatus
+cq_ssim_cuda_time_device (CqSsimCuda * cu, const void *const *ref,
+    const size_t * ref_pitches, const void *const *dist,
+    const size_t * dist_pitches, unsigned iterations, double *us,
+    CqError * err)
+{
+  cudaEvent_t start, stop;
+  cudaError_t e;
+  float ms = 0;
+  unsigned i;
+  CqStatus ret;
+
+  if (check_strides (cu, ref_pitches, dist_pitches, err) != CQ_OK)
+    return err ? err->status : CQ_ERROR_INVALID;
+  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
+  CQ_CUDA_TRY (cudaEventCreate (&start), err, "cannot create an event");
+  CQ_CUDA_TRY (cudaEventCreate (&stop), err, "cannot create an event");
+  ret = enqueue_device (cu, ref, ref_pitches, dist, dist_pitches, err);
+  cudaEventRecord (start, cu->stream);
+  for (i = 0; i < iterations && ret == CQ_OK; i++)
+    ret = enqueue_device (cu, ref, ref_pitches, dist, dist_pitches, err);
+  cudaEventRecord (stop, cu->stream);
+  e = cudaEventSynchronize (stop);
+  if (ret == CQ_OK && e == cudaSuccess) {
+    cudaEventElapsedTime (&ms, start, stop);
+    *us = ms * 1e3 / iterations;
+  } else if (ret == CQ_OK) {
+    ret = cq_cuda_error (err, e, "the timed kernels failed");
+  }
+  cudaEventDestroy (start);
+  cudaEventDestroy (stop);
+  return ret;
+}
+
+extern "C" CqStatus
+cq_ssim_cuda_set_tile_rows (CqSsimCuda * cu, unsigned rows, CqError * err)
+{
+  unsigned i;
+
+  if (rows < 1)
+    return cq_error_set (err, CQ_ERROR_INVALID, "tile rows must be >= 1");
+  for (i = 0; i < cu->n_planes; i++) {
+    cu->pl[i].rows = rows;
+    cu->pl[i].grid = plane_grid (cu->window, &cu->pl[i].plane, rows);
+  }
+  return CQ_OK;
+}

@@ -1,0 +1,639 @@
+/* cudaquality compute library: the SSIM kernels.
+ *
+ * Each kernel walks columns down the frame pair, the seed's pipelined
+ * design: a warp keeps running window sums for its columns in registers, so
+ * every sample is read from memory once (plus a few halo rows a tile), and
+ * horizontal window sums come from the neighbouring lanes by shuffle (box8,
+ * ffmpeg) or from a row in shared memory (gauss11). The squared differences
+ * for MSE/PSNR are summed in the same pass.
+ *
+ * Reduction: each block writes its double SSIM sum to its own slot and adds
+ * its 64-bit SSE with an integer atomic (exact in any order); the last
+ * block to finish adds the slots in index order, so the result does not
+ * depend on scheduling, and resets the accumulators for the next frame.
+ *
+ * The local expressions mirror cq-ssim-local.h operation for operation.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CQ_SSIM_KERNELS_CUH
+#define CQ_SSIM_KERNELS_CUH
+
+#include "cq-ssim.h"
+#include "cq-ssim-local.h"
+
+namespace cq
+{
+
+constexpr int kSsimThreads = 128;       /* 4 warps a block */
+constexpr int kBox8Strip = 120;         /* window columns a warp owns */
+constexpr int kFfmpegStrip = 31;        /* window block columns a warp owns */
+constexpr int kGaussCols = 118;         /* window columns a block owns */
+/* Default rows a tile walks (block rows for ffmpeg): more rows spread the
+ * halo over more windows, fewer give more tiles to hide latency with. */
+constexpr int kBox8Rows = 32;
+constexpr int kFfmpegBlockRows = 8;
+constexpr int kGaussRows = 32;
+constexpr unsigned kAll = 0xffffffffu;
+
+__constant__ double c_gauss[11];
+
+struct SsimPlaneOut
+{
+  double ssim_sum;
+  unsigned long long sse;
+};
+
+struct SsimParams
+{
+  const unsigned char *a, *b;   /* packed samples of the reference, distorted */
+  size_t pitch_a, pitch_b;
+  int width, height;
+  unsigned shift, mask;         /* 16-bit samples: (v >> shift) & mask */
+  bool vec;                     /* rows aligned for 4-sample vector loads */
+  double k1, k2;                /* box8: 4096 C1, 4032 C2; gauss11: C1, C2 */
+  long long c1, c2;             /* ffmpeg */
+  int rows;                     /* rows (block rows for ffmpeg) a tile walks */
+  double *partials;             /* one per block */
+  unsigned long long *sse_accum;        /* zero between frames */
+  unsigned *counter;            /* zero between frames */
+  SsimPlaneOut *out;
+};
+
+/* ---- loads ----
+ * Four adjacent samples of a row as the raw words that hold them (one
+ * 32-bit word of 8-bit samples, two of 16-bit ones): kept in registers as
+ * is and unpacked when used. Samples right of the plane read as 0. */
+
+template < typename T > struct Raw4;
+template <> struct Raw4 <unsigned char>
+{
+  unsigned w;
+};
+template <> struct Raw4 <unsigned short>
+{
+  unsigned w0, w1;
+};
+
+__device__ __forceinline__ Raw4 < unsigned char >
+load_raw4 (const unsigned char *row, int x, int width, const SsimParams & p)
+{
+  Raw4 < unsigned char >r;
+
+  if (p.vec && x + 3 < width) {
+    r.w = __ldg ((const unsigned *) (row + x));
+  } else {
+    r.w = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      if (x + j < width)
+        r.w |= (unsigned) __ldg (row + x + j) << (8 * j);
+  }
+  return r;
+}
+
+__device__ __forceinline__ Raw4 < unsigned short >
+load_raw4 (const unsigned short *row, int x, int width, const SsimParams & p)
+{
+  Raw4 < unsigned short >r;
+
+  if (p.vec && x + 3 < width) {
+    uint2 w = __ldg ((const uint2 *) (row + x));
+    r.w0 = w.x;
+    r.w1 = w.y;
+  } else {
+    unsigned v[4];
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      v[j] = x + j < width ? __ldg (row + x + j) : 0u;
+    r.w0 = v[0] | v[1] << 16;
+    r.w1 = v[2] | v[3] << 16;
+  }
+  return r;
+}
+
+__device__ __forceinline__ void
+unpack4 (Raw4 < unsigned char >r, const SsimParams &, unsigned v[4])
+{
+  v[0] = r.w & 0xff;
+  v[1] = (r.w >> 8) & 0xff;
+  v[2] = (r.w >> 16) & 0xff;
+  v[3] = r.w >> 24;
+}
+
+__device__ __forceinline__ void
+unpack4 (Raw4 < unsigned short >r, const SsimParams & p, unsigned v[4])
+{
+  v[0] = ((r.w0 & 0xffff) >> p.shift) & p.mask;
+  v[1] = ((r.w0 >> 16) >> p.shift) & p.mask;
+  v[2] = ((r.w1 & 0xffff) >> p.shift) & p.mask;
+  v[3] = ((r.w1 >> 16) >> p.shift) & p.mask;
+}
+
+template < typename T > __device__ __forceinline__ void
+load4 (const T * row, int x, int width, const SsimParams & p, unsigned v[4])
+{
+  unpack4 (load_raw4 (row, x, width, p), p, v);
+}
+
+__device__ __forceinline__ unsigned
+load1 (const unsigned char *row, int x, const SsimParams &)
+{
+  return __ldg (row + x);
+}
+
+__device__ __forceinline__ unsigned
+load1 (const unsigned short *row, int x, const SsimParams & p)
+{
+  return (__ldg (row + x) >> p.shift) & p.mask;
+}
+
+template < typename T > __device__ __forceinline__ const T *
+row_of (const unsigned char *base, size_t pitch, int y)
+{
+  return (const T *) (base + (size_t) y * pitch);
+}
+
+/* ---- reduction ---- */
+
+__device__ __forceinline__ double
+warp_sum (double v)
+{
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_down_sync (kAll, v, o);
+  return v;
+}
+
+__device__ __forceinline__ unsigned long long
+warp_sum (unsigned long long v)
+{
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_down_sync (kAll, v, o);
+  return v;
+}
+
+/* Every thread of the block calls this once with its sums. */
+__device__ void
+block_finish (const SsimParams & p, double ssim, unsigned long long sse)
+{
+  __shared__ double s_ssim[kSsimThreads / 32];
+  __shared__ unsigned long long s_sse[kSsimThreads / 32];
+  __shared__ double s_final[kSsimThreads];
+  __shared__ bool s_last;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const unsigned blocks = gridDim.x * gridDim.y;
+  const unsigned block = blockIdx.y * gridDim.x + blockIdx.x;
+
+  ssim = warp_sum (ssim);
+  sse = warp_sum (sse);
+  if (lane == 0) {
+    s_ssim[warp] = ssim;
+    s_sse[warp] = sse;
+  }
+  __syncthreads ();
+  if (threadIdx.x == 0) {
+    double b_ssim = 0.0;
+    unsigned long long b_sse = 0;
+
+    for (int w = 0; w < kSsimThreads / 32; w++) {
+      b_ssim += s_ssim[w];
+      b_sse += s_sse[w];
+    }
+    p.partials[block] = b_ssim;
+    if (b_sse)
+      atomicAdd (p.sse_accum, b_sse);
+    __threadfence ();
+    s_last = atomicAdd (p.counter, 1u) == blocks - 1;
+  }
+  __syncthreads ();
+  if (!s_last)
+    return;
+  /* the last block: add the block sums in a fixed order */
+  {
+    double acc = 0.0;
+
+    __threadfence ();
+    for (unsigned i = threadIdx.x; i < blocks; i += kSsimThreads)
+      acc += ((volatile double *) p.partials)[i];
+    s_final[threadIdx.x] = acc;
+    __syncthreads ();
+    for (int n = kSsimThreads / 2; n > 0; n >>= 1) {
+      if (threadIdx.x < n)
+        s_final[threadIdx.x] += s_final[threadIdx.x + n];
+      __syncthreads ();
+    }
+    if (threadIdx.x == 0) {
+      p.out->ssim_sum = s_final[0];
+      p.out->sse = atomicExch (p.sse_accum, 0ull);
+      *p.counter = 0;
+    }
+  }
+}
+
+/* ---- box8: every 8x8 window ----
+ * A lane owns 4 adjacent columns and keeps their 8-row sums of a, b,
+ * a²+b², ab; a warp spans 128 columns and owns the 120 windows starting in
+ * its first 120 (the last 8 columns are the halo). The window starting at
+ * column 4·lane+j adds the own columns j..3, lane+1's four and lane+2's
+ * first j: from totals and prefix sums, 4 shuffles a quantity a row.
+ * A block is 4 warps side by side and walks p.rows window rows. */
+
+template < typename I > __device__ __forceinline__ double
+box8_local (I sa, I sb, I sss, I sab, double k1, double k2)
+{
+  I pr = sa * sb;
+  I q = sa * sa + sb * sb;
+  double n1 = (double) (2 * pr) + k1;
+  double n2 = (double) (2 * (64 * sab - pr)) + k2;
+  double d1 = (double) q + k1;
+  double d2 = (double) (64 * sss - q) + k2;
+
+  return (n1 * n2) / (d1 * d2);
+}
+
+template < typename I > __device__ __forceinline__ void
+box8_windows (const I v[4], I w[4])
+{
+  I p1 = v[0], p2 = v[0] + v[1], p3 = p2 + v[2], tot = p3 + v[3];
+  I u = tot + __shfl_down_sync (kAll, tot, 1);
+
+  w[0] = u;
+  w[1] = u - p1 + __shfl_down_sync (kAll, p1, 2);
+  w[2] = u - p2 + __shfl_down_sync (kAll, p2, 2);
+  w[3] = u - p3 + __shfl_down_sync (kAll, p3, 2);
+}
+
+template < typename T, typename I > __device__ __forceinline__ void
+box8_add (const Raw4 < T > &ra, const Raw4 < T > &rb, const SsimParams & p,
+    I sign, I s1[4], I s2[4], I ss[4], I s12[4])
+{
+  unsigned a[4], b[4];
+
+  unpack4 (ra, p, a);
+  unpack4 (rb, p, b);
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    s1[j] += sign * (I) a[j];
+    s2[j] += sign * (I) b[j];
+    ss[j] += sign * ((I) a[j] * (I) a[j] + (I) b[j] * (I) b[j]);
+    s12[j] += sign * ((I) a[j] * (I) b[j]);
+  }
+}
+
+/* I: the integer type of the sums (int for 8-bit, long long above). The
+ * walk is unrolled by 8 so that the last 8 rows stay in a register ring
+ * with compile-time slots; the next row is loaded one step ahead. */
+template < typename T, typename I > __global__ void
+__launch_bounds__ (kSsimThreads)
+ssim_box8_kernel (SsimParams p)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int x0 = (blockIdx.x * (kSsimThreads / 32) + warp) * kBox8Strip;
+  const int cx = x0 + 4 * lane;
+  const int y0 = blockIdx.y * p.rows;
+  const int own_end = min (y0 + p.rows, p.height);
+  const int read_end = min (y0 + p.rows + 7, p.height);
+  const bool own_lane = lane < kBox8Strip / 4;
+  I s1[4] = { 0, 0, 0, 0 }, s2[4] = { 0, 0, 0, 0 };
+  I ss[4] = { 0, 0, 0, 0 }, s12[4] = { 0, 0, 0, 0 };
+  Raw4 < T > ring_a[8], ring_b[8], next_a, next_b;
+  double ssim = 0.0;
+  unsigned long long sse = 0;
+
+  if (x0 < p.width) {
+    next_a = load_raw4 (row_of < T > (p.a, p.pitch_a, y0), cx, p.width, p);
+    next_b = load_raw4 (row_of < T > (p.b, p.pitch_b, y0), cx, p.width, p);
+    for (int base = y0; base < read_end; base += 8) {
+#pragma unroll
+      for (int k = 0; k < 8; k++) {
+        const int y = base + k;
+        Raw4 < T > ra, rb;
+
+        if (y >= read_end)
+          break;
+        ra = next_a;
+        rb = next_b;
+        if (y + 1 < read_end) {
+          next_a = load_raw4 (row_of < T > (p.a, p.pitch_a, y + 1), cx,
+              p.width, p);
+          next_b = load_raw4 (row_of < T > (p.b, p.pitch_b, y + 1), cx,
+              p.width, p);
+        }
+        if (y - y0 >= 8)        /* slot k holds row y - 8 */
+          box8_add < T, I > (ring_a[k], ring_b[k], p, (I) - 1, s1, s2, ss,
+              s12);
+        box8_add < T, I > (ra, rb, p, (I) 1, s1, s2, ss, s12);
+        ring_a[k] = ra;
+        ring_b[k] = rb;
+        if (own_lane && y < own_end) {
+          unsigned a[4], b[4];
+
+          unpack4 (ra, p, a);
+          unpack4 (rb, p, b);
+#pragma unroll
+          for (int j = 0; j < 4; j++) {
+            int d = (int) a[j] - (int) b[j];
+            sse += (unsigned long long) ((long long) d * d);
+          }
+        }
+        if (y - y0 >= 7) {
+          I w1[4], w2[4], wss[4], w12[4];
+
+          box8_windows (s1, w1);
+          box8_windows (s2, w2);
+          box8_windows (ss, wss);
+          box8_windows (s12, w12);
+          if (own_lane) {
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+              if (cx + j + 8 <= p.width)
+                ssim += box8_local (w1[j], w2[j], wss[j], w12[j], p.k1, p.k2);
+          }
+        }
+      }
+    }
+  }
+  block_finish (p, ssim, sse);
+}
+
+/* ---- ffmpeg: 8x8 windows on the 4-sample grid ----
+ * A lane owns one column of 4x4 blocks and walks block rows, keeping the
+ * previous block row's sums; the window adds the lane's two blocks and the
+ * next lane's two. A warp owns 31 window columns; a block is 4 warps side
+ * by side and walks p.rows window rows. Samples outside the
+ * 4-aligned area (at most 3 columns and 3 rows) enter only the SSE, added by
+ * ssim_sse_rest_kernel. */
+
+template < typename T > struct BlockRaw
+{
+  Raw4 < T > a[4], b[4];
+};
+
+/* The 4x4 block at (x, y) of both frames; it lies inside the plane. */
+template < typename T > __device__ __forceinline__ BlockRaw < T >
+load_block (const SsimParams & p, int x, int y)
+{
+  BlockRaw < T > r;
+
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    r.a[k] = load_raw4 (row_of < T > (p.a, p.pitch_a, y + k), x, x + 4, p);
+    r.b[k] = load_raw4 (row_of < T > (p.b, p.pitch_b, y + k), x, x + 4, p);
+  }
+  return r;
+}
+
+/* 8-bit: four samples at once with byte dot products. */
+__device__ __forceinline__ void
+block_sums (const BlockRaw < unsigned char >&r, const SsimParams &,
+    long long s[4], unsigned long long &sse)
+{
+  unsigned s1 = 0, s2 = 0, ss = 0, s12 = 0, e = 0;
+
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    const unsigned a = r.a[k].w, b = r.b[k].w, d = __vabsdiffu4 (a, b);
+
+    s1 = __dp4a (a, 0x01010101u, s1);
+    s2 = __dp4a (b, 0x01010101u, s2);
+    ss = __dp4a (a, a, ss);
+    ss = __dp4a (b, b, ss);
+    s12 = __dp4a (a, b, s12);
+    e = __dp4a (d, d, e);
+  }
+  s[0] = s1;
+  s[1] = s2;
+  s[2] = ss;
+  s[3] = s12;
+  sse = e;
+}
+
+__device__ __forceinline__ void
+block_sums (const BlockRaw < unsigned short >&r, const SsimParams & p,
+    long long s[4], unsigned long long &sse)
+{
+  long long s1 = 0, s2 = 0, ss = 0, s12 = 0;
+  unsigned long long e = 0;
+
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    unsigned a[4], b[4];
+
+    unpack4 (r.a[k], p, a);
+    unpack4 (r.b[k], p, b);
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      long long d = (long long) a[j] - (long long) b[j];
+
+      s1 += a[j];
+      s2 += b[j];
+      ss += (long long) a[j] * a[j] + (long long) b[j] * b[j];
+      s12 += (long long) a[j] * b[j];
+      e += (unsigned long long) (d * d);
+    }
+  }
+  s[0] = s1;
+  s[1] = s2;
+  s[2] = ss;
+  s[3] = s12;
+  sse = e;
+}
+
+/* The next block row is loaded one step ahead. */
+template < typename T > __global__ void
+__launch_bounds__ (kSsimThreads)
+ssim_ffmpeg_kernel (SsimParams p)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int w4 = p.width / 4, h4 = p.height / 4;
+  const int bx0 = (blockIdx.x * (kSsimThreads / 32) + warp) * kFfmpegStrip;
+  const int bx = bx0 + lane;
+  const int by0 = blockIdx.y * p.rows;
+  const int own_end = min (by0 + p.rows, h4);
+  const int read_end = min (by0 + p.rows + 1, h4);
+  const bool own_lane = lane < kFfmpegStrip && bx < w4;
+  const bool in = bx < w4;
+  long long prev[4] = { 0, 0, 0, 0 };
+  double ssim = 0.0;
+  unsigned long long sse = 0;
+  BlockRaw < T > next;
+
+  if (bx0 < w4) {
+    if (in)
+      next = load_block < T > (p, 4 * bx, 4 * by0);
+    for (int by = by0; by < read_end; by++) {
+      long long cur[4] = { 0, 0, 0, 0 }, pair[4], nb[4];
+      unsigned long long e = 0;
+      BlockRaw < T > r = next;
+
+      if (in && by + 1 < read_end)
+        next = load_block < T > (p, 4 * bx, 4 * (by + 1));
+      if (in)
+        block_sums (r, p, cur, e);
+      if (own_lane && by < own_end)
+        sse += e;
+#pragma unroll
+      for (int k = 0; k < 4; k++) {
+        pair[k] = prev[k] + cur[k];
+        nb[k] = __shfl_down_sync (kAll, pair[k], 1);
+        prev[k] = cur[k];
+      }
+      if (by > by0 && own_lane && bx + 1 < w4)
+        ssim += cq_ssim_ffmpeg_local (pair[0] + nb[0], pair[1] + nb[1],
+            pair[2] + nb[2], pair[3] + nb[3], p.c1, p.c2);
+    }
+  }
+  block_finish (p, ssim, sse);
+}
+
+/* The SSE of the samples right of and below the 4-aligned area. */
+template < typename T > __global__ void
+ssim_sse_rest_kernel (SsimParams p)
+{
+  const int w4x = p.width / 4 * 4, h4y = p.height / 4 * 4;
+  const int right = p.width - w4x;
+  const long long n_right = (long long) right * h4y;
+  const long long n = n_right + (long long) (p.height - h4y) * p.width;
+  unsigned long long sse = 0;
+
+  for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x;
+      i < n; i += (long long) gridDim.x * blockDim.x) {
+    int x, y;
+
+    if (i < n_right) {
+      x = w4x + (int) (i % right);
+      y = (int) (i / right);
+    } else {
+      x = (int) ((i - n_right) % p.width);
+      y = h4y + (int) ((i - n_right) / p.width);
+    }
+    long long d = (long long) load1 (row_of < T > (p.a, p.pitch_a, y), x, p)
+        - (long long) load1 (row_of < T > (p.b, p.pitch_b, y), x, p);
+    sse += (unsigned long long) (d * d);
+  }
+  sse = warp_sum (sse);
+  if ((threadIdx.x & 31) == 0 && sse)
+    atomicAdd (p.sse_accum, sse);
+}
+
+/* ---- gauss11: 11x11 Gaussian windows ----
+ * A thread owns a column and keeps the last 11 rows of a, b, a²+b², ab in
+ * registers (a ring indexed by compile-time slots); each row it forms the
+ * 11-tap vertical sums, puts them in shared memory, and the first 118
+ * threads form the horizontal sums for the windows starting in their
+ * column. Weights are in constant memory, computed on the host by the
+ * function the CPU backend uses. */
+
+template < typename T > __global__ void
+__launch_bounds__ (kSsimThreads)
+ssim_gauss_kernel (SsimParams p)
+{
+  __shared__ double s_v[2][4][kSsimThreads];
+  const int t = threadIdx.x;
+  const int x = blockIdx.x * kGaussCols + t;
+  const int y0 = blockIdx.y * p.rows;
+  const int own_end = min (y0 + p.rows, p.height);
+  const int read_end = min (y0 + p.rows + 10, p.height);
+  const bool own_col = t < kGaussCols && x < p.width;
+  const bool in = x < p.width;
+  double ring[11][4];
+  double ssim = 0.0;
+  unsigned long long sse = 0;
+  int buf = 0;
+
+  for (int base = y0; base < read_end; base += 11) {
+#pragma unroll
+    for (int k = 0; k < 11; k++) {
+      const int y = base + k;
+
+      if (y >= read_end)
+        break;
+      {
+        unsigned a = in ? load1 (row_of < T > (p.a, p.pitch_a, y), x, p) : 0;
+        unsigned b = in ? load1 (row_of < T > (p.b, p.pitch_b, y), x, p) : 0;
+        double da = (double) a, db = (double) b;
+        long long d = (long long) a - (long long) b;
+
+        if (own_col && y < own_end)
+          sse += (unsigned long long) (d * d);
+        ring[k][0] = da;
+        ring[k][1] = db;
+        ring[k][2] = da * da + db * db;
+        ring[k][3] = da * db;
+      }
+      if (y - y0 >= 10) {
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+          double v = 0.0;
+#pragma unroll
+          for (int i = 0; i < 11; i++)
+            v += c_gauss[i] * ring[(k + 1 + i) % 11][q];
+          s_v[buf][q][t] = v;
+        }
+        __syncthreads ();
+        if (own_col && x + 11 <= p.width) {
+          double u[4];
+#pragma unroll
+          for (int q = 0; q < 4; q++) {
+            double h = 0.0;
+#pragma unroll
+            for (int i = 0; i < 11; i++)
+              h += c_gauss[i] * s_v[buf][q][t + i];
+            u[q] = h;
+          }
+          ssim += cq_ssim_gauss_local (u[0], u[1], u[2], u[3], p.k1, p.k2);
+        }
+        buf ^= 1;
+      }
+    }
+  }
+  block_finish (p, ssim, sse);
+}
+
+/* ---- unpacking: interleaved chroma, one channel of packed RGB, or the
+ * gray value of packed RGB, into packed samples ---- */
+
+struct UnpackParams
+{
+  const unsigned char *src;
+  size_t src_pitch;
+  unsigned char *dst;
+  size_t dst_pitch;
+  int width, height;
+  CqLayoutKind kind;
+  unsigned sample_stride, offset, shift, mask;
+  unsigned r, g, b;
+};
+
+__global__ void
+ssim_unpack_kernel (UnpackParams u)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (x >= u.width || y >= u.height)
+    return;
+  const unsigned char *s = u.src + (size_t) y * u.src_pitch +
+      (size_t) x * u.sample_stride;
+  switch (u.kind) {
+    case CQ_LAYOUT_GRAY8:
+      u.dst[(size_t) y * u.dst_pitch + x] = s[u.offset];
+      break;
+    case CQ_LAYOUT_GRAY16:{
+      unsigned v = s[u.offset] | (unsigned) s[u.offset + 1] << 8;
+      ((unsigned short *) (u.dst + (size_t) y * u.dst_pitch))[x] =
+          (unsigned short) ((v >> u.shift) & u.mask);
+      break;
+    }
+    case CQ_LAYOUT_RGB8:
+      u.dst[(size_t) y * u.dst_pitch + x] = (unsigned char)
+          ((299u * s[u.r] + 587u * s[u.g] + 114u * s[u.b] + 500u) / 1000u);
+      break;
+  }
+}
+
+}                               /* namespace cq */
+
+#endif /* CQ_SSIM_KERNELS_CUH */

@@ -1,0 +1,84 @@
+/* cudaquality compute library: the local SSIM expressions.
+ *
+ * Included by the CPU backend (C) and the CUDA kernels (C++), so that both
+ * evaluate every window with the same operations in the same order. None of
+ * these expressions has a multiply feeding an add, so no compiler can fuse
+ * them into an FMA: box8 and ffmpeg windows are bit-identical across
+ * backends.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CQ_SSIM_LOCAL_H
+#define CQ_SSIM_LOCAL_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define CQ_SSIM_FN static __host__ __device__ __forceinline__
+#else
+#define CQ_SSIM_FN static inline
+#endif
+
+/* Explicitly rounded double operations: never contracted into FMAs, on the
+ * device as on the host. */
+#ifdef __CUDA_ARCH__
+#define CQ_DMUL(a, b) __dmul_rn ((a), (b))
+#define CQ_DADD(a, b) __dadd_rn ((a), (b))
+#else
+#define CQ_DMUL(a, b) ((a) * (b))
+#define CQ_DADD(a, b) ((a) + (b))
+#endif
+
+/* box8 from the exact sums of one 8x8 window: sa = Σa, sb = Σb,
+ * sss = Σa² + Σb², sab = Σab. Means over 64 samples, (co)variances over 63:
+ * numerator and denominator are scaled by 64² and 64·63, which turns every
+ * term but the constants into an integer. k1 = 4096 C1, k2 = 4032 C2. */
+CQ_SSIM_FN double
+cq_ssim_box8_local (int64_t sa, int64_t sb, int64_t sss, int64_t sab,
+    double k1, double k2)
+{
+  int64_t p = sa * sb;
+  int64_t q = sa * sa + sb * sb;
+  double n1 = (double) (2 * p) + k1;
+  double n2 = (double) (2 * (64 * sab - p)) + k2;
+  double d1 = (double) q + k1;
+  double d2 = (double) (64 * sss - q) + k2;
+
+  return (n1 * n2) / (d1 * d2);
+}
+
+/* x264 / FFmpeg: s1, s2, ss, s12 summed over 2x2 blocks of 4x4 samples;
+ * c1 = (int)(.01²·L²·64 + .5), c2 = (int)(.03²·L²·64·63 + .5). The 8-bit
+ * sums fit in 32 bits, as FFmpeg computes them; the value is the same. */
+CQ_SSIM_FN float
+cq_ssim_ffmpeg_local (int64_t s1, int64_t s2, int64_t ss, int64_t s12,
+    int64_t c1, int64_t c2)
+{
+  int64_t vars = ss * 64 - s1 * s1 - s2 * s2;
+  int64_t covar = s12 * 64 - s1 * s2;
+
+  return (float) (2 * s1 * s2 + c1) * (float) (2 * covar + c2)
+      / ((float) (s1 * s1 + s2 * s2 + c1) * (float) (vars + c2));
+}
+
+/* Gaussian: weighted means ux, uy, uss = E[a² + b²], uab = E[ab]
+ * (population statistics, as scikit-image with use_sample_covariance=False). */
+CQ_SSIM_FN double
+cq_ssim_gauss_local (double ux, double uy, double uss, double uab,
+    double c1, double c2)
+{
+  double uxuy = CQ_DMUL (ux, uy);
+  double sq = CQ_DADD (CQ_DMUL (ux, ux), CQ_DMUL (uy, uy));
+  double a1 = CQ_DADD (2.0 * uxuy, c1);
+  double a2 = CQ_DADD (2.0 * (uab - uxuy), c2);
+  double b1 = CQ_DADD (sq, c1);
+  double b2 = CQ_DADD (uss - sq, c2);
+
+  return CQ_DMUL (a1, a2) / CQ_DMUL (b1, b2);
+}
+
+/* FFmpeg's integer constants for a peak value L. */
+#define CQ_SSIM_FFMPEG_C1(L) ((int64_t) (.01 * .01 * (L) * (L) * 64 + .5))
+#define CQ_SSIM_FFMPEG_C2(L) ((int64_t) (.03 * .03 * (L) * (L) * 64 * 63 + .5))
+
+#endif /* CQ_SSIM_LOCAL_H */

@@ -1,0 +1,145 @@
+/* cudaquality compute library: SSIM definitions shared by both backends.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cq-ssim.h"
+
+#include <math.h>
+
+/* Planes above this many samples could overflow the 64-bit sum of squared
+ * 16-bit differences. */
+#define MAX_SAMPLES (1ull << 32)
+
+const char *
+cq_ssim_window_name (CqSsimWindow window)
+{
+  switch (window) {
+    case CQ_SSIM_BOX8:
+      return "box8";
+    case CQ_SSIM_FFMPEG:
+      return "ffmpeg";
+    case CQ_SSIM_GAUSS11:
+      return "gauss11";
+  }
+  return "unknown";
+}
+
+/* The smallest plane side holding one window. */
+static unsigned
+window_min_side (CqSsimWindow window)
+{
+  return window == CQ_SSIM_GAUSS11 ? 11 : 8;
+}
+
+uint64_t
+cq_ssim_window_count (CqSsimWindow window, unsigned width, unsigned height)
+{
+  if (width < window_min_side (window) || height < window_min_side (window))
+    return 0;
+  switch (window) {
+    case CQ_SSIM_BOX8:
+      return (uint64_t) (width - 7) * (height - 7);
+    case CQ_SSIM_FFMPEG:
+      return (uint64_t) (width / 4 - 1) * (height / 4 - 1);
+    case CQ_SSIM_GAUSS11:
+      return (uint64_t) (width - 10) * (height - 10);
+  }
+  return 0;
+}
+
+unsigned
+cq_ssim_peak (const CqSsimPlane * plane)
+{
+  return (1u << plane->layout.depth) - 1;
+}
+
+CqStatus
+cq_ssim_check (CqSsimWindow window, const CqSsimPlane * planes,
+    unsigned n_planes, CqError * err)
+{
+  unsigned i, side = window_min_side (window);
+
+  if (window > CQ_SSIM_GAUSS11)
+    return cq_error_set (err, CQ_ERROR_INVALID, "unknown SSIM window %d",
+        (int) window);
+  if (n_planes < 1 || n_planes > CQ_SSIM_MAX_PLANES)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "%u planes to compare (1 to %d supported)", n_planes,
+        CQ_SSIM_MAX_PLANES);
+  for (i = 0; i < n_planes; i++) {
+    const CqSsimPlane *p = &planes[i];
+    const CqLayout *l = &p->layout;
+    unsigned bytes = l->kind == CQ_LAYOUT_GRAY16 ? 2 : 1;
+
+    if (p->width < side || p->height < side)
+      return cq_error_set (err, CQ_ERROR_INVALID,
+          "plane %u of %ux%u samples is smaller than the %ux%u %s window",
+          i, p->width, p->height, side, side, cq_ssim_window_name (window));
+    if ((uint64_t) p->width * p->height > MAX_SAMPLES)
+      return cq_error_set (err, CQ_ERROR_INVALID,
+          "plane %u of %ux%u samples is larger than the supported %llu",
+          i, p->width, p->height, (unsigned long long) MAX_SAMPLES);
+    switch (l->kind) {
+      case CQ_LAYOUT_GRAY8:
+        if (l->depth != 8)
+          goto bad_depth;
+        break;
+      case CQ_LAYOUT_GRAY16:
+        if (l->depth < 9 || l->depth > 16 || l->shift + l->depth > 16)
+          goto bad_depth;
+        break;
+      case CQ_LAYOUT_RGB8:
+        if (l->depth != 8)
+          goto bad_depth;
+        if ((l->pixel_stride != 3 && l->pixel_stride != 4)
+            || p->sample_stride != l->pixel_stride
+            || l->r_offset >= l->pixel_stride
+            || l->g_offset >= l->pixel_stride || l->b_offset >= l->pixel_stride)
+          return cq_error_set (err, CQ_ERROR_INVALID,
+              "plane %u: packed RGB of %u bytes a pixel with R, G, B at "
+              "%u, %u, %u is not a valid layout", i, l->pixel_stride,
+              l->r_offset, l->g_offset, l->b_offset);
+        break;
+      default:
+        return cq_error_set (err, CQ_ERROR_INVALID,
+            "plane %u: unknown layout %d", i, (int) l->kind);
+    }
+    if (p->offset + bytes > p->sample_stride)
+      return cq_error_set (err, CQ_ERROR_INVALID,
+          "plane %u: samples of %u bytes every %u bytes at offset %u do not "
+          "fit", i, bytes, p->sample_stride, p->offset);
+    continue;
+  bad_depth:
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "plane %u: depth %u (shift %u) is not supported for this layout", i,
+        l->depth, l->shift);
+  }
+  return CQ_OK;
+}
+
+void
+cq_ssim_plane_scores (const CqSsimPlane * plane, const CqSsimPlaneSums * sums,
+    double *ssim, double *mse, double *psnr)
+{
+  double peak = cq_ssim_peak (plane);
+
+  *ssim = sums->windows ? sums->ssim_sum / (double) sums->windows : NAN;
+  *mse = (double) sums->sse / (double) sums->samples;
+  *psnr = sums->sse == 0 ? INFINITY : 10.0 * log10 (peak * peak / *mse);
+}
+
+void
+cq_ssim_gauss_weights (double weights[11])
+{
+  double sum = 0.0;
+  int k;
+
+  for (k = 0; k < 11; k++) {
+    double x = k - 5;
+
+    weights[k] = exp (-0.5 / (1.5 * 1.5) * x * x);
+    sum += weights[k];
+  }
+  for (k = 0; k < 11; k++)
+    weights[k] /= sum;
+}

@@ -1,0 +1,188 @@
+/* Naive double-precision SSIM, MSE and the x264/FFmpeg SSIM, written from
+ * the definitions in ../shared/docs/references.md and independent of the
+ * library: every window is summed from scratch. For tests only (slow).
+ *
+ * Images are int arrays, row-major, of w x h samples with peak value L.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef SSIM_REFERENCE_H
+#define SSIM_REFERENCE_H
+
+#include <math.h>
+#include <stdint.h>
+
+/* box8: mean over every 8x8 window of the local SSIM, means over 64 samples,
+ * (co)variances over 63 (seed 004, eq. 1, 3, 4). */
+static double
+ref_ssim_box8 (const int *a, const int *b, unsigned w, unsigned h, int L)
+{
+  const double c1 = (0.01 * L) * (0.01 * L), c2 = (0.03 * L) * (0.03 * L);
+  double total = 0.0;
+  unsigned x, y, i, j;
+
+  for (y = 0; y + 8 <= h; y++)
+    for (x = 0; x + 8 <= w; x++) {
+      double ma = 0, mb = 0, va = 0, vb = 0, cov = 0;
+
+      for (j = 0; j < 8; j++)
+        for (i = 0; i < 8; i++) {
+          ma += a[(y + j) * w + x + i];
+          mb += b[(y + j) * w + x + i];
+        }
+      ma /= 64.0;
+      mb /= 64.0;
+      for (j = 0; j < 8; j++)
+        for (i = 0; i < 8; i++) {
+          double da = a[(y + j) * w + x + i] - ma;
+          double db = b[(y + j) * w + x + i] - mb;
+
+          va += da * da;
+          vb += db * db;
+          cov += da * db;
+        }
+      va /= 63.0;
+      vb /= 63.0;
+      cov /= 63.0;
+      total += ((2 * ma * mb + c1) * (2 * cov + c2)) /
+          ((ma * ma + mb * mb + c1) * (va + vb + c2));
+    }
+  return total / ((double) (w - 7) * (h - 7));
+}
+
+/* gauss11: 11x11 window of weights g(i)g(j), g the normalised Gaussian of
+ * sigma 1.5 sampled at -5..5; population statistics; "valid" windows. */
+static double
+ref_ssim_gauss11 (const int *a, const int *b, unsigned w, unsigned h, int L)
+{
+  const double c1 = (0.01 * L) * (0.01 * L), c2 = (0.03 * L) * (0.03 * L);
+  double g[11], gs = 0, total = 0.0;
+  unsigned x, y, i, j;
+
+  for (i = 0; i < 11; i++) {
+    double d = (double) i - 5.0;
+    g[i] = exp (-d * d / (2 * 1.5 * 1.5));
+    gs += g[i];
+  }
+  for (i = 0; i < 11; i++)
+    g[i] /= gs;
+  for (y = 0; y + 11 <= h; y++)
+    for (x = 0; x + 11 <= w; x++) {
+      double ma = 0, mb = 0, va = 0, vb = 0, cov = 0;
+
+      for (j = 0; j < 11; j++)
+        for (i = 0; i < 11; i++) {
+          ma += g[i] * g[j] * a[(y + j) * w + x + i];
+          mb += g[i] * g[j] * b[(y + j) * w + x + i];
+        }
+      for (j = 0; j < 11; j++)
+        for (i = 0; i < 11; i++) {
+          double da = a[(y + j) * w + x + i] - ma;
+          double db = b[(y + j) * w + x + i] - mb;
+
+          va += g[i] * g[j] * da * da;
+          vb += g[i] * g[j] * db * db;
+          cov += g[i] * g[j] * da * db;
+        }
+      total += ((2 * ma * mb + c1) * (2 * cov + c2)) /
+          ((ma * ma + mb * mb + c1) * (va + vb + c2));
+    }
+  return total / ((double) (w - 10) * (h - 10));
+}
+
+/* x264's integer window value, as FFmpeg's vf_ssim evaluates it in float. */
+static float
+ref_x264_window (int64_t s1, int64_t s2, int64_t ss, int64_t s12, int L)
+{
+  int64_t c1 = (int64_t) (.01 * .01 * L * L * 64 + .5);
+  int64_t c2 = (int64_t) (.03 * .03 * L * L * 64 * 63 + .5);
+  int64_t vars = ss * 64 - s1 * s1 - s2 * s2;
+  int64_t covar = s12 * 64 - s1 * s2;
+  float num1 = (float) (2 * s1 * s2 + c1), num2 = (float) (2 * covar + c2);
+  float den1 = (float) (s1 * s1 + s2 * s2 + c1), den2 = (float) (vars + c2);
+  float num = num1 * num2, den = den1 * den2;
+
+  return num / den;
+}
+
+/* The x264 value of the window whose top-left 4x4 block is (bx, by). */
+static float
+ref_x264_at (const int *a, const int *b, unsigned w, unsigned bx,
+    unsigned by, int L)
+{
+  int64_t s1 = 0, s2 = 0, ss = 0, s12 = 0;
+  unsigned i, j;
+
+  for (j = 0; j < 8; j++)
+    for (i = 0; i < 8; i++) {
+      int64_t va = a[(4 * by + j) * w + 4 * bx + i];
+      int64_t vb = b[(4 * by + j) * w + 4 * bx + i];
+
+      s1 += va;
+      s2 += vb;
+      ss += va * va + vb * vb;
+      s12 += va * vb;
+    }
+  return ref_x264_window (s1, s2, ss, s12, L);
+}
+
+/* FFmpeg's frame value: float sums along a row of windows, double over the
+ * rows, divided by the window count. */
+static double
+ref_ffmpeg_frame (const int *a, const int *b, unsigned w, unsigned h, int L)
+{
+  unsigned w4 = w / 4, h4 = h / 4, bx, by;
+  double total = 0.0;
+
+  for (by = 0; by + 1 < h4; by++) {
+    float row = 0.0f;
+
+    for (bx = 0; bx + 1 < w4; bx++)
+      row += ref_x264_at (a, b, w, bx, by, L);
+    total += row;
+  }
+  return total / ((double) (w4 - 1) * (h4 - 1));
+}
+
+/* The x264 window values added in double, row by row as the CPU backend
+ * adds them on one thread: identical only if every window is identical. */
+static double
+ref_ffmpeg_sum_exact_order (const int *a, const int *b, unsigned w,
+    unsigned h, int L)
+{
+  unsigned w4 = w / 4, h4 = h / 4, bx, by;
+  double total = 0.0;
+
+  for (by = 0; by + 1 < h4; by++) {
+    double row = 0.0;
+
+    for (bx = 0; bx + 1 < w4; bx++)
+      row += ref_x264_at (a, b, w, bx, by, L);
+    total += row;
+  }
+  return total;
+}
+
+static uint64_t
+ref_sse (const int *a, const int *b, unsigned n)
+{
+  uint64_t s = 0;
+  unsigned i;
+
+  for (i = 0; i < n; i++)
+    s += (uint64_t) ((int64_t) (a[i] - b[i]) * (a[i] - b[i]));
+  return s;
+}
+
+static double
+ref_mse (const int *a, const int *b, unsigned n)
+{
+  double s = 0;
+  unsigned i;
+
+  for (i = 0; i < n; i++)
+    s += (double) (a[i] - b[i]) * (a[i] - b[i]);
+  return s / n;
+}
+
+#endif /* SSIM_REFERENCE_H */

@@ -1,0 +1,201 @@
+/* GPU suite: the CUDA SSIM backend against the CPU backend, for every
+ * window, layout (8, 10, 16 bit, interleaved, packed RGB) and size from 8x8
+ * to 8192x8192 (odd sizes, padded strides, host and device input, misaligned
+ * device pointers): mean SSIM within 1e-9 (box8 and ffmpeg windows are
+ * bit-identical, only the order of the final additions differs) and the sum
+ * of squared differences exactly equal. Exits 77 (skipped) with the reason
+ * where no CUDA device is usable. `--quick` runs the small sizes only.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cq-cuda.h"
+#include "cq-ssim.h"
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static uint32_t
+next_random (void)
+{
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (uint32_t) (rng >> 11);
+}
+
+typedef struct
+{
+  const char *name;
+  CqSsimPlane plane;            /* width/height filled per size */
+  unsigned bytes_per_pixel;     /* stored bytes a sample step */
+} LayoutCase;
+
+#define GRAY(depth, bytes, stride, offset, shift) \
+  { (depth) > 8 ? CQ_LAYOUT_GRAY16 : CQ_LAYOUT_GRAY8, depth, shift, 0, 0, 0, 0 }
+
+static const LayoutCase layouts[] = {
+  {"GRAY8", {0, 0, GRAY (8, 1, 1, 0, 0), 1, 0}, 1},
+  {"GRAY16_LE", {0, 0, GRAY (16, 2, 2, 0, 0), 2, 0}, 2},
+  {"I420_10LE", {0, 0, GRAY (10, 2, 2, 0, 0), 2, 0}, 2},
+  {"P010 Y", {0, 0, GRAY (10, 2, 2, 0, 6), 2, 0}, 2},
+  {"P010 V", {0, 0, GRAY (10, 2, 4, 2, 6), 4, 2}, 4},
+  {"NV12 V", {0, 0, GRAY (8, 1, 2, 1, 0), 2, 1}, 2},
+  {"BGRx G", {0, 0, GRAY (8, 1, 4, 1, 0), 4, 1}, 4},
+  {"RGB gray", {0, 0, {CQ_LAYOUT_RGB8, 8, 0, 3, 0, 1, 2}, 3, 0}, 3},
+};
+
+static const CqSsimWindow windows[] = {
+  CQ_SSIM_BOX8, CQ_SSIM_FFMPEG, CQ_SSIM_GAUSS11
+};
+
+static int failures, checks;
+
+/* Smooth ramps with noise: realistic SSIM values, both frames related. */
+static void
+fill_pair (unsigned char *a, unsigned char *b, size_t stride, unsigned w,
+    unsigned h, unsigned step)
+{
+  unsigned x, y;
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < (size_t) w * step; x++) {
+      unsigned v = (x * 3 + y * 5 + (next_random () & 31)) & 0xff;
+      unsigned d = next_random () & 15;
+
+      a[y * stride + x] = (unsigned char) v;
+      b[y * stride + x] = (unsigned char) ((next_random () & 7) ? v ^ d : v);
+    }
+}
+
+static void
+check_case (int device, CqSsimWindow window, const LayoutCase * lc,
+    unsigned w, unsigned h)
+{
+  CqSsimPlane p = lc->plane;
+  size_t row = (size_t) w * lc->bytes_per_pixel;
+  size_t stride = row + 64 + (next_random () & 7) * 8;
+  size_t bytes = stride * h;
+  unsigned char *a = malloc (bytes + 16), *b = malloc (bytes + 16);
+  unsigned char *da = NULL, *db = NULL;
+  CqSsimPlaneSums cpu_s, host_s, dev_s, mis_s;
+  CqSsimCpu *cpu;
+  CqSsimCuda *cu;
+  CqError err;
+  double want, tol;
+  int ok = 1;
+
+  p.width = w;
+  p.height = h;
+  fill_pair (a, b, stride, w, h, lc->bytes_per_pixel);
+  cpu = cq_ssim_cpu_new (window, &p, 1, 0, &err);
+  cu = cq_ssim_cuda_new (device, window, &p, 1, &err);
+  if (!cpu || !cu) {
+    printf ("FAIL %s %s %ux%u: %s\n", cq_ssim_window_name (window), lc->name,
+        w, h, err.message);
+    failures++;
+    goto out;
+  }
+  {
+    const void *ra[1] = { a }, *rb[1] = { b };
+    size_t st[1] = { stride };
+
+    ok &= cq_ssim_cpu_measure (cpu, ra, st, rb, st, &cpu_s, &err) == CQ_OK;
+    ok &= cq_ssim_cuda_measure_host (cu, ra, st, rb, st, &host_s,
+        &err) == CQ_OK;
+  }
+  da = cq_cuda_malloc (device, bytes + 16, &err);
+  db = cq_cuda_malloc (device, bytes + 16, &err);
+  ok &= da && db;
+  if (ok) {
+    const void *ra[1] = { da }, *rb[1] = { db };
+    const void *ma[1] = { da + 1 }, *mb[1] = { db + 3 };
+    size_t st[1] = { stride };
+
+    ok &= cq_cuda_upload (device, da, a, bytes, &err) == CQ_OK;
+    ok &= cq_cuda_upload (device, db, b, bytes, &err) == CQ_OK;
+    ok &= cq_ssim_cuda_measure_device (cu, ra, st, rb, st, &dev_s,
+        &err) == CQ_OK;
+    /* the same samples one and three bytes further on */
+    ok &= cq_cuda_upload (device, da + 1, a, bytes, &err) == CQ_OK;
+    ok &= cq_cuda_upload (device, db + 3, b, bytes, &err) == CQ_OK;
+    ok &= cq_ssim_cuda_measure_device (cu, ma, st, mb, st, &mis_s,
+        &err) == CQ_OK;
+  }
+  if (!ok) {
+    printf ("FAIL %s %s %ux%u: %s\n", cq_ssim_window_name (window), lc->name,
+        w, h, err.message);
+    failures++;
+    goto out;
+  }
+  want = cpu_s.ssim_sum / cpu_s.windows;
+  tol = 1e-9;
+  {
+    const CqSsimPlaneSums *got[3] = { &host_s, &dev_s, &mis_s };
+    const char *how[3] = { "host", "device", "misaligned" };
+    int i;
+
+    for (i = 0; i < 3; i++) {
+      double m = got[i]->ssim_sum / got[i]->windows;
+
+      checks++;
+      if (!(fabs (m - want) <= tol) || got[i]->sse != cpu_s.sse
+          || got[i]->windows != cpu_s.windows) {
+        printf ("FAIL %s %s %ux%u %s: ssim %.17g vs cpu %.17g (diff %.3g), "
+            "sse %llu vs %llu\n", cq_ssim_window_name (window), lc->name, w,
+            h, how[i], m, want, m - want,
+            (unsigned long long) got[i]->sse, (unsigned long long) cpu_s.sse);
+        failures++;
+      }
+    }
+    if (w * h >= 1920 * 1080)
+      printf ("ok %s %s %ux%u: ssim %.12f, |cuda - cpu| = %.2g\n",
+          cq_ssim_window_name (window), lc->name, w, h, want,
+          fabs (host_s.ssim_sum / host_s.windows - want));
+  }
+out:
+  cq_cuda_free (device, da);
+  cq_cuda_free (device, db);
+  cq_ssim_cpu_free (cpu);
+  cq_ssim_cuda_free (cu);
+  free (a);
+  free (b);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const unsigned sizes[][2] = {
+    {8, 8}, {9, 13}, {11, 11}, {12, 12}, {31, 17}, {64, 64}, {127, 65},
+    {250, 97}, {640, 480}, {1921, 1081}, {3840, 2160}, {8192, 8192}
+  };
+  int quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
+  unsigned n_sizes = quick ? 9 : sizeof (sizes) / sizeof (sizes[0]);
+  CqError err;
+  char name[256];
+  unsigned s, l, wi;
+
+  if (cq_cuda_device_count (&err) < 1) {
+    printf ("SKIP: %s\n", err.message);
+    return 77;
+  }
+  cq_cuda_device_describe (0, name, sizeof (name), &err);
+  printf ("device 0: %s\n", name);
+  for (s = 0; s < n_sizes; s++)
+    for (wi = 0; wi < 3; wi++)
+      for (l = 0; l < sizeof (layouts) / sizeof (layouts[0]); l++) {
+        unsigned w = sizes[s][0], h = sizes[s][1];
+
+        if (w < 11 && windows[wi] == CQ_SSIM_GAUSS11)
+          continue;
+        /* the largest size on the plain layouts only */
+        if (w == 8192 && l > 2)
+          continue;
+        check_case (0, windows[wi], &layouts[l], w, h);
+      }
+  printf ("%d comparisons, %d failures\n", checks, failures);
+  return failures ? 1 : 0;
+}
