@@ -9,6 +9,7 @@
 #include <gst/gst.h>
 
 #include "gstcudasharpness.h"
+#include "gstcudassim.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -16,6 +17,7 @@ plugin_init (GstPlugin * plugin)
   gboolean ret = FALSE;
 
   ret |= GST_ELEMENT_REGISTER (cudasharpness, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudassim, plugin);
   return ret;
 }
 

@@ -1,0 +1,1201 @@
+/* GStreamer CUDA video quality: cudassim
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cudassim
+ * @title: cudassim
+ *
+ * Full-reference quality: compares every frame of the `distorted` stream
+ * with the frame of the `reference` stream at the same running time and
+ * attaches SSIM, SSIM in dB, PSNR and MSE to the distorted buffer as a
+ * `CudaSsimMeta` custom meta. The distorted buffers leave on the src pad
+ * unchanged, so monitoring can go on downstream. Computed on the GPU, or on
+ * the CPU where no GPU is usable; both agree within 1e-9.
+ *
+ * Three SSIM windows (#GstCudaSsim:window): `box8`, the 8x8 box at every
+ * position of seed 004 (computed exactly); `ffmpeg`, the x264/FFmpeg 8x8
+ * windows on the 4-pixel grid; `gauss11`, the 11x11 Gaussian of Wang et al.
+ * 2004 (as scikit-image). #GstCudaSsim:planes chooses luma only or every
+ * plane; see docs/elements/cudassim.md.
+ *
+ * A frame without a partner is not measured but counted
+ * (`unpaired-frames` in the `cudassim-summary` message at EOS); a distorted
+ * one still goes downstream, without the meta.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 -m cudassim name=q ! fakesink \
+ *   videotestsrc num-buffers=100 ! tee name=t \
+ *   t. ! queue ! q.reference \
+ *   t. ! queue ! jpegenc quality=20 ! jpegdec ! q.distorted
+ * ]| prints one `cudassim` message per frame and a summary at the end.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "gstcudassim.h"
+#include "gstcudaqabackend.h"
+#include "gstcudaqareport.h"
+#include "cq-ssim.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_ssim_debug);
+#define GST_CAT_DEFAULT gst_cuda_ssim_debug
+
+/* I420 first: upstream picks the first format it can, and a tee feeding
+ * both pads then gives the encoder branch the format decoders return. */
+#define SSIM_FORMATS "{ I420, NV12, YV12, NV21, Y42B, Y444, GRAY8, " \
+    "I420_10LE, P010_10LE, GRAY16_LE, RGB, BGR, RGBA, BGRA, RGBx, BGRx, " \
+    "xRGB, xBGR, ARGB, ABGR }"
+
+static GstStaticPadTemplate reference_template =
+GST_STATIC_PAD_TEMPLATE ("reference", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (SSIM_FORMATS)));
+
+static GstStaticPadTemplate distorted_template =
+GST_STATIC_PAD_TEMPLATE ("distorted", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (SSIM_FORMATS)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (SSIM_FORMATS)));
+
+enum
+{
+  PROP_0,
+  PROP_WINDOW,
+  PROP_PLANES,
+  PROP_BACKEND,
+  PROP_CUDA_DEVICE_ID,
+  PROP_THRESHOLD,
+  PROP_POST_MESSAGES,
+  PROP_INTERVAL,
+  PROP_LOCATION,
+  PROP_LOG_FORMAT
+};
+
+#define DEFAULT_PROP_WINDOW GST_CUDA_SSIM_WINDOW_BOX8
+#define DEFAULT_PROP_PLANES GST_CUDA_SSIM_PLANES_LUMA
+#define DEFAULT_PROP_BACKEND GST_CUDA_QA_BACKEND_AUTO
+#define DEFAULT_PROP_CUDA_DEVICE_ID -1
+#define DEFAULT_PROP_THRESHOLD 0.0
+#define DEFAULT_PROP_POST_MESSAGES TRUE
+#define DEFAULT_PROP_INTERVAL 0
+#define DEFAULT_PROP_LOG_FORMAT GST_CUDA_QA_LOG_CSV
+
+/* Fields: ssim, ssim-db, psnr, mse, then ssim-/psnr-/mse-<plane> a plane
+ * when planes=all. */
+#define MAX_FIELDS (4 + 3 * CQ_SSIM_MAX_PLANES)
+
+typedef gboolean (*GstCudaSsimMeasureFunc) (GstCudaSsim * self,
+    GstVideoFrame * ref, GstVideoFrame * dist, CqSsimPlaneSums * sums,
+    CqError * err);
+
+struct _GstCudaSsim
+{
+  GstAggregator parent;
+
+  GstAggregatorPad *reference_pad, *distorted_pad;
+
+  /* properties, under the object lock */
+  GstCudaSsimWindow window;
+  GstCudaSsimPlanes planes;
+  GstCudaQaBackend backend;
+  gint cuda_device_id;
+  gdouble threshold;
+  gboolean post_messages;
+  guint64 interval;
+  gchar *location;
+  GstCudaQaLogFormat log_format;
+
+  /* streaming state, in the aggregate thread */
+  CqSsimWindow active_window;
+  GstCudaSsimPlanes active_planes;
+  gint device;                  /* CUDA device, or -1 for the CPU */
+  gchar *active_location;
+  GstCudaQaLogFormat active_log_format;
+  GstVideoInfo reference_info, distorted_info;
+  gboolean have_reference_info, have_distorted_info;
+  gboolean reconfigure;         /* caps changed: set up the measurement */
+  GstVideoInfo measured_info;   /* what the measurement is set up for */
+  CqSsimPlane cq_planes[CQ_SSIM_MAX_PLANES];
+  guint video_plane[CQ_SSIM_MAX_PLANES];        /* plane of GstVideoFrame */
+  guint n_planes;
+  gchar plane_names[CQ_SSIM_MAX_PLANES];
+  CqSsimCpu *cpu;
+  CqSsimCuda *cuda;
+  GstCudaSsimMeasureFunc measure;
+  GstCudaQaReport *report;
+  gboolean report_started;
+  guint n_fields;
+  guint64 measured, unpaired_reference, unpaired_distorted;
+};
+
+#define gst_cuda_ssim_parent_class parent_class
+G_DEFINE_TYPE (GstCudaSsim, gst_cuda_ssim, GST_TYPE_AGGREGATOR);
+GST_ELEMENT_REGISTER_DEFINE (cudassim, "cudassim", GST_RANK_NONE,
+    GST_TYPE_CUDA_SSIM);
+
+static void gst_cuda_ssim_finalize (GObject * object);
+static void gst_cuda_ssim_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cuda_ssim_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static gboolean gst_cuda_ssim_start (GstAggregator * agg);
+static gboolean gst_cuda_ssim_stop (GstAggregator * agg);
+static gboolean gst_cuda_ssim_sink_event (GstAggregator * agg,
+    GstAggregatorPad * pad, GstEvent * event);
+static gboolean gst_cuda_ssim_sink_query (GstAggregator * agg,
+    GstAggregatorPad * pad, GstQuery * query);
+static GstFlowReturn gst_cuda_ssim_update_src_caps (GstAggregator * agg,
+    GstCaps * caps, GstCaps ** ret);
+static GstFlowReturn gst_cuda_ssim_aggregate (GstAggregator * agg,
+    gboolean timeout);
+
+GType
+gst_cuda_ssim_window_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_SSIM_WINDOW_BOX8,
+        "8x8 box at every position, sample (co)variances (seed 004)", "box8"},
+    {GST_CUDA_SSIM_WINDOW_FFMPEG,
+        "8x8 on the 4-pixel grid, the x264/FFmpeg integer formula", "ffmpeg"},
+    {GST_CUDA_SSIM_WINDOW_GAUSS11,
+          "11x11 Gaussian, sigma 1.5 (Wang et al. 2004, scikit-image)",
+        "gauss11"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaSsimWindow", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_cuda_ssim_planes_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_SSIM_PLANES_LUMA,
+        "Luma only (Y, or the gray value of RGB)", "luma"},
+    {GST_CUDA_SSIM_PLANES_ALL,
+          "Every plane (Y, U, V or R, G, B) and All, weighted by samples",
+        "all"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaSsimPlanes", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static void
+gst_cuda_ssim_class_init (GstCudaSsimClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstAggregatorClass *agg_class = GST_AGGREGATOR_CLASS (klass);
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+
+  gobject_class->finalize = gst_cuda_ssim_finalize;
+  gobject_class->set_property = gst_cuda_ssim_set_property;
+  gobject_class->get_property = gst_cuda_ssim_get_property;
+
+  /**
+   * GstCudaSsim:window:
+   *
+   * The SSIM window: `box8` (default), `ffmpeg` or `gauss11`.
+   */
+  g_object_class_install_property (gobject_class, PROP_WINDOW,
+      g_param_spec_enum ("window", "Window", "SSIM window",
+          GST_TYPE_CUDA_SSIM_WINDOW, DEFAULT_PROP_WINDOW,
+          flags | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaSsim:planes:
+   *
+   * `luma` measures Y (or the gray value of RGB input); `all` measures every
+   * plane and reports `ssim`/`psnr`/`mse` over all of them, weighted by
+   * their sample counts as FFmpeg does, plus per-plane fields.
+   */
+  g_object_class_install_property (gobject_class, PROP_PLANES,
+      g_param_spec_enum ("planes", "Planes", "Planes to compare",
+          GST_TYPE_CUDA_SSIM_PLANES, DEFAULT_PROP_PLANES,
+          flags | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaSsim:backend:
+   *
+   * Where to compute: `auto` uses CUDA where a device is usable and the CPU
+   * otherwise (with one warning); `cuda` fails at start without a device.
+   */
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend", "Compute backend",
+          GST_TYPE_CUDA_QA_BACKEND, DEFAULT_PROP_BACKEND,
+          flags | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaSsim:cuda-device-id:
+   *
+   * The CUDA device to use; -1 picks the first.
+   */
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device ID",
+          "CUDA device to use (-1 = auto)", -1, G_MAXINT,
+          DEFAULT_PROP_CUDA_DEVICE_ID, flags | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaSsim:threshold:
+   *
+   * A frame whose SSIM is below this value posts a `cudassim-alert` element
+   * message with its timestamps and score. 0 = off.
+   */
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_double ("threshold", "Threshold",
+          "Post cudassim-alert for frames with SSIM below this (0 = off)",
+          0.0, 1.0, DEFAULT_PROP_THRESHOLD, flags | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstCudaSsim:post-messages:
+   *
+   * Post `cudassim` element messages on the bus.
+   */
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post a cudassim element message per frame or interval",
+          DEFAULT_PROP_POST_MESSAGES, flags | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstCudaSsim:interval:
+   *
+   * Running time covered by one message, in nanoseconds; the message then
+   * carries the mean of each field over its frames. 0 = every frame.
+   */
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Running time per message in ns, scores averaged (0 = every frame)",
+          0, G_MAXUINT64, DEFAULT_PROP_INTERVAL,
+          flags | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstCudaSsim:location:
+   *
+   * File to log every measured frame's scores to (one line a frame, flushed
+   * per frame), ending with a summary line. Unset: no log.
+   */
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "Log location",
+          "Path of the per-frame score log (unset = no log)", NULL,
+          flags | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaSsim:log-format:
+   *
+   * Format of the log: `csv` (a header line, then one row a frame) or
+   * `jsonl` (one JSON object a line).
+   */
+  g_object_class_install_property (gobject_class, PROP_LOG_FORMAT,
+      g_param_spec_enum ("log-format", "Log format", "Format of the score log",
+          GST_TYPE_CUDA_QA_LOG_FORMAT, DEFAULT_PROP_LOG_FORMAT,
+          flags | GST_PARAM_MUTABLE_READY));
+
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &reference_template, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &distorted_template, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (element_class,
+      &src_template, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA SSIM", "Filter/Analyzer/Video",
+      "Compares a distorted stream with its reference (SSIM, PSNR, MSE) on "
+      "the GPU (or CPU) and attaches the scores as CudaSsimMeta",
+      "cudaquality developers");
+
+  agg_class->start = GST_DEBUG_FUNCPTR (gst_cuda_ssim_start);
+  agg_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_ssim_stop);
+  agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_ssim_sink_event);
+  agg_class->sink_query = GST_DEBUG_FUNCPTR (gst_cuda_ssim_sink_query);
+  agg_class->update_src_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_ssim_update_src_caps);
+  agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_cuda_ssim_aggregate);
+  agg_class->get_next_time = gst_aggregator_simple_get_next_time;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SSIM_WINDOW, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SSIM_PLANES, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_LOG_FORMAT, 0);
+  gst_cuda_qa_meta_register ("CudaSsimMeta");
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_ssim_debug, "cudassim", 0,
+      "CUDA SSIM measurement");
+}
+
+static GstAggregatorPad *
+gst_cuda_ssim_add_sink_pad (GstCudaSsim * self, const gchar * name)
+{
+  GstPadTemplate *templ =
+      gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (self), name);
+  GstAggregatorPad *pad = g_object_new (GST_TYPE_AGGREGATOR_PAD, "name", name,
+      "direction", GST_PAD_SINK, "template", templ, NULL);
+
+  gst_element_add_pad (GST_ELEMENT (self), GST_PAD (pad));
+  return pad;
+}
+
+static void
+gst_cuda_ssim_init (GstCudaSsim * self)
+{
+  self->window = DEFAULT_PROP_WINDOW;
+  self->planes = DEFAULT_PROP_PLANES;
+  self->backend = DEFAULT_PROP_BACKEND;
+  self->cuda_device_id = DEFAULT_PROP_CUDA_DEVICE_ID;
+  self->threshold = DEFAULT_PROP_THRESHOLD;
+  self->post_messages = DEFAULT_PROP_POST_MESSAGES;
+  self->interval = DEFAULT_PROP_INTERVAL;
+  self->log_format = DEFAULT_PROP_LOG_FORMAT;
+  self->device = -1;
+  self->report = gst_cuda_qa_report_new (GST_ELEMENT (self), "cudassim",
+      "CudaSsimMeta");
+  self->reference_pad = gst_cuda_ssim_add_sink_pad (self, "reference");
+  self->distorted_pad = gst_cuda_ssim_add_sink_pad (self, "distorted");
+}
+
+static void
+gst_cuda_ssim_finalize (GObject * object)
+{
+  GstCudaSsim *self = GST_CUDA_SSIM (object);
+
+  gst_cuda_qa_report_free (self->report);
+  g_free (self->location);
+  g_free (self->active_location);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_ssim_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaSsim *self = GST_CUDA_SSIM (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_WINDOW:
+      self->window = g_value_get_enum (value);
+      break;
+    case PROP_PLANES:
+      self->planes = g_value_get_enum (value);
+      break;
+    case PROP_BACKEND:
+      self->backend = g_value_get_enum (value);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      self->cuda_device_id = g_value_get_int (value);
+      break;
+    case PROP_THRESHOLD:
+      self->threshold = g_value_get_double (value);
+      break;
+    case PROP_POST_MESSAGES:
+      self->post_messages = g_value_get_boolean (value);
+      break;
+    case PROP_INTERVAL:
+      self->interval = g_value_get_uint64 (value);
+      break;
+    case PROP_LOCATION:
+      g_free (self->location);
+      self->location = g_value_dup_string (value);
+      break;
+    case PROP_LOG_FORMAT:
+      self->log_format = g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_ssim_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstCudaSsim *self = GST_CUDA_SSIM (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_WINDOW:
+      g_value_set_enum (value, self->window);
+      break;
+    case PROP_PLANES:
+      g_value_set_enum (value, self->planes);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, self->backend);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, self->cuda_device_id);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_double (value, self->threshold);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, self->post_messages);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint64 (value, self->interval);
+      break;
+    case PROP_LOCATION:
+      g_value_set_string (value, self->location);
+      break;
+    case PROP_LOG_FORMAT:
+      g_value_set_enum (value, self->log_format);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_ssim_free_backends (GstCudaSsim * self)
+{
+  cq_ssim_cpu_free (self->cpu);
+  self->cpu = NULL;
+  cq_ssim_cuda_free (self->cuda);
+  self->cuda = NULL;
+  self->measure = NULL;
+}
+
+static gboolean
+gst_cuda_ssim_start (GstAggregator * agg)
+{
+  GstCudaSsim *self = GST_CUDA_SSIM (agg);
+  GstCudaQaBackend backend;
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  self->active_window = (CqSsimWindow) self->window;
+  self->active_planes = self->planes;
+  backend = self->backend;
+  device_id = self->cuda_device_id;
+  g_free (self->active_location);
+  self->active_location = g_strdup (self->location);
+  self->active_log_format = self->log_format;
+  GST_OBJECT_UNLOCK (self);
+
+  self->have_reference_info = self->have_distorted_info = FALSE;
+  self->reconfigure = TRUE;
+  self->report_started = FALSE;
+  self->measured = self->unpaired_reference = self->unpaired_distorted = 0;
+  gst_video_info_init (&self->measured_info);
+  return gst_cuda_qa_backend_choose (GST_ELEMENT (self), backend, device_id,
+      &self->device);
+}
+
+static gboolean
+gst_cuda_ssim_stop (GstAggregator * agg)
+{
+  GstCudaSsim *self = GST_CUDA_SSIM (agg);
+
+  gst_cuda_ssim_free_backends (self);
+  gst_cuda_qa_report_stop (self->report);
+  self->report_started = FALSE;
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_ssim_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
+    GstEvent * event)
+{
+  GstCudaSsim *self = GST_CUDA_SSIM (agg);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    GstCaps *caps;
+    GstVideoInfo info;
+
+    gst_event_parse_caps (event, &caps);
+    if (!gst_video_info_from_caps (&info, caps)) {
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+          ("invalid caps on %s: %" GST_PTR_FORMAT, GST_PAD_NAME (pad), caps));
+      gst_event_unref (event);
+      return FALSE;
+    }
+    if (pad == self->reference_pad) {
+      self->reference_info = info;
+      self->have_reference_info = TRUE;
+    } else {
+      self->distorted_info = info;
+      self->have_distorted_info = TRUE;
+      /* the src pad carries the distorted stream's caps */
+      gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (agg));
+    }
+    self->reconfigure = TRUE;
+  }
+  return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, pad, event);
+}
+
+/* The formats of caps, nothing else. */
+static GstCaps *
+gst_cuda_ssim_formats_of (GstCaps * caps)
+{
+  GstCaps *formats = gst_caps_new_empty ();
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GValue *f = gst_structure_get_value (gst_caps_get_structure (caps,
+            i), "format");
+    GstStructure *s = gst_structure_new_empty ("video/x-raw");
+
+    if (f)
+      gst_structure_set_value (s, "format", f);
+    formats = gst_caps_merge_structure (formats, s);
+  }
+  return formats;
+}
+
+/* The template restricted to its first format (in template order) that
+ * both `formats` and `filter` allow; the whole template if there is none. */
+static GstCaps *
+gst_cuda_ssim_first_common_format (GstCaps * templ, GstCaps * formats,
+    GstCaps * filter)
+{
+  const GValue *list = gst_structure_get_value (gst_caps_get_structure (templ,
+          0), "format");
+  guint i;
+
+  for (i = 0; list && i < gst_value_list_get_size (list); i++) {
+    GstCaps *one = gst_caps_copy (templ);
+
+    gst_caps_set_value (one, "format", gst_value_list_get_value (list, i));
+    if (gst_caps_can_intersect (one, formats)
+        && (!filter || gst_caps_can_intersect (one, filter)))
+      return one;
+    gst_caps_unref (one);
+  }
+  return gst_caps_ref (templ);
+}
+
+/* Set while this thread asks the other pad's upstream, so that a tee
+ * feeding both pads cannot send the query round in circles. */
+static GPrivate gst_cuda_ssim_in_peer_query;
+
+/* A pad's caps steer both upstreams to one format without converting:
+ * - the other pad negotiated: its format and size first, then anything the
+ *   template allows;
+ * - it has not: the first template format its upstream can also produce
+ *   (so a tee feeding both pads picks one a decoder on the other branch
+ *   can return: I420 before the rest).
+ * Whatever a fixed upstream insists on stays possible, so that a mismatch
+ * reaches the element and gets an error naming both streams. */
+static gboolean
+gst_cuda_ssim_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
+    GstQuery * query)
+{
+  GstCudaSsim *self = GST_CUDA_SSIM (agg);
+  GstAggregatorPad *other;
+  GstCaps *templ, *other_caps, *filter, *result, *tmp;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
+    return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
+
+  other = pad == self->reference_pad ? self->distorted_pad :
+      self->reference_pad;
+  templ = gst_pad_get_pad_template_caps (GST_PAD (pad));
+  gst_query_parse_caps (query, &filter);
+  other_caps = gst_pad_get_current_caps (GST_PAD (other));
+  if (other_caps) {
+    GstStructure *o = gst_caps_get_structure (other_caps, 0);
+
+    result = gst_caps_copy (templ);
+    gst_caps_set_value (result, "format", gst_structure_get_value (o,
+            "format"));
+    gst_caps_set_value (result, "width", gst_structure_get_value (o, "width"));
+    gst_caps_set_value (result, "height", gst_structure_get_value (o,
+            "height"));
+    result = gst_caps_merge (result, gst_caps_ref (templ));
+    gst_caps_unref (other_caps);
+  } else if (!g_private_get (&gst_cuda_ssim_in_peer_query)) {
+    GstCaps *peer, *formats;
+
+    g_private_set (&gst_cuda_ssim_in_peer_query, GINT_TO_POINTER (1));
+    peer = gst_pad_peer_query_caps (GST_PAD (other), templ);
+    g_private_set (&gst_cuda_ssim_in_peer_query, NULL);
+    formats = gst_cuda_ssim_formats_of (peer);
+    result = gst_cuda_ssim_first_common_format (templ, formats, filter);
+    gst_caps_unref (formats);
+    gst_caps_unref (peer);
+  } else {
+    result = gst_caps_ref (templ);
+  }
+  if (filter) {
+    tmp = gst_caps_intersect_full (result, filter, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  GST_DEBUG_OBJECT (pad, "caps %" GST_PTR_FORMAT, result);
+  gst_query_set_caps_result (query, result);
+  gst_caps_unref (result);
+  gst_caps_unref (templ);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_cuda_ssim_update_src_caps (GstAggregator * agg, GstCaps * caps,
+    GstCaps ** ret)
+{
+  GstCaps *dist = gst_pad_get_current_caps (GST_PAD (GST_CUDA_SSIM
+          (agg)->distorted_pad));
+
+  if (!dist)
+    return GST_AGGREGATOR_FLOW_NEED_DATA;
+  if (!gst_caps_can_intersect (dist, caps)) {
+    GST_ELEMENT_ERROR (agg, CORE, NEGOTIATION, (NULL),
+        ("downstream does not accept the distorted stream's caps %"
+            GST_PTR_FORMAT, dist));
+    gst_caps_unref (dist);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  *ret = dist;
+  return GST_FLOW_OK;
+}
+
+/* The planes to compare for a format, as the compute library sees them. */
+static gboolean
+gst_cuda_ssim_planes_for_info (GstCudaSsim * self, const GstVideoInfo * info)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gboolean rgb = GST_VIDEO_INFO_IS_RGB (info);
+  guint n_comps = GST_VIDEO_INFO_IS_GRAY (info) ? 1 : 3;
+  guint i;
+
+  memset (self->cq_planes, 0, sizeof (self->cq_planes));
+  if (self->active_planes == GST_CUDA_SSIM_PLANES_LUMA && rgb) {
+    CqSsimPlane *p = &self->cq_planes[0];
+
+    p->width = GST_VIDEO_INFO_WIDTH (info);
+    p->height = GST_VIDEO_INFO_HEIGHT (info);
+    p->layout.kind = CQ_LAYOUT_RGB8;
+    p->layout.depth = 8;
+    p->layout.pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+    p->layout.r_offset = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R);
+    p->layout.g_offset = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G);
+    p->layout.b_offset = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B);
+    p->sample_stride = p->layout.pixel_stride;
+    self->video_plane[0] = 0;
+    self->plane_names[0] = 'y';
+    self->n_planes = 1;
+    return TRUE;
+  }
+  if (self->active_planes == GST_CUDA_SSIM_PLANES_LUMA)
+    n_comps = 1;
+  for (i = 0; i < n_comps; i++) {
+    CqSsimPlane *p = &self->cq_planes[i];
+    guint comp = rgb ? (i == 0 ? GST_VIDEO_COMP_R : i == 1 ? GST_VIDEO_COMP_G :
+        GST_VIDEO_COMP_B) : i;
+    guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, comp);
+
+    p->width = GST_VIDEO_INFO_COMP_WIDTH (info, comp);
+    p->height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
+    p->layout.kind = depth > 8 ? CQ_LAYOUT_GRAY16 : CQ_LAYOUT_GRAY8;
+    p->layout.depth = depth;
+    p->layout.shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp);
+    p->sample_stride = GST_VIDEO_INFO_COMP_PSTRIDE (info, comp);
+    p->offset = GST_VIDEO_INFO_COMP_POFFSET (info, comp);
+    self->video_plane[i] = GST_VIDEO_INFO_COMP_PLANE (info, comp);
+    self->plane_names[i] = rgb ? "rgb"[i] : "yuv"[i];
+  }
+  self->n_planes = n_comps;
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_ssim_measure_cpu (GstCudaSsim * self, GstVideoFrame * ref,
+    GstVideoFrame * dist, CqSsimPlaneSums * sums, CqError * err)
+{
+  const void *rd[CQ_SSIM_MAX_PLANES], *dd[CQ_SSIM_MAX_PLANES];
+  size_t rs[CQ_SSIM_MAX_PLANES], ds[CQ_SSIM_MAX_PLANES];
+  guint i;
+
+  for (i = 0; i < self->n_planes; i++) {
+    rd[i] = GST_VIDEO_FRAME_PLANE_DATA (ref, self->video_plane[i]);
+    dd[i] = GST_VIDEO_FRAME_PLANE_DATA (dist, self->video_plane[i]);
+    rs[i] = GST_VIDEO_FRAME_PLANE_STRIDE (ref, self->video_plane[i]);
+    ds[i] = GST_VIDEO_FRAME_PLANE_STRIDE (dist, self->video_plane[i]);
+  }
+  return cq_ssim_cpu_measure (self->cpu, rd, rs, dd, ds, sums, err) == CQ_OK;
+}
+
+static gboolean
+gst_cuda_ssim_measure_cuda (GstCudaSsim * self, GstVideoFrame * ref,
+    GstVideoFrame * dist, CqSsimPlaneSums * sums, CqError * err)
+{
+  const void *rd[CQ_SSIM_MAX_PLANES], *dd[CQ_SSIM_MAX_PLANES];
+  size_t rs[CQ_SSIM_MAX_PLANES], ds[CQ_SSIM_MAX_PLANES];
+  guint i;
+
+  for (i = 0; i < self->n_planes; i++) {
+    rd[i] = GST_VIDEO_FRAME_PLANE_DATA (ref, self->video_plane[i]);
+    dd[i] = GST_VIDEO_FRAME_PLANE_DATA (dist, self->video_plane[i]);
+    rs[i] = GST_VIDEO_FRAME_PLANE_STRIDE (ref, self->video_plane[i]);
+    ds[i] = GST_VIDEO_FRAME_PLANE_STRIDE (dist, self->video_plane[i]);
+  }
+  return cq_ssim_cuda_measure_host (self->cuda, rd, rs, dd, ds, sums,
+      err) == CQ_OK;
+}
+
+/* Starts the report with this stream's fields (once per run). */
+static gboolean
+gst_cuda_ssim_start_report (GstCudaSsim * self)
+{
+  gchar *names[MAX_FIELDS];
+  const gchar *fields[MAX_FIELDS];
+  guint i, n = 0;
+  gboolean ret;
+
+  names[n++] = g_strdup ("ssim");
+  names[n++] = g_strdup ("ssim-db");
+  names[n++] = g_strdup ("psnr");
+  names[n++] = g_strdup ("mse");
+  if (self->active_planes == GST_CUDA_SSIM_PLANES_ALL) {
+    for (i = 0; i < self->n_planes; i++) {
+      names[n++] = g_strdup_printf ("ssim-%c", self->plane_names[i]);
+      names[n++] = g_strdup_printf ("psnr-%c", self->plane_names[i]);
+      names[n++] = g_strdup_printf ("mse-%c", self->plane_names[i]);
+    }
+  }
+  for (i = 0; i < n; i++)
+    fields[i] = names[i];
+  ret = gst_cuda_qa_report_start (self->report, fields, n,
+      self->active_location, self->active_log_format);
+  for (i = 0; i < n; i++)
+    g_free (names[i]);
+  self->n_fields = n;
+  self->report_started = ret;
+  return ret;
+}
+
+/* (Re)builds the measurement for the negotiated format. */
+static gboolean
+gst_cuda_ssim_set_info (GstCudaSsim * self, const GstVideoInfo * info)
+{
+  CqError err = { CQ_OK, "" };
+  guint old_planes = self->n_planes;
+  gchar old_names[CQ_SSIM_MAX_PLANES];
+
+  memcpy (old_names, self->plane_names, sizeof (old_names));
+  if (!gst_cuda_ssim_planes_for_info (self, info))
+    goto unknown_format;
+  if (self->report_started && (old_planes != self->n_planes
+          || memcmp (old_names, self->plane_names, self->n_planes) != 0))
+    goto planes_changed;
+  gst_cuda_ssim_free_backends (self);
+  if (self->device >= 0) {
+    self->cuda = cq_ssim_cuda_new (self->device, self->active_window,
+        self->cq_planes, self->n_planes, &err);
+    if (!self->cuda)
+      goto backend_failed;
+    self->measure = gst_cuda_ssim_measure_cuda;
+  } else {
+    self->cpu = cq_ssim_cpu_new (self->active_window, self->cq_planes,
+        self->n_planes, 0, &err);
+    if (!self->cpu)
+      goto backend_failed;
+    self->measure = gst_cuda_ssim_measure_cpu;
+  }
+  self->measured_info = *info;
+  GST_INFO_OBJECT (self, "comparing %u plane(s) of %s %dx%d with the %s "
+      "window on %s", self->n_planes, GST_VIDEO_INFO_NAME (info),
+      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+      cq_ssim_window_name (self->active_window),
+      self->device >= 0 ? "CUDA" : "the CPU");
+  if (!self->report_started && !gst_cuda_ssim_start_report (self))
+    return FALSE;
+  return TRUE;
+
+  /* ERRORS */
+unknown_format:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("format %s is not supported", GST_VIDEO_INFO_NAME (info)));
+    return FALSE;
+  }
+planes_changed:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("The planes to compare changed mid-stream"),
+        ("now %s with %u plane(s), the log and messages have %u",
+            GST_VIDEO_INFO_NAME (info), self->n_planes, old_planes));
+    return FALSE;
+  }
+backend_failed:
+  {
+    if (err.status == CQ_ERROR_OUT_OF_MEMORY)
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of memory for %dx%d frames", GST_VIDEO_INFO_WIDTH (info),
+              GST_VIDEO_INFO_HEIGHT (info)), ("%s", err.message));
+    else
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Could not set up SSIM for %dx%d %s frames with the %s window",
+              GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+              GST_VIDEO_INFO_NAME (info),
+              cq_ssim_window_name (self->active_window)), ("%s", err.message));
+    return FALSE;
+  }
+}
+
+static gdouble
+gst_cuda_ssim_db (gdouble ssim)
+{
+  return ssim >= 1.0 ? INFINITY : 10.0 * log10 (1.0 / (1.0 - ssim));
+}
+
+/* Frame scores in field order from the per-plane sums. */
+static void
+gst_cuda_ssim_values (GstCudaSsim * self, const CqSsimPlaneSums * sums,
+    gdouble * values)
+{
+  gdouble ssim_all = 0.0, peak = cq_ssim_peak (&self->cq_planes[0]);
+  guint64 samples = 0, sse = 0;
+  guint i, n = 4;
+
+  for (i = 0; i < self->n_planes; i++)
+    samples += sums[i].samples;
+  for (i = 0; i < self->n_planes; i++) {
+    gdouble ssim, mse, psnr;
+
+    cq_ssim_plane_scores (&self->cq_planes[i], &sums[i], &ssim, &mse, &psnr);
+    ssim_all += ssim * ((gdouble) sums[i].samples / samples);
+    sse += sums[i].sse;
+    if (self->active_planes == GST_CUDA_SSIM_PLANES_ALL) {
+      values[n++] = ssim;
+      values[n++] = psnr;
+      values[n++] = mse;
+    }
+  }
+  if (self->n_planes == 1)      /* exactly the plane's value */
+    cq_ssim_plane_scores (&self->cq_planes[0], &sums[0], &ssim_all,
+        &values[3], &values[2]);
+  values[0] = ssim_all;
+  values[1] = gst_cuda_ssim_db (ssim_all);
+  if (self->n_planes > 1) {
+    values[3] = (gdouble) sse / samples;
+    values[2] = sse == 0 ? INFINITY : 10.0 * log10 (peak * peak / values[3]);
+  }
+}
+
+static void
+gst_cuda_ssim_post_alert (GstCudaSsim * self, GstBuffer * buf,
+    const GstSegment * segment, gdouble ssim, gdouble threshold)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+  GstClockTime rt = GST_CLOCK_TIME_NONE, st = GST_CLOCK_TIME_NONE;
+  GstStructure *s;
+
+  if (GST_CLOCK_TIME_IS_VALID (pts)) {
+    rt = gst_segment_to_running_time (segment, GST_FORMAT_TIME, pts);
+    st = gst_segment_to_stream_time (segment, GST_FORMAT_TIME, pts);
+  }
+  s = gst_structure_new ("cudassim-alert",
+      "timestamp", G_TYPE_UINT64, pts,
+      "stream-time", G_TYPE_UINT64, st,
+      "running-time", G_TYPE_UINT64, rt,
+      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf),
+      "frame", G_TYPE_UINT64, self->measured - 1,
+      "ssim", G_TYPE_DOUBLE, ssim, "threshold", G_TYPE_DOUBLE, threshold, NULL);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+/* Measures a pair; the distorted buffer (taken) gets the meta and goes
+ * downstream. */
+static GstFlowReturn
+gst_cuda_ssim_measure_pair (GstCudaSsim * self, GstBuffer * ref,
+    GstBuffer * dist, const GstSegment * segment)
+{
+  CqSsimPlaneSums sums[CQ_SSIM_MAX_PLANES];
+  gdouble values[MAX_FIELDS];
+  GstVideoFrame rf, df;
+  CqError err = { CQ_OK, "" };
+  gboolean ok, post;
+  gdouble threshold;
+  GstClockTime interval;
+
+  if (!self->have_reference_info || !self->have_distorted_info)
+    goto not_negotiated;
+  if (GST_VIDEO_INFO_FORMAT (&self->reference_info) !=
+      GST_VIDEO_INFO_FORMAT (&self->distorted_info)
+      || GST_VIDEO_INFO_WIDTH (&self->reference_info) !=
+      GST_VIDEO_INFO_WIDTH (&self->distorted_info)
+      || GST_VIDEO_INFO_HEIGHT (&self->reference_info) !=
+      GST_VIDEO_INFO_HEIGHT (&self->distorted_info))
+    goto mismatch;
+  if (self->reconfigure) {
+    if (!gst_video_info_is_equal (&self->measured_info,
+            &self->distorted_info) || !self->measure) {
+      if (!gst_cuda_ssim_set_info (self, &self->distorted_info))
+        goto setup_failed;
+    }
+    self->reconfigure = FALSE;
+  }
+
+  if (!gst_video_frame_map (&rf, &self->reference_info, ref, GST_MAP_READ))
+    goto map_failed_ref;
+  if (!gst_video_frame_map (&df, &self->distorted_info, dist, GST_MAP_READ)) {
+    gst_video_frame_unmap (&rf);
+    goto map_failed_dist;
+  }
+  ok = self->measure (self, &rf, &df, sums, &err);
+  gst_video_frame_unmap (&df);
+  gst_video_frame_unmap (&rf);
+  if (!ok)
+    goto measure_failed;
+
+  gst_cuda_ssim_values (self, sums, values);
+  GST_OBJECT_LOCK (self);
+  post = self->post_messages;
+  interval = self->interval;
+  threshold = self->threshold;
+  GST_OBJECT_UNLOCK (self);
+  dist = gst_buffer_make_writable (dist);
+  gst_cuda_qa_report_frame (self->report, dist, segment, values, post,
+      interval);
+  self->measured++;
+  if (threshold > 0.0 && values[0] < threshold)
+    gst_cuda_ssim_post_alert (self, dist, segment, values[0], threshold);
+  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), dist);
+
+  /* ERRORS */
+not_negotiated:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("received a buffer before caps on the %s pad",
+            self->have_reference_info ? "distorted" : "reference"));
+    gst_buffer_unref (dist);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+mismatch:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("The reference and distorted streams differ in size or format"),
+        ("reference is %dx%d %s, distorted is %dx%d %s: both pads need the "
+            "same width, height and format",
+            GST_VIDEO_INFO_WIDTH (&self->reference_info),
+            GST_VIDEO_INFO_HEIGHT (&self->reference_info),
+            GST_VIDEO_INFO_NAME (&self->reference_info),
+            GST_VIDEO_INFO_WIDTH (&self->distorted_info),
+            GST_VIDEO_INFO_HEIGHT (&self->distorted_info),
+            GST_VIDEO_INFO_NAME (&self->distorted_info)));
+    gst_buffer_unref (dist);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+setup_failed:
+  {
+    gst_buffer_unref (dist);
+    return GST_FLOW_ERROR;
+  }
+map_failed_ref:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("could not map a %" G_GSIZE_FORMAT "-byte reference buffer as %s "
+            "%dx%d", gst_buffer_get_size (ref),
+            GST_VIDEO_INFO_NAME (&self->reference_info),
+            GST_VIDEO_INFO_WIDTH (&self->reference_info),
+            GST_VIDEO_INFO_HEIGHT (&self->reference_info)));
+    gst_buffer_unref (dist);
+    return GST_FLOW_ERROR;
+  }
+map_failed_dist:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("could not map a %" G_GSIZE_FORMAT "-byte distorted buffer as %s "
+            "%dx%d", gst_buffer_get_size (dist),
+            GST_VIDEO_INFO_NAME (&self->distorted_info),
+            GST_VIDEO_INFO_WIDTH (&self->distorted_info),
+            GST_VIDEO_INFO_HEIGHT (&self->distorted_info)));
+    gst_buffer_unref (dist);
+    return GST_FLOW_ERROR;
+  }
+measure_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("SSIM measurement failed on %s",
+            self->device >= 0 ? "CUDA" : "the CPU"), ("%s", err.message));
+    gst_buffer_unref (dist);
+    return GST_FLOW_ERROR;
+  }
+}
+
+static GstClockTime
+gst_cuda_ssim_running_time (GstAggregatorPad * pad, GstBuffer * buf)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf), rt;
+
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
+    return GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (pad);
+  rt = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME, pts);
+  GST_OBJECT_UNLOCK (pad);
+  return rt;
+}
+
+/* Two frames pair when their running times are closer than half a frame of
+ * the distorted stream (exactly equal when its rate is unknown). */
+static GstClockTime
+gst_cuda_ssim_pair_tolerance (GstCudaSsim * self, GstBuffer * dist)
+{
+  const GstVideoInfo *info = &self->distorted_info;
+
+  if (self->have_distorted_info && GST_VIDEO_INFO_FPS_N (info) > 0)
+    return gst_util_uint64_scale (GST_SECOND / 2, GST_VIDEO_INFO_FPS_D (info),
+        GST_VIDEO_INFO_FPS_N (info));
+  if (GST_BUFFER_DURATION_IS_VALID (dist))
+    return GST_BUFFER_DURATION (dist) / 2;
+  return 0;
+}
+
+/* An unpaired distorted frame still goes downstream, without scores. */
+static GstFlowReturn
+gst_cuda_ssim_pass_unpaired (GstCudaSsim * self, GstBuffer * dist)
+{
+  self->unpaired_distorted++;
+  GST_LOG_OBJECT (self, "distorted frame %" GST_TIME_FORMAT " has no "
+      "reference", GST_TIME_ARGS (GST_BUFFER_PTS (dist)));
+  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), dist);
+}
+
+static void
+gst_cuda_ssim_drop_unpaired (GstCudaSsim * self, GstBuffer * ref)
+{
+  self->unpaired_reference++;
+  GST_LOG_OBJECT (self, "reference frame %" GST_TIME_FORMAT " has no "
+      "distorted partner", GST_TIME_ARGS (GST_BUFFER_PTS (ref)));
+  gst_aggregator_pad_drop_buffer (self->reference_pad);
+}
+
+static void
+gst_cuda_ssim_finish (GstCudaSsim * self)
+{
+  GstStructure *extra;
+  gboolean post;
+
+  if (!self->report_started)
+    gst_cuda_ssim_start_report (self);
+  GST_OBJECT_LOCK (self);
+  post = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+  extra = gst_structure_new ("extra",
+      "unpaired-frames", G_TYPE_UINT64,
+      self->unpaired_reference + self->unpaired_distorted,
+      "unpaired-reference", G_TYPE_UINT64, self->unpaired_reference,
+      "unpaired-distorted", G_TYPE_UINT64, self->unpaired_distorted,
+      "window", G_TYPE_STRING, cq_ssim_window_name (self->active_window), NULL);
+  gst_cuda_qa_report_finish (self->report, post, extra);
+  gst_structure_free (extra);
+}
+
+/* Keeps the src segment equal to the distorted pad's, so that the distorted
+ * buffers keep their timestamps and running times. */
+static gboolean
+gst_cuda_ssim_same_segment (const GstSegment * a, const GstSegment * b)
+{
+  return a->format == b->format && a->flags == b->flags && a->rate == b->rate
+      && a->applied_rate == b->applied_rate && a->base == b->base
+      && a->offset == b->offset && a->start == b->start && a->stop == b->stop
+      && a->time == b->time;
+}
+
+static void
+gst_cuda_ssim_sync_segment (GstCudaSsim * self, GstSegment * segment)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstSegment *src = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
+  gboolean changed;
+
+  GST_OBJECT_LOCK (self->distorted_pad);
+  *segment = self->distorted_pad->segment;
+  GST_OBJECT_UNLOCK (self->distorted_pad);
+  GST_OBJECT_LOCK (agg);
+  changed = !gst_cuda_ssim_same_segment (src, segment);
+  GST_OBJECT_UNLOCK (agg);
+  if (changed && segment->format == GST_FORMAT_TIME)
+    gst_aggregator_update_segment (agg, segment);
+}
+
+static void
+gst_cuda_ssim_advance (GstCudaSsim * self, GstBuffer * dist)
+{
+  GstAggregator *agg = GST_AGGREGATOR (self);
+  GstClockTime pts = GST_BUFFER_PTS (dist);
+
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
+    return;
+  if (GST_BUFFER_DURATION_IS_VALID (dist))
+    pts += GST_BUFFER_DURATION (dist);
+  GST_OBJECT_LOCK (agg);
+  GST_AGGREGATOR_PAD (agg->srcpad)->segment.position = pts;
+  GST_OBJECT_UNLOCK (agg);
+}
+
+static GstFlowReturn
+gst_cuda_ssim_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  GstCudaSsim *self = GST_CUDA_SSIM (agg);
+  GstBuffer *ref, *dist;
+  GstClockTime ref_rt, dist_rt, tol;
+  GstSegment segment;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  ref = gst_aggregator_pad_peek_buffer (self->reference_pad);
+  dist = gst_aggregator_pad_peek_buffer (self->distorted_pad);
+
+  if (!ref && !dist) {
+    if (gst_aggregator_pad_is_eos (self->reference_pad)
+        && gst_aggregator_pad_is_eos (self->distorted_pad)) {
+      gst_cuda_ssim_finish (self);
+      return GST_FLOW_EOS;
+    }
+    return GST_AGGREGATOR_FLOW_NEED_DATA;
+  }
+  if (dist)
+    gst_cuda_ssim_sync_segment (self, &segment);
+
+  if (ref && dist) {
+    ref_rt = gst_cuda_ssim_running_time (self->reference_pad, ref);
+    dist_rt = gst_cuda_ssim_running_time (self->distorted_pad, dist);
+    tol = gst_cuda_ssim_pair_tolerance (self, dist);
+    if (!GST_CLOCK_TIME_IS_VALID (ref_rt) || !GST_CLOCK_TIME_IS_VALID (dist_rt)
+        || (ref_rt >= dist_rt ? ref_rt - dist_rt : dist_rt - ref_rt) <=
+        (tol ? tol - 1 : 0)) {
+      gst_aggregator_pad_drop_buffer (self->reference_pad);
+      gst_aggregator_pad_drop_buffer (self->distorted_pad);
+      gst_cuda_ssim_advance (self, dist);
+      ret = gst_cuda_ssim_measure_pair (self, ref, dist, &segment);
+    } else if (ref_rt < dist_rt) {
+      gst_cuda_ssim_drop_unpaired (self, ref);
+      gst_buffer_unref (dist);
+    } else {
+      gst_aggregator_pad_drop_buffer (self->distorted_pad);
+      gst_cuda_ssim_advance (self, dist);
+      ret = gst_cuda_ssim_pass_unpaired (self, dist);
+    }
+  } else if (dist) {
+    /* no reference frame: it ended, or (live) it is late */
+    if (!gst_aggregator_pad_is_eos (self->reference_pad) && !timeout) {
+      gst_buffer_unref (dist);
+      return GST_AGGREGATOR_FLOW_NEED_DATA;
+    }
+    gst_aggregator_pad_drop_buffer (self->distorted_pad);
+    gst_cuda_ssim_advance (self, dist);
+    ret = gst_cuda_ssim_pass_unpaired (self, dist);
+  } else {
+    if (!gst_aggregator_pad_is_eos (self->distorted_pad) && !timeout) {
+      gst_buffer_unref (ref);
+      return GST_AGGREGATOR_FLOW_NEED_DATA;
+    }
+    gst_cuda_ssim_drop_unpaired (self, ref);
+  }
+  if (ref)
+    gst_buffer_unref (ref);
+  return ret;
+}
