@@ -585,7 +585,8 @@ static GPrivate gst_cuda_ssim_in_peer_query;
  *   template allows;
  * - it has not: the first template format its upstream can also produce
  *   (so a tee feeding both pads picks one a decoder on the other branch
- *   can return: I420 before the rest).
+ *   can return: I420 before the rest). Only for negotiation (a query with
+ *   a filter, the other pad linked); link checks get the template.
  * Whatever a fixed upstream insists on stays possible, so that a mismatch
  * reaches the element and gets an error naming both streams. */
 static gboolean
@@ -615,7 +616,8 @@ gst_cuda_ssim_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
             "height"));
     result = gst_caps_merge (result, gst_caps_ref (templ));
     gst_caps_unref (other_caps);
-  } else if (!g_private_get (&gst_cuda_ssim_in_peer_query)) {
+  } else if (filter && gst_pad_is_linked (GST_PAD (other))
+      && !g_private_get (&gst_cuda_ssim_in_peer_query)) {
     GstCaps *peer, *formats;
 
     g_private_set (&gst_cuda_ssim_in_peer_query, GINT_TO_POINTER (1));
@@ -865,7 +867,7 @@ gst_cuda_ssim_values (GstCudaSsim * self, const CqSsimPlaneSums * sums,
     gdouble ssim, mse, psnr;
 
     cq_ssim_plane_scores (&self->cq_planes[i], &sums[i], &ssim, &mse, &psnr);
-    ssim_all += ssim * ((gdouble) sums[i].samples / samples);
+    ssim_all += ssim * (gdouble) sums[i].samples;
     sse += sums[i].sse;
     if (self->active_planes == GST_CUDA_SSIM_PLANES_ALL) {
       values[n++] = ssim;
@@ -876,6 +878,8 @@ gst_cuda_ssim_values (GstCudaSsim * self, const CqSsimPlaneSums * sums,
   if (self->n_planes == 1)      /* exactly the plane's value */
     cq_ssim_plane_scores (&self->cq_planes[0], &sums[0], &ssim_all,
         &values[3], &values[2]);
+  else                          /* weighted by samples, as FFmpeg's All */
+    ssim_all /= (gdouble) samples;
   values[0] = ssim_all;
   values[1] = gst_cuda_ssim_db (ssim_all);
   if (self->n_planes > 1) {

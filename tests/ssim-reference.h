@@ -14,7 +14,7 @@
 
 /* box8: mean over every 8x8 window of the local SSIM, means over 64 samples,
  * (co)variances over 63 (seed 004, eq. 1, 3, 4). */
-static double
+static inline double
 ref_ssim_box8 (const int *a, const int *b, unsigned w, unsigned h, int L)
 {
   const double c1 = (0.01 * L) * (0.01 * L), c2 = (0.03 * L) * (0.03 * L);
@@ -52,7 +52,7 @@ ref_ssim_box8 (const int *a, const int *b, unsigned w, unsigned h, int L)
 
 /* gauss11: 11x11 window of weights g(i)g(j), g the normalised Gaussian of
  * sigma 1.5 sampled at -5..5; population statistics; "valid" windows. */
-static double
+static inline double
 ref_ssim_gauss11 (const int *a, const int *b, unsigned w, unsigned h, int L)
 {
   const double c1 = (0.01 * L) * (0.01 * L), c2 = (0.03 * L) * (0.03 * L);
@@ -91,7 +91,7 @@ ref_ssim_gauss11 (const int *a, const int *b, unsigned w, unsigned h, int L)
 }
 
 /* x264's integer window value, as FFmpeg's vf_ssim evaluates it in float. */
-static float
+static inline float
 ref_x264_window (int64_t s1, int64_t s2, int64_t ss, int64_t s12, int L)
 {
   int64_t c1 = (int64_t) (.01 * .01 * L * L * 64 + .5);
@@ -106,7 +106,7 @@ ref_x264_window (int64_t s1, int64_t s2, int64_t ss, int64_t s12, int L)
 }
 
 /* The x264 value of the window whose top-left 4x4 block is (bx, by). */
-static float
+static inline float
 ref_x264_at (const int *a, const int *b, unsigned w, unsigned bx,
     unsigned by, int L)
 {
@@ -128,7 +128,7 @@ ref_x264_at (const int *a, const int *b, unsigned w, unsigned bx,
 
 /* FFmpeg's frame value: float sums along a row of windows, double over the
  * rows, divided by the window count. */
-static double
+static inline double
 ref_ffmpeg_frame (const int *a, const int *b, unsigned w, unsigned h, int L)
 {
   unsigned w4 = w / 4, h4 = h / 4, bx, by;
@@ -146,7 +146,7 @@ ref_ffmpeg_frame (const int *a, const int *b, unsigned w, unsigned h, int L)
 
 /* The x264 window values added in double, row by row as the CPU backend
  * adds them on one thread: identical only if every window is identical. */
-static double
+static inline double
 ref_ffmpeg_sum_exact_order (const int *a, const int *b, unsigned w,
     unsigned h, int L)
 {
@@ -163,7 +163,7 @@ ref_ffmpeg_sum_exact_order (const int *a, const int *b, unsigned w,
   return total;
 }
 
-static uint64_t
+static inline uint64_t
 ref_sse (const int *a, const int *b, unsigned n)
 {
   uint64_t s = 0;
@@ -174,7 +174,7 @@ ref_sse (const int *a, const int *b, unsigned n)
   return s;
 }
 
-static double
+static inline double
 ref_mse (const int *a, const int *b, unsigned n)
 {
   double s = 0;
