@@ -15,7 +15,10 @@
 #include "cq-cuda-private.h"
 #include "cq-ssim-kernels.cuh"
 
-#define STAGING_CHUNKS 8
+/* Host frames go up in bands of at least BAND_BYTES (both frames), at
+ * most MAX_BANDS a plane. */
+#define MAX_BANDS 8
+#define BAND_BYTES (4u << 20)
 
 typedef struct
 {
@@ -40,7 +43,9 @@ struct CqSsimCuda
   CqSsimWindow window;
   unsigned n_planes;
   PlaneCtx pl[CQ_SSIM_MAX_PLANES];
-  cudaStream_t stream;
+  cudaStream_t stream;          /* kernels */
+  cudaStream_t copy_stream;     /* host-to-device uploads */
+  cudaEvent_t events[CQ_SSIM_MAX_PLANES * MAX_BANDS];   /* band uploaded */
   cq::SsimPlaneOut *out_dev, *out_host;
   unsigned char *staging;
   size_t staging_bytes;
@@ -123,6 +128,12 @@ cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
   if (e == cudaSuccess) {
     what = "cannot create a CUDA stream";
     e = cudaStreamCreateWithFlags (&cu->stream, cudaStreamNonBlocking);
+  }
+  if (e == cudaSuccess)
+    e = cudaStreamCreateWithFlags (&cu->copy_stream, cudaStreamNonBlocking);
+  for (i = 0; i < CQ_SSIM_MAX_PLANES * MAX_BANDS && e == cudaSuccess; i++) {
+    what = "cannot create CUDA events";
+    e = cudaEventCreateWithFlags (&cu->events[i], cudaEventDisableTiming);
   }
   for (i = 0; i < n_planes && e == cudaSuccess; i++) {
     PlaneCtx *pc = &cu->pl[i];
@@ -207,6 +218,13 @@ cq_ssim_cuda_free (CqSsimCuda * cu)
     cudaFree (cu->out_dev);
     cudaFreeHost (cu->out_host);
     cudaFreeHost (cu->staging);
+    for (i = 0; i < CQ_SSIM_MAX_PLANES * MAX_BANDS; i++)
+      if (cu->events[i])
+        cudaEventDestroy (cu->events[i]);
+    if (cu->copy_stream) {
+      cudaStreamSynchronize (cu->copy_stream);
+      cudaStreamDestroy (cu->copy_stream);
+    }
     if (cu->stream)
       cudaStreamDestroy (cu->stream);
   }
@@ -215,7 +233,7 @@ cq_ssim_cuda_free (CqSsimCuda * cu)
 }
 
 template < typename T > static void
-launch_plane (CqSsimWindow window, const cq::SsimParams & p, dim3 grid,
+launch_tiles (CqSsimWindow window, const cq::SsimParams & p, dim3 grid,
     cudaStream_t stream)
 {
   const dim3 block (cq::kSsimThreads);
@@ -228,8 +246,6 @@ launch_plane (CqSsimWindow window, const cq::SsimParams & p, dim3 grid,
         cq::ssim_box8_kernel < T, long long ><<<grid, block, 0, stream>>> (p);
       break;
     case CQ_SSIM_FFMPEG:
-      if (p.width % 4 || p.height % 4)
-        cq::ssim_sse_rest_kernel < T ><<<32, 256, 0, stream>>> (p);
       cq::ssim_ffmpeg_kernel < T ><<<grid, block, 0, stream>>> (p);
       break;
     case CQ_SSIM_GAUSS11:
@@ -238,44 +254,79 @@ launch_plane (CqSsimWindow window, const cq::SsimParams & p, dim3 grid,
   }
 }
 
-/* Enqueues plane i of a pair at ref/dist (device pointers in the plane's
- * stored layout, pitches in bytes). */
-static CqStatus
-enqueue_plane (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
+/* Sample rows a tile row starts at, and the rows below its tiles that they
+ * also read (the window's reach). */
+static unsigned
+tile_sample_rows (const CqSsimCuda * cu, const PlaneCtx * pc)
+{
+  return cu->window == CQ_SSIM_FFMPEG ? 4 * pc->rows : pc->rows;
+}
+
+static unsigned
+tile_halo_rows (const CqSsimCuda * cu)
+{
+  return cu->window == CQ_SSIM_FFMPEG ? 8 : cu->window == CQ_SSIM_BOX8 ?
+      7 : 10;
+}
+
+/* Sample rows [0, end) that tile rows [0, t1) read. */
+static unsigned
+rows_needed (const CqSsimCuda * cu, const PlaneCtx * pc, unsigned t1)
+{
+  uint64_t end = (uint64_t) t1 * tile_sample_rows (cu, pc) +
+      tile_halo_rows (cu);
+
+  return end < pc->plane.height ? (unsigned) end : pc->plane.height;
+}
+
+/* Unpacks rows [r0, r1) of both frames of a plane that is not packed. */
+static void
+unpack_rows (CqSsimCuda * cu, const PlaneCtx * pc, const unsigned char *ref,
     size_t ref_pitch, const unsigned char *dist, size_t dist_pitch,
-    CqError * err)
+    unsigned r0, unsigned r1, cudaStream_t stream)
+{
+  const CqSsimPlane *pl = &pc->plane;
+  const unsigned char *src[2] = { ref, dist };
+  const size_t pitch[2] = { ref_pitch, dist_pitch };
+  const dim3 block (32, 8);
+  const dim3 grid ((pl->width + 31) / 32, (r1 - r0 + 7) / 8);
+  int f;
+
+  if (r1 <= r0)
+    return;
+  for (f = 0; f < 2; f++) {
+    cq::UnpackParams u;
+
+    u.src = src[f] + (size_t) r0 * pitch[f];
+    u.src_pitch = pitch[f];
+    u.dst = pc->unpacked[f] + (size_t) r0 * pc->unpacked_pitch;
+    u.dst_pitch = pc->unpacked_pitch;
+    u.width = (int) pl->width;
+    u.height = (int) (r1 - r0);
+    u.kind = pl->layout.kind;
+    u.sample_stride = pl->sample_stride;
+    u.offset = pl->offset;
+    u.shift = pl->layout.shift;
+    u.mask = (1u << pl->layout.depth) - 1;
+    u.r = pl->layout.r_offset;
+    u.g = pl->layout.g_offset;
+    u.b = pl->layout.b_offset;
+    cq::ssim_unpack_kernel <<<grid, block, 0, stream>>> (u);
+  }
+}
+
+/* Kernel parameters of plane i whose packed samples are at ref/dist. */
+static cq::SsimParams
+plane_params (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
+    size_t ref_pitch, const unsigned char *dist, size_t dist_pitch)
 {
   PlaneCtx *pc = &cu->pl[i];
   const CqSsimPlane *pl = &pc->plane;
   const unsigned peak = cq_ssim_peak (pl);
+  const size_t align = 4 * pc->bytes;
   cq::SsimParams p;
 
   if (!pc->packed) {
-    const unsigned char *src[2] = { ref, dist };
-    const size_t pitch[2] = { ref_pitch, dist_pitch };
-    const dim3 block (32, 8);
-    const dim3 grid ((pl->width + 31) / 32, (pl->height + 7) / 8);
-    int f;
-
-    for (f = 0; f < 2; f++) {
-      cq::UnpackParams u;
-
-      u.src = src[f];
-      u.src_pitch = pitch[f];
-      u.dst = pc->unpacked[f];
-      u.dst_pitch = pc->unpacked_pitch;
-      u.width = (int) pl->width;
-      u.height = (int) pl->height;
-      u.kind = pl->layout.kind;
-      u.sample_stride = pl->sample_stride;
-      u.offset = pl->offset;
-      u.shift = pl->layout.shift;
-      u.mask = (1u << pl->layout.depth) - 1;
-      u.r = pl->layout.r_offset;
-      u.g = pl->layout.g_offset;
-      u.b = pl->layout.b_offset;
-      cq::ssim_unpack_kernel <<<grid, block, 0, cu->stream>>> (u);
-    }
     ref = pc->unpacked[0];
     dist = pc->unpacked[1];
     ref_pitch = dist_pitch = pc->unpacked_pitch;
@@ -290,12 +341,8 @@ enqueue_plane (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
   p.shift = pc->packed && pc->bytes == 2 ? pl->layout.shift : 0;
   p.mask = pc->packed && pc->bytes == 2 ? (1u << pl->layout.depth) - 1 :
       0xffffu;
-  {
-    const size_t align = 4 * pc->bytes;
-
-    p.vec = ((uintptr_t) ref % align) == 0 && ((uintptr_t) dist % align) == 0
-        && ref_pitch % align == 0 && dist_pitch % align == 0;
-  }
+  p.vec = ((uintptr_t) ref % align) == 0 && ((uintptr_t) dist % align) == 0
+      && ref_pitch % align == 0 && dist_pitch % align == 0;
   if (cu->window == CQ_SSIM_GAUSS11) {
     p.k1 = (0.01 * peak) * (0.01 * peak);
     p.k2 = (0.03 * peak) * (0.03 * peak);
@@ -306,16 +353,53 @@ enqueue_plane (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
   p.c1 = CQ_SSIM_FFMPEG_C1 (peak);
   p.c2 = CQ_SSIM_FFMPEG_C2 (peak);
   p.rows = (int) pc->rows;
+  p.tile_y0 = 0;
+  p.total_blocks = pc->grid.x * pc->grid.y;
   p.partials = pc->partials;
   p.sse_accum = pc->sse_accum;
   p.counter = pc->counter;
   p.out = cu->out_dev + i;
+  return p;
+}
+
+/* Launches tile rows [t0, t1) of a plane; the last band also adds the SSE
+ * of ffmpeg's unaligned edges first, so the final block sees it. */
+static CqStatus
+launch_band (CqSsimCuda * cu, unsigned i, cq::SsimParams p, unsigned t0,
+    unsigned t1, cudaStream_t stream, CqError * err)
+{
+  PlaneCtx *pc = &cu->pl[i];
+  const dim3 grid (pc->grid.x, t1 - t0);
+
+  p.tile_y0 = (int) t0;
+  if (t1 == pc->grid.y && cu->window == CQ_SSIM_FFMPEG
+      && (p.width % 4 || p.height % 4)) {
+    if (pc->bytes == 2)
+      cq::ssim_sse_rest_kernel < unsigned short ><<<32, 256, 0, stream>>> (p);
+    else
+      cq::ssim_sse_rest_kernel < unsigned char ><<<32, 256, 0, stream>>> (p);
+  }
   if (pc->bytes == 2)
-    launch_plane < unsigned short > (cu->window, p, pc->grid, cu->stream);
+    launch_tiles < unsigned short > (cu->window, p, grid, stream);
   else
-    launch_plane < unsigned char > (cu->window, p, pc->grid, cu->stream);
+    launch_tiles < unsigned char > (cu->window, p, grid, stream);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the SSIM kernels");
   return CQ_OK;
+}
+
+/* Enqueues plane i of a pair already in device memory, in one band. */
+static CqStatus
+enqueue_plane (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
+    size_t ref_pitch, const unsigned char *dist, size_t dist_pitch,
+    CqError * err)
+{
+  PlaneCtx *pc = &cu->pl[i];
+
+  if (!pc->packed)
+    unpack_rows (cu, pc, ref, ref_pitch, dist, dist_pitch, 0,
+        pc->plane.height, cu->stream);
+  return launch_band (cu, i, plane_params (cu, i, ref, ref_pitch, dist,
+          dist_pitch), 0, pc->grid.y, cu->stream, err);
 }
 
 static CqStatus
@@ -355,74 +439,109 @@ check_strides (CqSsimCuda * cu, const size_t * ref_strides,
   return CQ_OK;
 }
 
-/* Uploads rows of host memory: directly when pinned, else through the
- * pinned staging area at *stage in chunks, so that the CPU copy of a chunk
- * overlaps the DMA of the previous one. */
-static CqStatus
-upload (CqSsimCuda * cu, unsigned char *dst, size_t dst_pitch,
-    const unsigned char *src, size_t src_stride, size_t row_bytes,
-    unsigned rows, unsigned char **stage, CqError * err)
+static int
+is_pinned (const void *ptr)
 {
   cudaPointerAttributes attr;
-  unsigned chunk, done = 0;
 
-  if (cudaPointerGetAttributes (&attr, src) == cudaSuccess
-      && attr.type == cudaMemoryTypeHost) {
-    CQ_CUDA_TRY (cudaMemcpy2DAsync (dst, dst_pitch, src, src_stride,
-            row_bytes, rows, cudaMemcpyHostToDevice, cu->stream), err,
-        "cannot upload a plane");
-    return CQ_OK;
-  }
+  if (cudaPointerGetAttributes (&attr, ptr) == cudaSuccess
+      && attr.type == cudaMemoryTypeHost)
+    return 1;
   cudaGetLastError ();          /* pageable memory is not an error */
-  for (chunk = 0; chunk < STAGING_CHUNKS && done < rows; chunk++) {
-    unsigned end = (unsigned) ((uint64_t) rows * (chunk + 1) / STAGING_CHUNKS);
-    unsigned n = end - done, r;
+  return 0;
+}
+
+/* Uploads rows [r0, r1) of a host plane on the copy stream: directly when
+ * pinned, else through the pinned staging area at *stage (the CPU copy of
+ * this band overlaps the DMA of the previous one). */
+static CqStatus
+upload_rows (CqSsimCuda * cu, unsigned char *dst, size_t dst_pitch,
+    const unsigned char *src, size_t src_stride, int pinned, size_t row_bytes,
+    unsigned r0, unsigned r1, unsigned char **stage, CqError * err)
+{
+  const unsigned n = r1 - r0;
+  unsigned r;
+
+  if (n == 0)
+    return CQ_OK;
+  src += (size_t) r0 * src_stride;
+  dst += (size_t) r0 * dst_pitch;
+  if (!pinned) {
     unsigned char *s = *stage;
 
-    if (n == 0)
-      continue;
     if (src_stride == row_bytes)
-      memcpy (s, src + (size_t) done * src_stride, n * row_bytes);
+      memcpy (s, src, (size_t) n * row_bytes);
     else
       for (r = 0; r < n; r++)
-        memcpy (s + r * row_bytes, src + (size_t) (done + r) * src_stride,
+        memcpy (s + (size_t) r * row_bytes, src + (size_t) r * src_stride,
             row_bytes);
-    CQ_CUDA_TRY (cudaMemcpy2DAsync (dst + (size_t) done * dst_pitch,
-            dst_pitch, s, row_bytes, row_bytes, n, cudaMemcpyHostToDevice,
-            cu->stream), err, "cannot upload a plane");
+    src = s;
+    src_stride = row_bytes;
     *stage += (size_t) n * row_bytes;
-    done = end;
   }
+  CQ_CUDA_TRY (cudaMemcpy2DAsync (dst, dst_pitch, src, src_stride, row_bytes,
+          n, cudaMemcpyHostToDevice, cu->copy_stream), err,
+      "cannot upload a plane");
   return CQ_OK;
 }
 
+/* Host frames: each plane goes up in bands of tile rows on the copy stream;
+ * the kernels of a band start on the compute stream as soon as the rows
+ * they read have arrived, so compute hides behind the transfer. */
 extern "C" CqStatus
 cq_ssim_cuda_measure_host (CqSsimCuda * cu, const void *const *ref,
     const size_t * ref_strides, const void *const *dist,
     const size_t * dist_strides, CqSsimPlaneSums * sums, CqError * err)
 {
   unsigned char *stage = cu->staging;
-  unsigned i;
+  unsigned i, ev = 0;
 
   if (check_strides (cu, ref_strides, dist_strides, err) != CQ_OK)
     return err ? err->status : CQ_ERROR_INVALID;
   CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
   for (i = 0; i < cu->n_planes; i++) {
     PlaneCtx *pc = &cu->pl[i];
-    CqStatus ret;
+    const unsigned char *hr = (const unsigned char *) ref[i];
+    const unsigned char *hd = (const unsigned char *) dist[i];
+    const int pin_r = is_pinned (hr), pin_d = is_pinned (hd);
+    const unsigned tiles = pc->grid.y;
+    /* a band's uploads should outlast the ~15 µs of API calls it costs */
+    const uint64_t pair_bytes = 2 * (uint64_t) pc->row_bytes * pc->plane.height;
+    uint64_t want = pair_bytes / BAND_BYTES;
+    const unsigned bands = (unsigned) (want < 1 ? 1 : want > MAX_BANDS ?
+        MAX_BANDS : want > tiles ? tiles : want);
+    cq::SsimParams p = plane_params (cu, i, pc->frame[0], pc->frame_pitch,
+        pc->frame[1], pc->frame_pitch);
+    unsigned b, uploaded = 0, t0 = 0;
 
-    ret = upload (cu, pc->frame[0], pc->frame_pitch,
-        (const unsigned char *) ref[i], ref_strides[i], pc->row_bytes,
-        pc->plane.height, &stage, err);
-    if (ret == CQ_OK)
-      ret = upload (cu, pc->frame[1], pc->frame_pitch,
-          (const unsigned char *) dist[i], dist_strides[i], pc->row_bytes,
-          pc->plane.height, &stage, err);
-    if (ret == CQ_OK)
-      ret = enqueue_plane (cu, i, pc->frame[0], pc->frame_pitch,
-          pc->frame[1], pc->frame_pitch, err);
-    if (ret != CQ_OK)
-      return ret;
+    for (b = 0; b < bands; b++, ev++) {
+      unsigned t1 = (unsigned) ((uint64_t) tiles * (b + 1) / bands);
+      unsigned need = rows_needed (cu, pc, t1);
+      CqStatus ret;
+
+      ret = upload_rows (cu, pc->frame[0], pc->frame_pitch, hr,
+          ref_strides[i], pin_r, pc->row_bytes, uploaded, need, &stage, err);
+      if (ret == CQ_OK)
+        ret = upload_rows (cu, pc->frame[1], pc->frame_pitch, hd,
+            dist_strides[i], pin_d, pc->row_bytes, uploaded, need, &stage,
+            err);
+      if (ret != CQ_OK)
+        return ret;
+      CQ_CUDA_TRY (cudaEventRecord (cu->events[ev], cu->copy_stream), err,
+          "cannot record an upload event");
+      CQ_CUDA_TRY (cudaStreamWaitEvent (cu->stream, cu->events[ev], 0), err,
+          "cannot order the kernels after the upload");
+      if (!pc->packed)
+        unpack_rows (cu, pc, pc->frame[0], pc->frame_pitch, pc->frame[1],
+            pc->frame_pitch, uploaded, need, cu->stream);
+      uploaded = need;
+      if (t1 > t0) {
+        ret = launch_band (cu, i, p, t0, t1, cu->stream, err);
+        if (ret != CQ_OK)
+          return ret;
+      }
+      t0 = t1;
+    }
   }
   return finish_frame (cu, sums, err);
 }

@@ -10,7 +10,9 @@
  * Reduction: each block writes its double SSIM sum to its own slot and adds
  * its 64-bit SSE with an integer atomic (exact in any order); the last
  * block to finish adds the slots in index order, so the result does not
- * depend on scheduling, and resets the accumulators for the next frame.
+ * depend on scheduling, and resets the accumulators for the next frame. A
+ * frame may be launched in several bands of tile rows (as its rows arrive
+ * from the host): slots and the block count span all of them.
  *
  * The local expressions mirror cq-ssim-local.h operation for operation.
  *
@@ -54,6 +56,8 @@ struct SsimParams
   double k1, k2;                /* box8: 4096 C1, 4032 C2; gauss11: C1, C2 */
   long long c1, c2;             /* ffmpeg */
   int rows;                     /* rows (block rows for ffmpeg) a tile walks */
+  int tile_y0;                  /* first tile row of this launch */
+  unsigned total_blocks;        /* blocks of every launch of the frame */
   double *partials;             /* one per block */
   unsigned long long *sse_accum;        /* zero between frames */
   unsigned *counter;            /* zero between frames */
@@ -183,8 +187,8 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse)
   __shared__ double s_final[kSsimThreads];
   __shared__ bool s_last;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const unsigned blocks = gridDim.x * gridDim.y;
-  const unsigned block = blockIdx.y * gridDim.x + blockIdx.x;
+  const unsigned blocks = p.total_blocks;
+  const unsigned block = (p.tile_y0 + blockIdx.y) * gridDim.x + blockIdx.x;
 
   ssim = warp_sum (ssim);
   sse = warp_sum (sse);
@@ -265,6 +269,32 @@ box8_windows (const I v[4], I w[4])
   w[3] = u - p3 + __shfl_down_sync (kAll, p3, 2);
 }
 
+/* Σ (a - b)² of four samples. */
+__device__ __forceinline__ unsigned
+sse4 (Raw4 < unsigned char >ra, Raw4 < unsigned char >rb, const SsimParams &)
+{
+  const unsigned d = __vabsdiffu4 (ra.w, rb.w);
+
+  return __dp4a (d, d, 0u);
+}
+
+__device__ __forceinline__ unsigned long long
+sse4 (Raw4 < unsigned short >ra, Raw4 < unsigned short >rb,
+    const SsimParams & p)
+{
+  unsigned a[4], b[4];
+  unsigned long long e = 0;
+
+  unpack4 (ra, p, a);
+  unpack4 (rb, p, b);
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    long long d = (long long) a[j] - (long long) b[j];
+    e += (unsigned long long) (d * d);
+  }
+  return e;
+}
+
 template < typename T, typename I > __device__ __forceinline__ void
 box8_add (const Raw4 < T > &ra, const Raw4 < T > &rb, const SsimParams & p,
     I sign, I s1[4], I s2[4], I ss[4], I s12[4])
@@ -285,14 +315,17 @@ box8_add (const Raw4 < T > &ra, const Raw4 < T > &rb, const SsimParams & p,
 /* I: the integer type of the sums (int for 8-bit, long long above). The
  * walk is unrolled by 8 so that the last 8 rows stay in a register ring
  * with compile-time slots; the next row is loaded one step ahead. */
+#ifndef CQ_SSIM_BOX8_MIN_BLOCKS
+#define CQ_SSIM_BOX8_MIN_BLOCKS 1
+#endif
 template < typename T, typename I > __global__ void
-__launch_bounds__ (kSsimThreads)
+__launch_bounds__ (kSsimThreads, CQ_SSIM_BOX8_MIN_BLOCKS)
 ssim_box8_kernel (SsimParams p)
 {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int x0 = (blockIdx.x * (kSsimThreads / 32) + warp) * kBox8Strip;
   const int cx = x0 + 4 * lane;
-  const int y0 = blockIdx.y * p.rows;
+  const int y0 = (p.tile_y0 + blockIdx.y) * p.rows;
   const int own_end = min (y0 + p.rows, p.height);
   const int read_end = min (y0 + p.rows + 7, p.height);
   const bool own_lane = lane < kBox8Strip / 4;
@@ -327,17 +360,8 @@ ssim_box8_kernel (SsimParams p)
         box8_add < T, I > (ra, rb, p, (I) 1, s1, s2, ss, s12);
         ring_a[k] = ra;
         ring_b[k] = rb;
-        if (own_lane && y < own_end) {
-          unsigned a[4], b[4];
-
-          unpack4 (ra, p, a);
-          unpack4 (rb, p, b);
-#pragma unroll
-          for (int j = 0; j < 4; j++) {
-            int d = (int) a[j] - (int) b[j];
-            sse += (unsigned long long) ((long long) d * d);
-          }
-        }
+        if (own_lane && y < own_end)
+          sse += sse4 (ra, rb, p);
         if (y - y0 >= 7) {
           I w1[4], w2[4], wss[4], w12[4];
 
@@ -450,7 +474,7 @@ ssim_ffmpeg_kernel (SsimParams p)
   const int w4 = p.width / 4, h4 = p.height / 4;
   const int bx0 = (blockIdx.x * (kSsimThreads / 32) + warp) * kFfmpegStrip;
   const int bx = bx0 + lane;
-  const int by0 = blockIdx.y * p.rows;
+  const int by0 = (p.tile_y0 + blockIdx.y) * p.rows;
   const int own_end = min (by0 + p.rows, h4);
   const int read_end = min (by0 + p.rows + 1, h4);
   const bool own_lane = lane < kFfmpegStrip && bx < w4;
@@ -533,7 +557,7 @@ ssim_gauss_kernel (SsimParams p)
   __shared__ double s_v[2][4][kSsimThreads];
   const int t = threadIdx.x;
   const int x = blockIdx.x * kGaussCols + t;
-  const int y0 = blockIdx.y * p.rows;
+  const int y0 = (p.tile_y0 + blockIdx.y) * p.rows;
   const int own_end = min (y0 + p.rows, p.height);
   const int read_end = min (y0 + p.rows + 10, p.height);
   const bool own_col = t < kGaussCols && x < p.width;
