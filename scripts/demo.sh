@@ -1,10 +1,11 @@
 #!/bin/sh
-# The demo: builds the plugin and runs the embedded default pipeline, a test
-# pattern that is blurred more and more, through cudasharpness, printing each
-# frame's scores (CUDA where a GPU is usable, else the CPU).
+# The demo: builds the plugin and runs the embedded default pipeline: a test
+# pattern and a blurred copy through cudasharpness, and the copy against the
+# original through cudassim, printing each frame's scores (CUDA where a GPU
+# is usable, else the CPU).
 #
-#   scripts/demo.sh ['PIPELINE']       (a gst-launch description with a
-#                                       cudasharpness in it)
+#   scripts/demo.sh ['PIPELINE']       (a gst-launch description with
+#                                       cudasharpness and/or cudassim)
 set -u
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh || exit 1
@@ -14,4 +15,4 @@ if [ ! -f build/build.ninja ]; then
 fi
 ninja -C build || exit 1
 export GST_PLUGIN_PATH="$PWD/build/plugin${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
-exec build/examples/cudasharpness-print "$@"
+exec build/examples/cudaquality-print "$@"

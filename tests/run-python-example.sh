@@ -5,7 +5,7 @@ for py in /usr/bin/python3 python3; do
     out=$("$py" "$@") || exit 1
     echo "$out"
     # the example must have printed scores and the summary
-    echo "$out" | grep -q "frame 2:" && echo "$out" | grep -q "cudasharpness-summary"
+    echo "$out" | grep -q "frame 2:" && echo "$out" | grep -q -- "-summary"
     exit $?
   fi
 done

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-# Reads CudaSharpnessMeta from the buffers of a running pipeline (PyGObject)
-# and prints it; nothing of ours is imported, the meta is found by its name.
+# Reads CudaSharpnessMeta and CudaSsimMeta from the buffers of a running
+# pipeline (PyGObject) and prints them, with the summaries and any
+# cudassim-alert; nothing of ours is imported, the metas are found by name.
 #
-#   GST_PLUGIN_PATH=build/plugin examples/cudasharpness-print.py ['PIPELINE']
+#   GST_PLUGIN_PATH=build/plugin examples/cudaquality-print.py ['PIPELINE']
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 import sys
@@ -14,13 +15,19 @@ from gi.repository import Gst  # noqa: E402
 
 DEFAULT = (
     "videotestsrc num-buffers=10 pattern=smpte ! "
-    "video/x-raw,width=640,height=360 ! "
-    "cudasharpness name=sharpness metrics=tenengrad+lapvar+entropy ! fakesink"
+    "video/x-raw,format=I420,width=640,height=360 ! tee name=t "
+    "t. ! queue ! cudasharpness name=sharpness metrics=tenengrad+lapvar ! "
+    "ssim.reference "
+    "t. ! queue ! jpegenc quality=10 ! jpegdec ! ssim.distorted "
+    "cudassim name=ssim ! fakesink"
 )
 
+METAS = {"cudasharpness": "CudaSharpnessMeta", "cudassim": "CudaSsimMeta"}
 
-def on_buffer(pad, info, name):
-    meta = info.get_buffer().get_custom_meta("CudaSharpnessMeta")
+
+def on_buffer(pad, info, data):
+    name, meta_name = data
+    meta = info.get_buffer().get_custom_meta(meta_name)
     if meta is not None:
         s = meta.get_structure()
         fields = []
@@ -38,9 +45,10 @@ def main():
 
     def probe(element):
         factory = element.get_factory()
-        if factory is not None and factory.get_name() == "cudasharpness":
+        if factory is not None and factory.get_name() in METAS:
             element.get_static_pad("src").add_probe(
-                Gst.PadProbeType.BUFFER, on_buffer, element.get_name())
+                Gst.PadProbeType.BUFFER, on_buffer,
+                (element.get_name(), METAS[factory.get_name()]))
 
     pipeline.iterate_recurse().foreach(probe)
     pipeline.set_state(Gst.State.PLAYING)
@@ -52,7 +60,8 @@ def main():
             Gst.MessageType.EOS | Gst.MessageType.ERROR | Gst.MessageType.ELEMENT)
         if msg.type == Gst.MessageType.ELEMENT:
             s = msg.get_structure()
-            if s.get_name() == "cudasharpness-summary":
+            if (s.get_name().endswith("-summary")
+                    or s.get_name() == "cudassim-alert"):
                 print(f"{msg.src.get_name()}: {s.to_string()}")
             continue
         if msg.type == Gst.MessageType.ERROR:

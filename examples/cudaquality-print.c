@@ -1,12 +1,14 @@
-/* Reads CudaSharpnessMeta from the buffers of a running pipeline and prints
- * it, with the summary message at EOS. Needs nothing of ours at build time:
- * the meta is found by its name.
+/* Reads CudaSharpnessMeta and CudaSsimMeta from the buffers of a running
+ * pipeline and prints them, with the summary messages at EOS and any
+ * cudassim-alert. Needs nothing of ours at build time: the metas are found
+ * by their names.
  *
- *   cudasharpness-print ['PIPELINE']
+ *   cudaquality-print ['PIPELINE']
  *
- * PIPELINE is a gst-launch description with one or more cudasharpness
- * elements; without one, a built-in demo compares a sharp and a blurred copy
- * of a test pattern.
+ * PIPELINE is a gst-launch description with cudasharpness and/or cudassim
+ * elements; without one, a built-in demo measures the sharpness of a test
+ * pattern and of a blurred copy, and the SSIM of the copy against the
+ * original.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -14,12 +16,30 @@
 
 #define DEFAULT_PIPELINE \
   "videotestsrc num-buffers=30 pattern=smpte ! " \
-  "video/x-raw,width=1280,height=720,framerate=30/1 ! tee name=t " \
+  "video/x-raw,format=I420,width=1280,height=720,framerate=30/1 ! " \
+  "tee name=t " \
   "t. ! queue ! cudasharpness name=sharp " \
-  "metrics=tenengrad+laplacian+smd2+lapvar ! fakesink " \
+  "metrics=tenengrad+laplacian+smd2+lapvar ! ssim.reference " \
   "t. ! queue ! videoconvert ! gaussianblur sigma=2.0 ! videoconvert ! " \
+  "video/x-raw,format=I420 ! " \
   "cudasharpness name=blurred metrics=tenengrad+laplacian+smd2+lapvar ! " \
-  "fakesink"
+  "ssim.distorted " \
+  "cudassim name=ssim planes=all ! fakesink"
+
+typedef struct
+{
+  gchar *element;
+  const gchar *meta;
+} ProbeData;
+
+static void
+probe_data_free (gpointer data)
+{
+  ProbeData *d = data;
+
+  g_free (d->element);
+  g_free (d);
+}
 
 static gboolean
 print_field (GQuark field, const GValue * value, gpointer user_data)
@@ -35,8 +55,9 @@ print_field (GQuark field, const GValue * value, gpointer user_data)
 static GstPadProbeReturn
 on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
+  ProbeData *d = user_data;
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  GstCustomMeta *meta = gst_buffer_get_custom_meta (buf, "CudaSharpnessMeta");
+  GstCustomMeta *meta = gst_buffer_get_custom_meta (buf, d->meta);
   const GstStructure *s;
   GString *line;
   guint64 frame = 0;
@@ -48,7 +69,7 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   gst_structure_get_uint64 (s, "frame", &frame);
   line = g_string_new (NULL);
   g_string_append_printf (line, "%-8s frame %3" G_GUINT64_FORMAT ":",
-      (const gchar *) user_data, frame);
+      d->element, frame);
   gst_structure_foreach (s, print_field, line);
   g_print ("%s\n", line->str);
   g_string_free (line, TRUE);
@@ -73,16 +94,25 @@ main (int argc, char **argv)
     return 1;
   }
 
-  /* a probe on the src pad of every cudasharpness */
+  /* a probe on the src pad of every cudasharpness and cudassim */
   it = gst_bin_iterate_recurse (GST_BIN (pipeline));
   while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
     GstElement *e = g_value_get_object (&item);
     GstElementFactory *f = gst_element_get_factory (e);
+    const gchar *meta = NULL;
 
-    if (f && g_str_equal (GST_OBJECT_NAME (f), "cudasharpness")) {
+    if (f && g_str_equal (GST_OBJECT_NAME (f), "cudasharpness"))
+      meta = "CudaSharpnessMeta";
+    else if (f && g_str_equal (GST_OBJECT_NAME (f), "cudassim"))
+      meta = "CudaSsimMeta";
+    if (meta) {
       GstPad *src = gst_element_get_static_pad (e, "src");
-      gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, on_buffer,
-          gst_object_get_name (GST_OBJECT (e)), g_free);
+      ProbeData *d = g_new0 (ProbeData, 1);
+
+      d->element = gst_object_get_name (GST_OBJECT (e));
+      d->meta = meta;
+      gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, on_buffer, d,
+          probe_data_free);
       gst_object_unref (src);
     }
     g_value_reset (&item);
@@ -96,7 +126,8 @@ main (int argc, char **argv)
     switch (GST_MESSAGE_TYPE (msg)) {
       case GST_MESSAGE_ELEMENT:{
         const GstStructure *s = gst_message_get_structure (msg);
-        if (gst_structure_has_name (s, "cudasharpness-summary")) {
+        if (g_str_has_suffix (gst_structure_get_name (s), "-summary")
+            || gst_structure_has_name (s, "cudassim-alert")) {
           gchar *str = gst_structure_to_string (s);
           g_print ("%s: %s\n", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), str);
           g_free (str);
