@@ -2,11 +2,17 @@
 # Installs what building and testing the plugin needs on Debian 12: apt-get
 # when root, otherwise prints the exact command and fails. The CUDA toolkit
 # (nvcc) is optional: without it the plugin builds with the CPU backend only.
+#
+#   scripts/deps.sh [--tests]     (--tests: also the public references the
+#                                  tests compare with: scikit-image, FFmpeg)
 set -e
 pkgs="meson ninja-build pkg-config gcc libc6-dev
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad python3-gi gir1.2-gstreamer-1.0"
+if [ "${1:-}" = "--tests" ]; then
+  pkgs="$pkgs python3-numpy python3-skimage ffmpeg"
+fi
 missing=""
 for p in $pkgs; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 build=${1:-build}
-sh scripts/deps.sh || exit 1
+sh scripts/deps.sh --tests || exit 1
 export PATH="$PATH:/usr/local/cuda/bin"
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" || exit 1
