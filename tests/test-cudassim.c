@@ -703,6 +703,61 @@ GST_START_TEST (test_every_format)
 
 GST_END_TEST;
 
+/* Two live sources: frames pair, the pipeline reports itself live with
+ * the aggregator's latency. */
+GST_START_TEST (test_live)
+{
+  gchar *desc = g_strdup_printf ("cudassim name=q backend=%s ! "
+      "fakesink name=sink sync=true "
+      "videotestsrc is-live=true num-buffers=6 ! "
+      "video/x-raw,format=I420,width=64,height=48,framerate=30/1 ! "
+      "q.reference "
+      "videotestsrc is-live=true num-buffers=6 pattern=ball ! "
+      "video/x-raw,format=I420,width=64,height=48,framerate=30/1 ! "
+      "q.distorted", backend);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  GstQuery *q;
+  GstMessage *m;
+  gboolean live = FALSE, summary = FALSE;
+  guint64 frames = 0, unpaired = 99;
+
+  fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_if (gst_element_get_state (p, NULL, NULL, 5 * GST_SECOND) ==
+      GST_STATE_CHANGE_FAILURE);
+  q = gst_query_new_latency ();
+  fail_unless (gst_element_query (p, q));
+  gst_query_parse_latency (q, &live, NULL, NULL);
+  gst_query_unref (q);
+  fail_unless (live);
+  while ((m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
+    const GstStructure *s = gst_message_get_structure (m);
+    gboolean done = GST_MESSAGE_TYPE (m) != GST_MESSAGE_ELEMENT;
+
+    fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+    if (s && gst_structure_has_name (s, "cudassim-summary")) {
+      summary = TRUE;
+      gst_structure_get_uint64 (s, "frames", &frames);
+      gst_structure_get_uint64 (s, "unpaired-frames", &unpaired);
+    }
+    gst_message_unref (m);
+    if (done)
+      break;
+  }
+  fail_unless (summary);
+  /* every frame is either measured with its partner or counted */
+  fail_unless_equals_uint64 (2 * frames + unpaired, 12);
+  fail_unless (frames >= 5, "only %" G_GUINT64_FORMAT " pairs", frames);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudassim_suite (void)
 {
@@ -721,6 +776,7 @@ cudassim_suite (void)
   tcase_add_test (tc, test_threshold_alert);
   tcase_add_test (tc, test_messages_and_log);
   tcase_add_test (tc, test_every_format);
+  tcase_add_test (tc, test_live);
   return s;
 }
 
