@@ -60,14 +60,25 @@ plane_row_bytes (const CqSsimPlane * p)
       (p->layout.kind == CQ_LAYOUT_GRAY16 ? 2 : 1);
 }
 
+static dim3 plane_grid (CqSsimWindow window, const CqSsimPlane * p,
+    unsigned rows);
+
+/* Rows a tile walks, from H100 sweeps (bench-ssim --rows) at 4K: box8 16
+ * (60 µs; 32: 74), gauss11 64 (144 µs; 32: 148); ffmpeg wants about a
+ * thousand blocks (4 block rows at 1080p and 4K, 16 at 8192²). */
 static unsigned
-default_tile_rows (CqSsimWindow window)
+default_tile_rows (CqSsimWindow window, const CqSsimPlane * p)
 {
   switch (window) {
     case CQ_SSIM_BOX8:
       return cq::kBox8Rows;
-    case CQ_SSIM_FFMPEG:
-      return cq::kFfmpegBlockRows;
+    case CQ_SSIM_FFMPEG:{
+      uint64_t cols = plane_grid (window, p, 1).x;
+      uint64_t rows = (uint64_t) (p->height / 4) * cols / 1024;
+
+      return rows < cq::kFfmpegBlockRows ? cq::kFfmpegBlockRows :
+          rows > 16 ? 16 : (unsigned) rows;
+    }
     case CQ_SSIM_GAUSS11:
       return cq::kGaussRows;
   }
@@ -145,7 +156,7 @@ cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
     pc->packed = p->layout.kind != CQ_LAYOUT_RGB8 &&
         p->sample_stride == pc->bytes && p->offset == 0;
     pc->row_bytes = plane_row_bytes (p);
-    pc->rows = default_tile_rows (window);
+    pc->rows = default_tile_rows (window, p);
     pc->grid = plane_grid (window, p, pc->rows);
     /* room for the block sums of the smallest tiles set_tile_rows allows */
     blocks = plane_grid (window, p, 1).x * plane_grid (window, p, 1).y;
