@@ -703,6 +703,38 @@ GST_START_TEST (test_every_format)
 
 GST_END_TEST;
 
+/* Both streams change size mid-stream: the measurement follows. */
+GST_START_TEST (test_renegotiation)
+{
+  Run *r = run_new ("", GRAY8_CAPS (64, 48), GRAY8_CAPS (64, 48));
+  int *a = textured (64, 48, 5, 0), *b = textured (64, 48, 5, 30);
+  int *c = textured (40, 24, 6, 0), *d = textured (40, 24, 6, 30);
+  GstCaps *small = gst_caps_from_string (GRAY8_CAPS (40, 24));
+  GList *l;
+
+  run_push (r->ref, gray8_buffer (a, 64, 48), 0);
+  run_push (r->dist, gray8_buffer (b, 64, 48), 0);
+  g_object_set (r->ref, "caps", small, NULL);
+  g_object_set (r->dist, "caps", small, NULL);
+  run_push (r->ref, gray8_buffer (c, 40, 24), 1);
+  run_push (r->dist, gray8_buffer (d, 40, 24), 1);
+  fail_unless (run_finish (r));
+  fail_unless_equals_int (g_list_length (r->outputs), 2);
+  l = r->outputs;
+  fail_unless (fabs (field (meta_of (l->data), "ssim") -
+          ref_ssim_box8 (a, b, 64, 48, 255)) < 1e-12);
+  fail_unless (fabs (field (meta_of (l->next->data), "ssim") -
+          ref_ssim_box8 (c, d, 40, 24, 255)) < 1e-12);
+  gst_caps_unref (small);
+  run_free (r);
+  g_free (a);
+  g_free (b);
+  g_free (c);
+  g_free (d);
+}
+
+GST_END_TEST;
+
 /* Two live sources: frames pair, the pipeline reports itself live with
  * the aggregator's latency. */
 GST_START_TEST (test_live)
@@ -776,6 +808,7 @@ cudassim_suite (void)
   tcase_add_test (tc, test_threshold_alert);
   tcase_add_test (tc, test_messages_and_log);
   tcase_add_test (tc, test_every_format);
+  tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_live);
   return s;
 }
