@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs a GPU test under compute-sanitizer's memcheck; skips (77) where the
+# Runs a GPU test under compute-sanitizer (memcheck, or the tool named in
+# SANITIZER_TOOL: racecheck, synccheck, initcheck); skips (77) where the
 # tool or a device is missing.
 san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 if [ -z "$san" ]; then
@@ -12,4 +13,8 @@ if [ $rc -eq 77 ]; then
   echo "SKIP: no usable CUDA device"
   exit 77
 fi
-exec "$san" --tool memcheck --leak-check full --error-exitcode 1 "$@"
+tool=${SANITIZER_TOOL:-memcheck}
+if [ "$tool" = memcheck ]; then
+  exec "$san" --tool memcheck --leak-check full --error-exitcode 1 "$@"
+fi
+exec "$san" --tool "$tool" --error-exitcode 1 "$@"
