@@ -38,6 +38,7 @@
 #include "gstcudasharpness.h"
 #include "gstcudaqabackend.h"
 #include "gstcudaqareport.h"
+#include "gstcudaqasettings.h"
 #include "cq-sharpness.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sharpness_debug);
@@ -61,25 +62,15 @@ enum
 {
   PROP_0,
   PROP_METRICS,
-  PROP_BACKEND,
-  PROP_CUDA_DEVICE_ID,
   PROP_ROI_X,
   PROP_ROI_Y,
   PROP_ROI_WIDTH,
   PROP_ROI_HEIGHT,
-  PROP_POST_MESSAGES,
-  PROP_INTERVAL,
-  PROP_LOCATION,
-  PROP_LOG_FORMAT
+  PROP_SETTINGS                 /* first of GstCudaQaSettings' properties */
 };
 
 #define DEFAULT_PROP_METRICS CQ_METRIC_DEFAULT
-#define DEFAULT_PROP_BACKEND GST_CUDA_QA_BACKEND_AUTO
-#define DEFAULT_PROP_CUDA_DEVICE_ID -1
 #define DEFAULT_PROP_ROI 0
-#define DEFAULT_PROP_POST_MESSAGES TRUE
-#define DEFAULT_PROP_INTERVAL 0
-#define DEFAULT_PROP_LOG_FORMAT GST_CUDA_QA_LOG_CSV
 
 typedef gboolean (*GstCudaSharpnessMeasureFunc) (GstCudaSharpness * self,
     const guint8 * data, gsize stride, gdouble * scores, CqError * err);
@@ -90,13 +81,8 @@ struct _GstCudaSharpness
 
   /* properties, under the object lock */
   guint metrics;
-  GstCudaQaBackend backend;
-  gint cuda_device_id;
   guint roi_x, roi_y, roi_width, roi_height;
-  gboolean post_messages;
-  guint64 interval;
-  gchar *location;
-  GstCudaQaLogFormat log_format;
+  GstCudaQaSettings settings;
 
   /* streaming state */
   guint active_metrics;         /* metrics as of start () */
@@ -177,25 +163,6 @@ gst_cuda_sharpness_class_init (GstCudaSharpnessClass * klass)
           GST_TYPE_CUDA_SHARPNESS_METRICS, DEFAULT_PROP_METRICS,
           flags | GST_PARAM_MUTABLE_READY));
   /**
-   * GstCudaSharpness:backend:
-   *
-   * Where to compute: `auto` uses CUDA where a device is usable and the CPU
-   * otherwise (with one warning); `cuda` fails at start without a device.
-   */
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend", "Compute backend",
-          GST_TYPE_CUDA_QA_BACKEND, DEFAULT_PROP_BACKEND,
-          flags | GST_PARAM_MUTABLE_READY));
-  /**
-   * GstCudaSharpness:cuda-device-id:
-   *
-   * The CUDA device to use; -1 picks the first.
-   */
-  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device ID",
-          "CUDA device to use (-1 = auto)", -1, G_MAXINT,
-          DEFAULT_PROP_CUDA_DEVICE_ID, flags | GST_PARAM_MUTABLE_READY));
-  /**
    * GstCudaSharpness:roi-x:
    *
    * Left edge of the measured region, in pixels of the Y (or RGB) plane.
@@ -229,46 +196,7 @@ gst_cuda_sharpness_class_init (GstCudaSharpnessClass * klass)
       g_param_spec_uint ("roi-height", "ROI height",
           "Height of the measured region (0 = to the frame's bottom edge)",
           0, G_MAXINT, DEFAULT_PROP_ROI, flags | GST_PARAM_MUTABLE_READY));
-  /**
-   * GstCudaSharpness:post-messages:
-   *
-   * Post `cudasharpness` element messages on the bus.
-   */
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post a cudasharpness element message per frame or interval",
-          DEFAULT_PROP_POST_MESSAGES, flags | GST_PARAM_MUTABLE_PLAYING));
-  /**
-   * GstCudaSharpness:interval:
-   *
-   * Running time covered by one message, in nanoseconds; the message then
-   * carries the mean of each measure over its frames. 0 = every frame.
-   */
-  g_object_class_install_property (gobject_class, PROP_INTERVAL,
-      g_param_spec_uint64 ("interval", "Interval",
-          "Running time per message in ns, scores averaged (0 = every frame)",
-          0, G_MAXUINT64, DEFAULT_PROP_INTERVAL,
-          flags | GST_PARAM_MUTABLE_PLAYING));
-  /**
-   * GstCudaSharpness:location:
-   *
-   * File to log every frame's scores to (one line a frame, flushed per
-   * frame), ending with a summary line. Unset: no log.
-   */
-  g_object_class_install_property (gobject_class, PROP_LOCATION,
-      g_param_spec_string ("location", "Log location",
-          "Path of the per-frame score log (unset = no log)", NULL,
-          flags | GST_PARAM_MUTABLE_READY));
-  /**
-   * GstCudaSharpness:log-format:
-   *
-   * Format of the log: `csv` (a header line, then one row a frame) or
-   * `jsonl` (one JSON object a line).
-   */
-  g_object_class_install_property (gobject_class, PROP_LOG_FORMAT,
-      g_param_spec_enum ("log-format", "Log format", "Format of the score log",
-          GST_TYPE_CUDA_QA_LOG_FORMAT, DEFAULT_PROP_LOG_FORMAT,
-          flags | GST_PARAM_MUTABLE_READY));
+  gst_cuda_qa_settings_install (gobject_class, PROP_SETTINGS, "cudasharpness");
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -286,8 +214,6 @@ gst_cuda_sharpness_class_init (GstCudaSharpnessClass * klass)
   trans_class->passthrough_on_same_caps = FALSE;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SHARPNESS_METRICS, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_BACKEND, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_LOG_FORMAT, 0);
   gst_cuda_qa_meta_register ("CudaSharpnessMeta");
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_sharpness_debug, "cudasharpness", 0,
@@ -298,11 +224,7 @@ static void
 gst_cuda_sharpness_init (GstCudaSharpness * self)
 {
   self->metrics = DEFAULT_PROP_METRICS;
-  self->backend = DEFAULT_PROP_BACKEND;
-  self->cuda_device_id = DEFAULT_PROP_CUDA_DEVICE_ID;
-  self->post_messages = DEFAULT_PROP_POST_MESSAGES;
-  self->interval = DEFAULT_PROP_INTERVAL;
-  self->log_format = DEFAULT_PROP_LOG_FORMAT;
+  gst_cuda_qa_settings_init (&self->settings);
   self->device = -1;
   self->report = gst_cuda_qa_report_new (GST_ELEMENT (self), "cudasharpness",
       "CudaSharpnessMeta");
@@ -317,7 +239,7 @@ gst_cuda_sharpness_finalize (GObject * object)
   GstCudaSharpness *self = GST_CUDA_SHARPNESS (object);
 
   gst_cuda_qa_report_free (self->report);
-  g_free (self->location);
+  gst_cuda_qa_settings_clear (&self->settings);
   G_OBJECT_CLASS (gst_cuda_sharpness_parent_class)->finalize (object);
 }
 
@@ -332,12 +254,6 @@ gst_cuda_sharpness_set_property (GObject * object, guint prop_id,
     case PROP_METRICS:
       self->metrics = g_value_get_flags (value);
       break;
-    case PROP_BACKEND:
-      self->backend = g_value_get_enum (value);
-      break;
-    case PROP_CUDA_DEVICE_ID:
-      self->cuda_device_id = g_value_get_int (value);
-      break;
     case PROP_ROI_X:
       self->roi_x = g_value_get_uint (value);
       break;
@@ -350,21 +266,10 @@ gst_cuda_sharpness_set_property (GObject * object, guint prop_id,
     case PROP_ROI_HEIGHT:
       self->roi_height = g_value_get_uint (value);
       break;
-    case PROP_POST_MESSAGES:
-      self->post_messages = g_value_get_boolean (value);
-      break;
-    case PROP_INTERVAL:
-      self->interval = g_value_get_uint64 (value);
-      break;
-    case PROP_LOCATION:
-      g_free (self->location);
-      self->location = g_value_dup_string (value);
-      break;
-    case PROP_LOG_FORMAT:
-      self->log_format = g_value_get_enum (value);
-      break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_qa_settings_set_property (&self->settings, PROP_SETTINGS,
+              prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -381,12 +286,6 @@ gst_cuda_sharpness_get_property (GObject * object, guint prop_id,
     case PROP_METRICS:
       g_value_set_flags (value, self->metrics);
       break;
-    case PROP_BACKEND:
-      g_value_set_enum (value, self->backend);
-      break;
-    case PROP_CUDA_DEVICE_ID:
-      g_value_set_int (value, self->cuda_device_id);
-      break;
     case PROP_ROI_X:
       g_value_set_uint (value, self->roi_x);
       break;
@@ -399,20 +298,10 @@ gst_cuda_sharpness_get_property (GObject * object, guint prop_id,
     case PROP_ROI_HEIGHT:
       g_value_set_uint (value, self->roi_height);
       break;
-    case PROP_POST_MESSAGES:
-      g_value_set_boolean (value, self->post_messages);
-      break;
-    case PROP_INTERVAL:
-      g_value_set_uint64 (value, self->interval);
-      break;
-    case PROP_LOCATION:
-      g_value_set_string (value, self->location);
-      break;
-    case PROP_LOG_FORMAT:
-      g_value_set_enum (value, self->log_format);
-      break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_qa_settings_get_property (&self->settings, PROP_SETTINGS,
+              prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -442,10 +331,10 @@ gst_cuda_sharpness_start (GstBaseTransform * trans)
 
   GST_OBJECT_LOCK (self);
   metrics = self->metrics;
-  backend = self->backend;
-  device_id = self->cuda_device_id;
-  location = g_strdup (self->location);
-  log_format = self->log_format;
+  backend = self->settings.backend;
+  device_id = self->settings.cuda_device_id;
+  location = g_strdup (self->settings.location);
+  log_format = self->settings.log_format;
   GST_OBJECT_UNLOCK (self);
 
   if (metrics == 0)
@@ -650,7 +539,7 @@ gst_cuda_sharpness_sink_event (GstBaseTransform * trans, GstEvent * event)
     gboolean post;
 
     GST_OBJECT_LOCK (self);
-    post = self->post_messages;
+    post = self->settings.post_messages;
     GST_OBJECT_UNLOCK (self);
     gst_cuda_qa_report_finish (self->report, post, NULL);
   }
@@ -688,8 +577,8 @@ gst_cuda_sharpness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     if (self->active_metrics & (1u << i))
       values[n++] = scores[i];
   GST_OBJECT_LOCK (self);
-  post = self->post_messages;
-  interval = self->interval;
+  post = self->settings.post_messages;
+  interval = self->settings.interval;
   GST_OBJECT_UNLOCK (self);
   gst_cuda_qa_report_frame (self->report, buf, &trans->segment, values, post,
       interval);

@@ -41,6 +41,7 @@
 #include "gstcudassim.h"
 #include "gstcudaqabackend.h"
 #include "gstcudaqareport.h"
+#include "gstcudaqasettings.h"
 #include "cq-ssim.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_ssim_debug);
@@ -69,23 +70,13 @@ enum
   PROP_0,
   PROP_WINDOW,
   PROP_PLANES,
-  PROP_BACKEND,
-  PROP_CUDA_DEVICE_ID,
   PROP_THRESHOLD,
-  PROP_POST_MESSAGES,
-  PROP_INTERVAL,
-  PROP_LOCATION,
-  PROP_LOG_FORMAT
+  PROP_SETTINGS                 /* first of GstCudaQaSettings' properties */
 };
 
 #define DEFAULT_PROP_WINDOW GST_CUDA_SSIM_WINDOW_BOX8
 #define DEFAULT_PROP_PLANES GST_CUDA_SSIM_PLANES_LUMA
-#define DEFAULT_PROP_BACKEND GST_CUDA_QA_BACKEND_AUTO
-#define DEFAULT_PROP_CUDA_DEVICE_ID -1
 #define DEFAULT_PROP_THRESHOLD 0.0
-#define DEFAULT_PROP_POST_MESSAGES TRUE
-#define DEFAULT_PROP_INTERVAL 0
-#define DEFAULT_PROP_LOG_FORMAT GST_CUDA_QA_LOG_CSV
 
 /* Fields: ssim, ssim-db, psnr, mse, then ssim-/psnr-/mse-<plane> a plane
  * when planes=all. */
@@ -104,13 +95,8 @@ struct _GstCudaSsim
   /* properties, under the object lock */
   GstCudaSsimWindow window;
   GstCudaSsimPlanes planes;
-  GstCudaQaBackend backend;
-  gint cuda_device_id;
   gdouble threshold;
-  gboolean post_messages;
-  guint64 interval;
-  gchar *location;
-  GstCudaQaLogFormat log_format;
+  GstCudaQaSettings settings;
 
   /* streaming state, in the aggregate thread */
   CqSsimWindow active_window;
@@ -231,25 +217,6 @@ gst_cuda_ssim_class_init (GstCudaSsimClass * klass)
           GST_TYPE_CUDA_SSIM_PLANES, DEFAULT_PROP_PLANES,
           flags | GST_PARAM_MUTABLE_READY));
   /**
-   * GstCudaSsim:backend:
-   *
-   * Where to compute: `auto` uses CUDA where a device is usable and the CPU
-   * otherwise (with one warning); `cuda` fails at start without a device.
-   */
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend", "Compute backend",
-          GST_TYPE_CUDA_QA_BACKEND, DEFAULT_PROP_BACKEND,
-          flags | GST_PARAM_MUTABLE_READY));
-  /**
-   * GstCudaSsim:cuda-device-id:
-   *
-   * The CUDA device to use; -1 picks the first.
-   */
-  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device ID",
-          "CUDA device to use (-1 = auto)", -1, G_MAXINT,
-          DEFAULT_PROP_CUDA_DEVICE_ID, flags | GST_PARAM_MUTABLE_READY));
-  /**
    * GstCudaSsim:threshold:
    *
    * A frame whose SSIM is below this value posts a `cudassim-alert` element
@@ -259,46 +226,7 @@ gst_cuda_ssim_class_init (GstCudaSsimClass * klass)
       g_param_spec_double ("threshold", "Threshold",
           "Post cudassim-alert for frames with SSIM below this (0 = off)",
           0.0, 1.0, DEFAULT_PROP_THRESHOLD, flags | GST_PARAM_MUTABLE_PLAYING));
-  /**
-   * GstCudaSsim:post-messages:
-   *
-   * Post `cudassim` element messages on the bus.
-   */
-  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
-      g_param_spec_boolean ("post-messages", "Post messages",
-          "Post a cudassim element message per frame or interval",
-          DEFAULT_PROP_POST_MESSAGES, flags | GST_PARAM_MUTABLE_PLAYING));
-  /**
-   * GstCudaSsim:interval:
-   *
-   * Running time covered by one message, in nanoseconds; the message then
-   * carries the mean of each field over its frames. 0 = every frame.
-   */
-  g_object_class_install_property (gobject_class, PROP_INTERVAL,
-      g_param_spec_uint64 ("interval", "Interval",
-          "Running time per message in ns, scores averaged (0 = every frame)",
-          0, G_MAXUINT64, DEFAULT_PROP_INTERVAL,
-          flags | GST_PARAM_MUTABLE_PLAYING));
-  /**
-   * GstCudaSsim:location:
-   *
-   * File to log every measured frame's scores to (one line a frame, flushed
-   * per frame), ending with a summary line. Unset: no log.
-   */
-  g_object_class_install_property (gobject_class, PROP_LOCATION,
-      g_param_spec_string ("location", "Log location",
-          "Path of the per-frame score log (unset = no log)", NULL,
-          flags | GST_PARAM_MUTABLE_READY));
-  /**
-   * GstCudaSsim:log-format:
-   *
-   * Format of the log: `csv` (a header line, then one row a frame) or
-   * `jsonl` (one JSON object a line).
-   */
-  g_object_class_install_property (gobject_class, PROP_LOG_FORMAT,
-      g_param_spec_enum ("log-format", "Log format", "Format of the score log",
-          GST_TYPE_CUDA_QA_LOG_FORMAT, DEFAULT_PROP_LOG_FORMAT,
-          flags | GST_PARAM_MUTABLE_READY));
+  gst_cuda_qa_settings_install (gobject_class, PROP_SETTINGS, "cudassim");
 
   gst_element_class_add_static_pad_template_with_gtype (element_class,
       &reference_template, GST_TYPE_AGGREGATOR_PAD);
@@ -323,8 +251,6 @@ gst_cuda_ssim_class_init (GstCudaSsimClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SSIM_WINDOW, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SSIM_PLANES, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_BACKEND, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_LOG_FORMAT, 0);
   gst_cuda_qa_meta_register ("CudaSsimMeta");
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_ssim_debug, "cudassim", 0,
@@ -348,12 +274,8 @@ gst_cuda_ssim_init (GstCudaSsim * self)
 {
   self->window = DEFAULT_PROP_WINDOW;
   self->planes = DEFAULT_PROP_PLANES;
-  self->backend = DEFAULT_PROP_BACKEND;
-  self->cuda_device_id = DEFAULT_PROP_CUDA_DEVICE_ID;
   self->threshold = DEFAULT_PROP_THRESHOLD;
-  self->post_messages = DEFAULT_PROP_POST_MESSAGES;
-  self->interval = DEFAULT_PROP_INTERVAL;
-  self->log_format = DEFAULT_PROP_LOG_FORMAT;
+  gst_cuda_qa_settings_init (&self->settings);
   self->device = -1;
   self->report = gst_cuda_qa_report_new (GST_ELEMENT (self), "cudassim",
       "CudaSsimMeta");
@@ -367,7 +289,7 @@ gst_cuda_ssim_finalize (GObject * object)
   GstCudaSsim *self = GST_CUDA_SSIM (object);
 
   gst_cuda_qa_report_free (self->report);
-  g_free (self->location);
+  gst_cuda_qa_settings_clear (&self->settings);
   g_free (self->active_location);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -386,30 +308,13 @@ gst_cuda_ssim_set_property (GObject * object, guint prop_id,
     case PROP_PLANES:
       self->planes = g_value_get_enum (value);
       break;
-    case PROP_BACKEND:
-      self->backend = g_value_get_enum (value);
-      break;
-    case PROP_CUDA_DEVICE_ID:
-      self->cuda_device_id = g_value_get_int (value);
-      break;
     case PROP_THRESHOLD:
       self->threshold = g_value_get_double (value);
       break;
-    case PROP_POST_MESSAGES:
-      self->post_messages = g_value_get_boolean (value);
-      break;
-    case PROP_INTERVAL:
-      self->interval = g_value_get_uint64 (value);
-      break;
-    case PROP_LOCATION:
-      g_free (self->location);
-      self->location = g_value_dup_string (value);
-      break;
-    case PROP_LOG_FORMAT:
-      self->log_format = g_value_get_enum (value);
-      break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_qa_settings_set_property (&self->settings, PROP_SETTINGS,
+              prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -429,29 +334,13 @@ gst_cuda_ssim_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_PLANES:
       g_value_set_enum (value, self->planes);
       break;
-    case PROP_BACKEND:
-      g_value_set_enum (value, self->backend);
-      break;
-    case PROP_CUDA_DEVICE_ID:
-      g_value_set_int (value, self->cuda_device_id);
-      break;
     case PROP_THRESHOLD:
       g_value_set_double (value, self->threshold);
       break;
-    case PROP_POST_MESSAGES:
-      g_value_set_boolean (value, self->post_messages);
-      break;
-    case PROP_INTERVAL:
-      g_value_set_uint64 (value, self->interval);
-      break;
-    case PROP_LOCATION:
-      g_value_set_string (value, self->location);
-      break;
-    case PROP_LOG_FORMAT:
-      g_value_set_enum (value, self->log_format);
-      break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_cuda_qa_settings_get_property (&self->settings, PROP_SETTINGS,
+              prop_id, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -477,11 +366,11 @@ gst_cuda_ssim_start (GstAggregator * agg)
   GST_OBJECT_LOCK (self);
   self->active_window = (CqSsimWindow) self->window;
   self->active_planes = self->planes;
-  backend = self->backend;
-  device_id = self->cuda_device_id;
+  backend = self->settings.backend;
+  device_id = self->settings.cuda_device_id;
   g_free (self->active_location);
-  self->active_location = g_strdup (self->location);
-  self->active_log_format = self->log_format;
+  self->active_location = g_strdup (self->settings.location);
+  self->active_log_format = self->settings.log_format;
   GST_OBJECT_UNLOCK (self);
 
   self->have_reference_info = self->have_distorted_info = FALSE;
@@ -711,39 +600,47 @@ gst_cuda_ssim_planes_for_info (GstCudaSsim * self, const GstVideoInfo * info)
   return TRUE;
 }
 
+/* The compared planes of a mapped frame: start and stride of each. */
+typedef struct
+{
+  const void *data[CQ_SSIM_MAX_PLANES];
+  size_t stride[CQ_SSIM_MAX_PLANES];
+} GstCudaSsimPlanePointers;
+
+static void
+gst_cuda_ssim_plane_pointers (GstCudaSsim * self, GstVideoFrame * frame,
+    GstCudaSsimPlanePointers * out)
+{
+  guint i;
+
+  for (i = 0; i < self->n_planes; i++) {
+    out->data[i] = GST_VIDEO_FRAME_PLANE_DATA (frame, self->video_plane[i]);
+    out->stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, self->video_plane[i]);
+  }
+}
+
 static gboolean
 gst_cuda_ssim_measure_cpu (GstCudaSsim * self, GstVideoFrame * ref,
     GstVideoFrame * dist, CqSsimPlaneSums * sums, CqError * err)
 {
-  const void *rd[CQ_SSIM_MAX_PLANES], *dd[CQ_SSIM_MAX_PLANES];
-  size_t rs[CQ_SSIM_MAX_PLANES], ds[CQ_SSIM_MAX_PLANES];
-  guint i;
+  GstCudaSsimPlanePointers r, d;
 
-  for (i = 0; i < self->n_planes; i++) {
-    rd[i] = GST_VIDEO_FRAME_PLANE_DATA (ref, self->video_plane[i]);
-    dd[i] = GST_VIDEO_FRAME_PLANE_DATA (dist, self->video_plane[i]);
-    rs[i] = GST_VIDEO_FRAME_PLANE_STRIDE (ref, self->video_plane[i]);
-    ds[i] = GST_VIDEO_FRAME_PLANE_STRIDE (dist, self->video_plane[i]);
-  }
-  return cq_ssim_cpu_measure (self->cpu, rd, rs, dd, ds, sums, err) == CQ_OK;
+  gst_cuda_ssim_plane_pointers (self, ref, &r);
+  gst_cuda_ssim_plane_pointers (self, dist, &d);
+  return cq_ssim_cpu_measure (self->cpu, r.data, r.stride, d.data, d.stride,
+      sums, err) == CQ_OK;
 }
 
 static gboolean
 gst_cuda_ssim_measure_cuda (GstCudaSsim * self, GstVideoFrame * ref,
     GstVideoFrame * dist, CqSsimPlaneSums * sums, CqError * err)
 {
-  const void *rd[CQ_SSIM_MAX_PLANES], *dd[CQ_SSIM_MAX_PLANES];
-  size_t rs[CQ_SSIM_MAX_PLANES], ds[CQ_SSIM_MAX_PLANES];
-  guint i;
+  GstCudaSsimPlanePointers r, d;
 
-  for (i = 0; i < self->n_planes; i++) {
-    rd[i] = GST_VIDEO_FRAME_PLANE_DATA (ref, self->video_plane[i]);
-    dd[i] = GST_VIDEO_FRAME_PLANE_DATA (dist, self->video_plane[i]);
-    rs[i] = GST_VIDEO_FRAME_PLANE_STRIDE (ref, self->video_plane[i]);
-    ds[i] = GST_VIDEO_FRAME_PLANE_STRIDE (dist, self->video_plane[i]);
-  }
-  return cq_ssim_cuda_measure_host (self->cuda, rd, rs, dd, ds, sums,
-      err) == CQ_OK;
+  gst_cuda_ssim_plane_pointers (self, ref, &r);
+  gst_cuda_ssim_plane_pointers (self, dist, &d);
+  return cq_ssim_cuda_measure_host (self->cuda, r.data, r.stride, d.data,
+      d.stride, sums, err) == CQ_OK;
 }
 
 /* Starts the report with this stream's fields (once per run). */
@@ -957,8 +854,8 @@ gst_cuda_ssim_measure_pair (GstCudaSsim * self, GstBuffer * ref,
 
   gst_cuda_ssim_values (self, sums, values);
   GST_OBJECT_LOCK (self);
-  post = self->post_messages;
-  interval = self->interval;
+  post = self->settings.post_messages;
+  interval = self->settings.interval;
   threshold = self->threshold;
   GST_OBJECT_UNLOCK (self);
   dist = gst_buffer_make_writable (dist);
@@ -1086,7 +983,7 @@ gst_cuda_ssim_finish (GstCudaSsim * self)
   if (!self->report_started)
     gst_cuda_ssim_start_report (self);
   GST_OBJECT_LOCK (self);
-  post = self->post_messages;
+  post = self->settings.post_messages;
   GST_OBJECT_UNLOCK (self);
   extra = gst_structure_new ("extra",
       "unpaired-frames", G_TYPE_UINT64,

@@ -126,41 +126,45 @@ ref_x264_at (const int *a, const int *b, unsigned w, unsigned bx,
   return ref_x264_window (s1, s2, ss, s12, L);
 }
 
-/* FFmpeg's frame value: float sums along a row of windows, double over the
- * rows, divided by the window count. */
+/* The sum of the x264 window values, row by row: FFmpeg adds a row in
+ * float (float_rows), the CPU backend on one thread in double. */
 static inline double
-ref_ffmpeg_frame (const int *a, const int *b, unsigned w, unsigned h, int L)
+ref_x264_sum (const int *a, const int *b, unsigned w, unsigned h, int L,
+    int float_rows)
 {
   unsigned w4 = w / 4, h4 = h / 4, bx, by;
   double total = 0.0;
 
   for (by = 0; by + 1 < h4; by++) {
-    float row = 0.0f;
+    float frow = 0.0f;
+    double drow = 0.0;
 
-    for (bx = 0; bx + 1 < w4; bx++)
-      row += ref_x264_at (a, b, w, bx, by, L);
-    total += row;
+    for (bx = 0; bx + 1 < w4; bx++) {
+      float v = ref_x264_at (a, b, w, bx, by, L);
+
+      frow += v;
+      drow += v;
+    }
+    total += float_rows ? (double) frow : drow;
   }
-  return total / ((double) (w4 - 1) * (h4 - 1));
+  return total;
 }
 
-/* The x264 window values added in double, row by row as the CPU backend
- * adds them on one thread: identical only if every window is identical. */
+/* FFmpeg's frame value: the float row sums, divided by the window count. */
+static inline double
+ref_ffmpeg_frame (const int *a, const int *b, unsigned w, unsigned h, int L)
+{
+  return ref_x264_sum (a, b, w, h, L, 1) / ((double) (w / 4 - 1) * (h / 4 -
+          1));
+}
+
+/* The x264 window values added in double as the CPU backend adds them on
+ * one thread: equal to its sum only if every window value is. */
 static inline double
 ref_ffmpeg_sum_exact_order (const int *a, const int *b, unsigned w,
     unsigned h, int L)
 {
-  unsigned w4 = w / 4, h4 = h / 4, bx, by;
-  double total = 0.0;
-
-  for (by = 0; by + 1 < h4; by++) {
-    double row = 0.0;
-
-    for (bx = 0; bx + 1 < w4; bx++)
-      row += ref_x264_at (a, b, w, bx, by, L);
-    total += row;
-  }
-  return total;
+  return ref_x264_sum (a, b, w, h, L, 0);
 }
 
 static inline uint64_t

@@ -1,0 +1,147 @@
+/* GStreamer CUDA video quality: the properties every measuring element has.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudaqasettings.h"
+
+enum
+{
+  SETTING_BACKEND,
+  SETTING_CUDA_DEVICE_ID,
+  SETTING_POST_MESSAGES,
+  SETTING_INTERVAL,
+  SETTING_LOCATION,
+  SETTING_LOG_FORMAT
+};
+
+#define DEFAULT_BACKEND GST_CUDA_QA_BACKEND_AUTO
+#define DEFAULT_CUDA_DEVICE_ID -1
+#define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_INTERVAL 0
+#define DEFAULT_LOG_FORMAT GST_CUDA_QA_LOG_CSV
+
+void
+gst_cuda_qa_settings_install (GObjectClass * klass, guint first_prop_id,
+    const gchar * message_name)
+{
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+  gchar *blurb;
+
+  g_object_class_install_property (klass, first_prop_id + SETTING_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Compute backend: auto (CUDA where usable, else the CPU with a "
+          "warning), cuda (fail without a device) or cpu",
+          GST_TYPE_CUDA_QA_BACKEND, DEFAULT_BACKEND,
+          flags | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass,
+      first_prop_id + SETTING_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device ID",
+          "CUDA device to use (-1 = the first)", -1, G_MAXINT,
+          DEFAULT_CUDA_DEVICE_ID, flags | GST_PARAM_MUTABLE_READY));
+  /* the blurb is kept for the class's lifetime, as the spec's strings */
+  blurb = g_strdup_printf ("Post a %s element message per frame or "
+      "interval", message_name);
+  g_object_class_install_property (klass,
+      first_prop_id + SETTING_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          g_intern_string (blurb), DEFAULT_POST_MESSAGES,
+          flags | GST_PARAM_MUTABLE_PLAYING));
+  g_free (blurb);
+  g_object_class_install_property (klass, first_prop_id + SETTING_INTERVAL,
+      g_param_spec_uint64 ("interval", "Interval",
+          "Running time per message in ns, scores averaged (0 = every frame)",
+          0, G_MAXUINT64, DEFAULT_INTERVAL, flags | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (klass, first_prop_id + SETTING_LOCATION,
+      g_param_spec_string ("location", "Log location",
+          "Path of the per-frame score log, flushed per frame, summary last "
+          "(unset = no log)", NULL, flags | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass, first_prop_id + SETTING_LOG_FORMAT,
+      g_param_spec_enum ("log-format", "Log format",
+          "Format of the score log: csv (a header, a row a frame) or jsonl "
+          "(a JSON object a line)", GST_TYPE_CUDA_QA_LOG_FORMAT,
+          DEFAULT_LOG_FORMAT, flags | GST_PARAM_MUTABLE_READY));
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_LOG_FORMAT, 0);
+}
+
+void
+gst_cuda_qa_settings_init (GstCudaQaSettings * settings)
+{
+  settings->backend = DEFAULT_BACKEND;
+  settings->cuda_device_id = DEFAULT_CUDA_DEVICE_ID;
+  settings->post_messages = DEFAULT_POST_MESSAGES;
+  settings->interval = DEFAULT_INTERVAL;
+  settings->location = NULL;
+  settings->log_format = DEFAULT_LOG_FORMAT;
+}
+
+void
+gst_cuda_qa_settings_clear (GstCudaQaSettings * settings)
+{
+  g_clear_pointer (&settings->location, g_free);
+}
+
+gboolean
+gst_cuda_qa_settings_set_property (GstCudaQaSettings * settings,
+    guint first_prop_id, guint prop_id, const GValue * value)
+{
+  if (prop_id < first_prop_id)
+    return FALSE;
+  switch (prop_id - first_prop_id) {
+    case SETTING_BACKEND:
+      settings->backend = g_value_get_enum (value);
+      return TRUE;
+    case SETTING_CUDA_DEVICE_ID:
+      settings->cuda_device_id = g_value_get_int (value);
+      return TRUE;
+    case SETTING_POST_MESSAGES:
+      settings->post_messages = g_value_get_boolean (value);
+      return TRUE;
+    case SETTING_INTERVAL:
+      settings->interval = g_value_get_uint64 (value);
+      return TRUE;
+    case SETTING_LOCATION:
+      g_free (settings->location);
+      settings->location = g_value_dup_string (value);
+      return TRUE;
+    case SETTING_LOG_FORMAT:
+      settings->log_format = g_value_get_enum (value);
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+gboolean
+gst_cuda_qa_settings_get_property (const GstCudaQaSettings * settings,
+    guint first_prop_id, guint prop_id, GValue * value)
+{
+  if (prop_id < first_prop_id)
+    return FALSE;
+  switch (prop_id - first_prop_id) {
+    case SETTING_BACKEND:
+      g_value_set_enum (value, settings->backend);
+      return TRUE;
+    case SETTING_CUDA_DEVICE_ID:
+      g_value_set_int (value, settings->cuda_device_id);
+      return TRUE;
+    case SETTING_POST_MESSAGES:
+      g_value_set_boolean (value, settings->post_messages);
+      return TRUE;
+    case SETTING_INTERVAL:
+      g_value_set_uint64 (value, settings->interval);
+      return TRUE;
+    case SETTING_LOCATION:
+      g_value_set_string (value, settings->location);
+      return TRUE;
+    case SETTING_LOG_FORMAT:
+      g_value_set_enum (value, settings->log_format);
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}

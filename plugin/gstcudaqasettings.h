@@ -1,0 +1,49 @@
+/* GStreamer CUDA video quality: the properties every measuring element has.
+ *
+ * Where to compute (backend, cuda-device-id) and how scores leave the
+ * element (post-messages, interval, location, log-format): installed,
+ * stored and read back here, so that every element names, documents and
+ * defaults them the same way.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_CUDA_QA_SETTINGS_H__
+#define __GST_CUDA_QA_SETTINGS_H__
+
+#include <gst/gst.h>
+
+#include "gstcudaqabackend.h"
+#include "gstcudaqareport.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  GstCudaQaBackend backend;
+  gint cuda_device_id;
+  gboolean post_messages;
+  guint64 interval;
+  gchar *location;
+  GstCudaQaLogFormat log_format;
+} GstCudaQaSettings;
+
+/* How many property IDs the settings take, from the first one given. */
+#define GST_CUDA_QA_SETTINGS_N_PROPS 6
+
+/* Installs the properties with IDs first_prop_id ... + N_PROPS - 1;
+ * message_name ("cudassim") goes into the blurbs. */
+void gst_cuda_qa_settings_install (GObjectClass * klass, guint first_prop_id,
+    const gchar * message_name);
+
+void gst_cuda_qa_settings_init (GstCudaQaSettings * settings);
+void gst_cuda_qa_settings_clear (GstCudaQaSettings * settings);
+
+/* For set_property / get_property, under the object lock: FALSE when
+ * prop_id is not one of the settings' properties. */
+gboolean gst_cuda_qa_settings_set_property (GstCudaQaSettings * settings,
+    guint first_prop_id, guint prop_id, const GValue * value);
+gboolean gst_cuda_qa_settings_get_property (const GstCudaQaSettings *
+    settings, guint first_prop_id, guint prop_id, GValue * value);
+
+G_END_DECLS
+#endif /* __GST_CUDA_QA_SETTINGS_H__ */
