@@ -1,0 +1,441 @@
+/* cudaquality compute library: SF-TR/A2 projector and matched backprojector
+ * on the CPU, in double precision.
+ *
+ * Voxel-driven (Long 2010's splatting form): for each view and voxel column
+ * the transaxial trapezoid footprint is integrated over the detector cells
+ * it covers, for each voxel of the column the axial rectangle likewise, and
+ * f · l_φ0 · F1 · F2 is added to the cells; each cell is finally scaled by
+ * l_θ. The backprojector runs the same footprints the other way round, so
+ * it is the exact transpose. Views are split over threads in the
+ * projector, voxel rows in the backprojector, so no two threads add to the
+ * same value.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cq-sfproject.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+CqStatus
+cq_sf_geometry_check (const CqSfGeometry * g, CqError * err)
+{
+  double half_x, half_y, radius;
+
+  if (g->nx == 0 || g->ny == 0 || g->nz == 0)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "volume of %ux%ux%u voxels is empty", g->nx, g->ny, g->nz);
+  if (!(g->dx > 0) || !(g->dz > 0))
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "voxel size %g x %g mm must be positive", g->dx, g->dz);
+  if (g->nu == 0 || g->nv == 0)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "detector of %ux%u cells is empty", g->nu, g->nv);
+  if (!(g->du > 0) || !(g->dv > 0))
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "detector pitch %g x %g mm must be positive", g->du, g->dv);
+  if (g->n_views == 0)
+    return cq_error_set (err, CQ_ERROR_INVALID, "0 views per rotation");
+  if (g->direction != 1 && g->direction != -1)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "rotation direction %d is not +1 or -1", g->direction);
+  if (!(g->sod > 0) || !(g->sdd > g->sod))
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "source-detector distance %g mm must exceed the source-origin "
+        "distance %g mm (> 0)", g->sdd, g->sod);
+  half_x = fabs (g->offset_x) + g->nx * g->dx / 2;
+  half_y = fabs (g->offset_y) + g->ny * g->dx / 2;
+  radius = sqrt (half_x * half_x + half_y * half_y);
+  if (g->sod <= radius)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "the source at %g mm from the axis is inside the volume's bounding "
+        "cylinder of radius %g mm (%ux%u voxels of %g mm, offset %g, %g)",
+        g->sod, radius, g->nx, g->ny, g->dx, g->offset_x, g->offset_y);
+  return CQ_OK;
+}
+
+double
+cq_sf_view_angle (const CqSfGeometry * g, unsigned view)
+{
+  return g->start_angle +
+      g->direction * 2.0 * M_PI * (double) (view % g->n_views) / g->n_views;
+}
+
+double
+cq_sf_voxel_x (const CqSfGeometry * g, unsigned i)
+{
+  return ((double) i - (g->nx - 1) / 2.0) * g->dx + g->offset_x;
+}
+
+double
+cq_sf_voxel_y (const CqSfGeometry * g, unsigned j)
+{
+  return ((double) j - (g->ny - 1) / 2.0) * g->dx + g->offset_y;
+}
+
+double
+cq_sf_voxel_z (const CqSfGeometry * g, unsigned k)
+{
+  return ((double) k - (g->nz - 1) / 2.0) * g->dz + g->offset_z;
+}
+
+double
+cq_sf_cell_s (const CqSfGeometry * g, unsigned u)
+{
+  return ((double) u - (g->nu - 1) / 2.0) * g->du + g->offset_u;
+}
+
+double
+cq_sf_cell_t (const CqSfGeometry * g, unsigned v)
+{
+  return ((double) v - (g->nv - 1) / 2.0) * g->dv + g->offset_v;
+}
+
+double
+cq_sf_trapezoid_integral (const double tau[4], double lo, double hi)
+{
+  double sum = 0.0, b1, b2;
+
+  /* rising edge */
+  b1 = fmax (lo, tau[0]);
+  b2 = fmin (hi, tau[1]);
+  if (b2 > b1 && tau[1] > tau[0])
+    sum += ((b2 - tau[0]) * (b2 - tau[0]) - (b1 - tau[0]) * (b1 - tau[0])) /
+        (2 * (tau[1] - tau[0]));
+  /* plateau */
+  b1 = fmax (lo, tau[1]);
+  b2 = fmin (hi, tau[2]);
+  if (b2 > b1)
+    sum += b2 - b1;
+  /* falling edge */
+  b1 = fmax (lo, tau[2]);
+  b2 = fmin (hi, tau[3]);
+  if (b2 > b1 && tau[3] > tau[2])
+    sum += ((tau[3] - b1) * (tau[3] - b1) - (tau[3] - b2) * (tau[3] - b2)) /
+        (2 * (tau[3] - tau[2]));
+  return sum;
+}
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+void
+cq_sf_transaxial_taus (const CqSfGeometry * g, double beta, double xc,
+    double yc, double tau[4])
+{
+  const double c = cos (beta), s = sin (beta), h = g->dx / 2;
+  int n;
+
+  for (n = 0; n < 4; n++) {
+    double x = xc + (n & 1 ? h : -h), y = yc + (n & 2 ? h : -h);
+    double p = x * c + y * s, q = -x * s + y * c;
+
+    tau[n] = g->sdd * p / (g->sod - q);
+  }
+  qsort (tau, 4, sizeof (double), compare_doubles);
+}
+
+double
+cq_sf_amplitude_phi0 (const CqSfGeometry * g, double beta, double xc, double yc)
+{
+  const double c = cos (beta), s = sin (beta);
+  double p = xc * c + yc * s, q = -xc * s + yc * c;
+  double phi = beta + atan (p / (g->sod - q));
+
+  return g->dx / fmax (fabs (cos (phi)), fabs (sin (phi)));
+}
+
+double
+cq_sf_amplitude_theta (const CqSfGeometry * g, double s, double t)
+{
+  double d2 = g->sdd * g->sdd;
+
+  return sqrt (s * s + t * t + d2) / sqrt (s * s + d2);
+}
+
+/* ---- one view's footprints ---- */
+
+/* Detector cells [*lo, *hi] (inclusive; empty when *lo > *hi) that the
+ * interval [a, b] on an axis of n cells of pitch d and offset o touches. */
+static void
+cell_range (double a, double b, unsigned n, double d, double o, int *lo,
+    int *hi)
+{
+  double first = (a - o) / d + (n - 1) / 2.0 + 0.5;
+  double last = (b - o) / d + (n - 1) / 2.0 + 0.5;
+
+  *lo = first < 0 ? 0 : first > n ? (int) n : (int) floor (first);
+  *hi = last < 0 ? -1 : last >= n ? (int) n - 1 : (int) floor (last);
+}
+
+/* Per-thread scratch: F1 of the current column, F2 of the current voxel. */
+typedef struct
+{
+  double *f1, *f2;
+} Scratch;
+
+/* The footprint of the voxel column (i, j) in view beta: F1 over cells
+ * [*u0, *u1] into f1[0..], and the column's l_φ0 and q_c. */
+static void
+column_footprint (const CqSfGeometry * g, double beta, unsigned i,
+    unsigned j, double *f1, int *u0, int *u1, double *lphi, double *qc)
+{
+  const double xc = cq_sf_voxel_x (g, i), yc = cq_sf_voxel_y (g, j);
+  double tau[4];
+  int u;
+
+  cq_sf_transaxial_taus (g, beta, xc, yc, tau);
+  cell_range (tau[0], tau[3], g->nu, g->du, g->offset_u, u0, u1);
+  for (u = *u0; u <= *u1; u++) {
+    double s = cq_sf_cell_s (g, u);
+
+    f1[u - *u0] = cq_sf_trapezoid_integral (tau, s - g->du / 2,
+        s + g->du / 2) / g->du;
+  }
+  *lphi = cq_sf_amplitude_phi0 (g, beta, xc, yc);
+  *qc = -xc * sin (beta) + yc * cos (beta);
+}
+
+/* F2 of voxel k of a column at depth qc, over cells [*v0, *v1]. */
+static void
+voxel_footprint (const CqSfGeometry * g, double qc, unsigned k, double *f2,
+    int *v0, int *v1)
+{
+  const double mag = g->sdd / (g->sod - qc), zc = cq_sf_voxel_z (g, k);
+  const double tm = mag * (zc - g->dz / 2), tp = mag * (zc + g->dz / 2);
+  int v;
+
+  cell_range (tm, tp, g->nv, g->dv, g->offset_v, v0, v1);
+  for (v = *v0; v <= *v1; v++) {
+    double t = cq_sf_cell_t (g, v);
+    double w = fmin (t + g->dv / 2, tp) - fmax (t - g->dv / 2, tm);
+
+    f2[v - *v0] = w > 0 ? w / g->dv : 0.0;
+  }
+}
+
+static void
+project_view (const CqSfGeometry * g, const double *vol, unsigned view,
+    double *proj, Scratch * sc)
+{
+  const double beta = cq_sf_view_angle (g, view);
+  unsigned i, j, k;
+  int u, v, u0, u1, v0, v1;
+
+  memset (proj, 0, sizeof (double) * g->nu * g->nv);
+  for (j = 0; j < g->ny; j++)
+    for (i = 0; i < g->nx; i++) {
+      double lphi, qc;
+
+      column_footprint (g, beta, i, j, sc->f1, &u0, &u1, &lphi, &qc);
+      if (u0 > u1)
+        continue;
+      for (k = 0; k < g->nz; k++) {
+        double f = vol[((size_t) k * g->ny + j) * g->nx + i];
+
+        if (f == 0.0)
+          continue;
+        voxel_footprint (g, qc, k, sc->f2, &v0, &v1);
+        for (v = v0; v <= v1; v++) {
+          double fv = f * lphi * sc->f2[v - v0];
+          double *row = proj + (size_t) v * g->nu;
+
+          for (u = u0; u <= u1; u++)
+            row[u] += fv * sc->f1[u - u0];
+        }
+      }
+    }
+  for (v = 0; v < (int) g->nv; v++)
+    for (u = 0; u < (int) g->nu; u++)
+      proj[(size_t) v * g->nu + u] *= cq_sf_amplitude_theta (g,
+          cq_sf_cell_s (g, u), cq_sf_cell_t (g, v));
+}
+
+/* The backprojection of views into the voxel rows [j0, j1); the views'
+ * cells already scaled by l_θ. */
+static void
+backproject_rows (const CqSfGeometry * g, const double *scaled,
+    unsigned first_view, unsigned n_views, double *vol, unsigned j0,
+    unsigned j1, Scratch * sc)
+{
+  unsigned n, i, j, k;
+  int u, v, u0, u1, v0, v1;
+
+  for (n = 0; n < n_views; n++) {
+    const double beta = cq_sf_view_angle (g, first_view + n);
+    const double *proj = scaled + (size_t) n * g->nu * g->nv;
+
+    for (j = j0; j < j1; j++)
+      for (i = 0; i < g->nx; i++) {
+        double lphi, qc;
+
+        column_footprint (g, beta, i, j, sc->f1, &u0, &u1, &lphi, &qc);
+        if (u0 > u1)
+          continue;
+        for (k = 0; k < g->nz; k++) {
+          double acc = 0.0;
+
+          voxel_footprint (g, qc, k, sc->f2, &v0, &v1);
+          for (v = v0; v <= v1; v++) {
+            const double *row = proj + (size_t) v * g->nu;
+            double su = 0.0;
+
+            for (u = u0; u <= u1; u++)
+              su += sc->f1[u - u0] * row[u];
+            acc += sc->f2[v - v0] * su;
+          }
+          vol[((size_t) k * g->ny + j) * g->nx + i] += lphi * acc;
+        }
+      }
+  }
+}
+
+/* ---- threads ---- */
+
+typedef struct
+{
+  const CqSfGeometry *g;
+  const double *in;
+  double *out;
+  unsigned first_view, n_views;
+  unsigned index, n_threads;
+  int backward;
+  Scratch sc;
+} Job;
+
+static void *
+job_run (void *data)
+{
+  Job *job = data;
+  const CqSfGeometry *g = job->g;
+  unsigned n;
+
+  if (!job->backward) {
+    /* views index, index + n_threads, ... */
+    for (n = job->index; n < job->n_views; n += job->n_threads)
+      project_view (g, job->in, job->first_view + n,
+          job->out + (size_t) n * g->nu * g->nv, &job->sc);
+  } else {
+    unsigned j0 = (unsigned) ((uint64_t) g->ny * job->index / job->n_threads);
+    unsigned j1 =
+        (unsigned) ((uint64_t) g->ny * (job->index + 1) / job->n_threads);
+
+    backproject_rows (g, job->in, job->first_view, job->n_views, job->out, j0,
+        j1, &job->sc);
+  }
+  return NULL;
+}
+
+static CqStatus
+run_jobs (const CqSfGeometry * g, const double *in, unsigned first_view,
+    unsigned n_views, double *out, unsigned n_threads, int backward,
+    CqError * err)
+{
+  unsigned limit = backward ? g->ny : n_views, i;
+  pthread_t *threads;
+  int *started;
+  Job *jobs;
+  CqStatus ret = CQ_OK;
+
+  if (n_threads == 0) {
+    long n = sysconf (_SC_NPROCESSORS_ONLN);
+    n_threads = n > 0 ? (unsigned) n : 1;
+  }
+  if (n_threads > limit)
+    n_threads = limit > 0 ? limit : 1;
+  jobs = calloc (n_threads, sizeof (Job));
+  threads = calloc (n_threads, sizeof (pthread_t));
+  started = calloc (n_threads, sizeof (int));
+  if (!jobs || !threads || !started)
+    goto oom;
+  for (i = 0; i < n_threads; i++) {
+    Job *job = &jobs[i];
+
+    job->g = g;
+    job->in = in;
+    job->out = out;
+    job->first_view = first_view;
+    job->n_views = n_views;
+    job->index = i;
+    job->n_threads = n_threads;
+    job->backward = backward;
+    job->sc.f1 = malloc (sizeof (double) * g->nu);
+    job->sc.f2 = malloc (sizeof (double) * g->nv);
+    if (!job->sc.f1 || !job->sc.f2)
+      goto oom;
+  }
+  for (i = 1; i < n_threads; i++) {
+    started[i] = pthread_create (&threads[i], NULL, job_run, &jobs[i]) == 0;
+    if (!started[i])
+      job_run (&jobs[i]);
+  }
+  job_run (&jobs[0]);
+  for (i = 1; i < n_threads; i++)
+    if (started[i])
+      pthread_join (threads[i], NULL);
+  goto out;
+
+oom:
+  ret = cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY,
+      "out of host memory for the projector's scratch (%u threads)", n_threads);
+out:
+  if (jobs)
+    for (i = 0; i < n_threads; i++) {
+      free (jobs[i].sc.f1);
+      free (jobs[i].sc.f2);
+    }
+  free (jobs);
+  free (threads);
+  free (started);
+  return ret;
+}
+
+CqStatus
+cq_sf_project_cpu (const CqSfGeometry * g, const double *volume,
+    unsigned first_view, unsigned n_views, double *proj, unsigned n_threads,
+    CqError * err)
+{
+  if (cq_sf_geometry_check (g, err) != CQ_OK)
+    return CQ_ERROR_INVALID;
+  return run_jobs (g, volume, first_view, n_views, proj, n_threads, 0, err);
+}
+
+CqStatus
+cq_sf_backproject_cpu (const CqSfGeometry * g, const double *proj,
+    unsigned first_view, unsigned n_views, double *volume, unsigned n_threads,
+    CqError * err)
+{
+  const size_t cells = (size_t) g->nu * g->nv;
+  double *scaled;
+  CqStatus ret;
+  unsigned n, u, v;
+
+  if (cq_sf_geometry_check (g, err) != CQ_OK)
+    return CQ_ERROR_INVALID;
+  scaled = malloc (sizeof (double) * cells * n_views);
+  if (!scaled)
+    return cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY,
+        "out of host memory for %u views of %ux%u cells", n_views, g->nu,
+        g->nv);
+  /* Aᵀ applies the cell amplitude first */
+  for (n = 0; n < n_views; n++)
+    for (v = 0; v < g->nv; v++)
+      for (u = 0; u < g->nu; u++) {
+        size_t at = n * cells + (size_t) v * g->nu + u;
+
+        scaled[at] = proj[at] * cq_sf_amplitude_theta (g, cq_sf_cell_s (g, u),
+            cq_sf_cell_t (g, v));
+      }
+  memset (volume, 0, sizeof (double) * g->nx * g->ny * g->nz);
+  ret = run_jobs (g, scaled, first_view, n_views, volume, n_threads, 1, err);
+  free (scaled);
+  return ret;
+}

@@ -1,0 +1,100 @@
+/* cudaquality compute library: the Separable Footprint (SF-TR, A2)
+ * cone-beam projector and its matched backprojector (Long, Fessler, Balter,
+ * IEEE TMI 29(11), 2010; seed 000). Definitions:
+ * ../shared/docs/references.md and docs/sf-projector.md.
+ *
+ * Coordinates in mm. The rotation axis is z; view angle β rotates the
+ * source around it: p = x cos β + y sin β, q = −x sin β + y cos β, the source
+ * at q = R (R = source-origin distance), the flat detector at q = R − D
+ * (D = source-detector distance), detector coordinate s along p and t along
+ * z, both measured on the detector. Volumes are x fastest, then y, then z;
+ * projections u (s) fastest, then v (t), then view.
+ *
+ * This file holds the CPU implementation in double precision (voxel-driven,
+ * Long 2010's splatting form), the oracle for the GPU kernels.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CQ_SFPROJECT_H
+#define CQ_SFPROJECT_H
+
+#include "cq-common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct
+{
+  /* volume: nx × ny × nz voxels of dx × dx × dz mm, centred on the rotation
+   * axis plus an offset */
+  unsigned nx, ny, nz;
+  double dx, dz;
+  double offset_x, offset_y, offset_z;
+  /* detector: nu × nv cells of du × dv mm, centred on the central ray plus
+   * an offset */
+  unsigned nu, nv;
+  double du, dv;
+  double offset_u, offset_v;
+  double sdd;                   /* D: source to detector, mm */
+  double sod;                   /* R: source to rotation axis, mm */
+  /* views: n_views per rotation, uniformly over 2π from start_angle, turning
+   * with direction +1 (counter-clockwise seen from +z) or −1 */
+  unsigned n_views;
+  double start_angle;
+  int direction;
+} CqSfGeometry;
+
+/* An impossible geometry (D ≤ R, the source inside the volume's bounding
+ * cylinder, no views, an empty volume or detector, non-positive sizes) is
+ * CQ_ERROR_INVALID with a message naming the values. */
+CqStatus cq_sf_geometry_check (const CqSfGeometry * g, CqError * err);
+
+/* β of view (any index: views wrap around the rotation). */
+double cq_sf_view_angle (const CqSfGeometry * g, unsigned view);
+
+/* Centres of voxel column i / row j / slice k and of detector cell u / v. */
+double cq_sf_voxel_x (const CqSfGeometry * g, unsigned i);
+double cq_sf_voxel_y (const CqSfGeometry * g, unsigned j);
+double cq_sf_voxel_z (const CqSfGeometry * g, unsigned k);
+double cq_sf_cell_s (const CqSfGeometry * g, unsigned u);
+double cq_sf_cell_t (const CqSfGeometry * g, unsigned v);
+
+/* ---- the footprint pieces (exposed for tests) ---- */
+
+/* ∫ over [lo, hi] of the trapezoid that rises on [tau[0], tau[1]], is 1 on
+ * [tau[1], tau[2]] and falls on [tau[2], tau[3]] (tau sorted): r_s·F1 of a
+ * cell [lo, hi]. */
+double cq_sf_trapezoid_integral (const double tau[4], double lo, double hi);
+
+/* The sorted transaxial footprint corners τ0..τ3 of the voxel column centred
+ * at (xc, yc) in view β. */
+void cq_sf_transaxial_taus (const CqSfGeometry * g, double beta, double xc,
+    double yc, double tau[4]);
+
+/* A2's transaxial amplitude l_φ0 = Δ / max(|cos φ0|, |sin φ0|),
+ * φ0 = β + atan(p_c / (R − q_c)), for the column centred at (xc, yc). */
+double cq_sf_amplitude_phi0 (const CqSfGeometry * g, double beta, double xc,
+    double yc);
+
+/* The cell amplitude l_θ(s, t) = √(s² + t² + D²) / √(s² + D²). */
+double cq_sf_amplitude_theta (const CqSfGeometry * g, double s, double t);
+
+/* ---- CPU projector / backprojector, double precision ---- */
+
+/* proj[view][v][u] for views [first_view, first_view + n_views) (indices
+ * wrap); volume nx·ny·nz. n_threads 0 = one per online CPU. */
+CqStatus cq_sf_project_cpu (const CqSfGeometry * g, const double *volume,
+    unsigned first_view, unsigned n_views, double *proj, unsigned n_threads,
+    CqError * err);
+
+/* volume = Aᵀ proj, the exact transpose of cq_sf_project_cpu over the same
+ * views (volume is overwritten). */
+CqStatus cq_sf_backproject_cpu (const CqSfGeometry * g, const double *proj,
+    unsigned first_view, unsigned n_views, double *volume, unsigned n_threads,
+    CqError * err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CQ_SFPROJECT_H */

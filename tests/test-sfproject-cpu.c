@@ -1,0 +1,322 @@
+/* CPU suite: the double-precision SF-TR/A2 projector and backprojector of
+ * the compute library against footprint identities, hand-derived values,
+ * numerical integration, analytic sphere chord lengths and the dot test.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <gst/check/gstcheck.h>
+#include <math.h>
+#include <string.h>
+
+#include "cq-sfproject.h"
+
+/* The seed's geometry scaled to n³ voxels of 1 mm and an n² detector. */
+static CqSfGeometry
+seed_geometry (unsigned n, unsigned views)
+{
+  CqSfGeometry g;
+
+  memset (&g, 0, sizeof (g));
+  g.nx = g.ny = g.nz = n;
+  g.dx = g.dz = 1.0;
+  g.nu = g.nv = n;
+  g.du = g.dv = 2.0;            /* magnification 2 at the axis */
+  g.sod = 4.0 * n;
+  g.sdd = 8.0 * n;
+  g.n_views = views;
+  g.direction = 1;
+  return g;
+}
+
+static guint32 rng_state = 99;
+
+static double
+uniform (void)
+{
+  rng_state = rng_state * 1664525u + 1013904223u;
+  return (rng_state >> 8) / 16777216.0;
+}
+
+/* Σ over cells covering the trapezoid = its area (τ2 + τ3 − τ0 − τ1) / 2. */
+GST_START_TEST (test_trapezoid_area)
+{
+  guint n, k;
+
+  for (n = 0; n < 200; n++) {
+    double tau[4], sum = 0.0, lo, w = 0.05 + uniform ();
+
+    for (k = 0; k < 4; k++)
+      tau[k] = 10 * uniform () - 5;
+    if (n % 7 == 0)
+      tau[1] = tau[0];          /* degenerate edges */
+    if (n % 11 == 0)
+      tau[3] = tau[2];
+    /* sort */
+    for (k = 0; k < 4; k++) {
+      guint m;
+      for (m = k + 1; m < 4; m++)
+        if (tau[m] < tau[k]) {
+          double t = tau[k];
+          tau[k] = tau[m];
+          tau[m] = t;
+        }
+    }
+    for (lo = -6.0 - uniform (); lo < 6.0; lo += w)
+      sum += cq_sf_trapezoid_integral (tau, lo, lo + w);
+    fail_unless (fabs (sum - (tau[2] + tau[3] - tau[0] - tau[1]) / 2) <
+        1e-12, "sum %.17g", sum);
+  }
+}
+
+GST_END_TEST;
+
+/* The trapezoid integral against a midpoint rule over its definition. */
+GST_START_TEST (test_trapezoid_numeric)
+{
+  const double tau[4] = { -1.3, -0.4, 0.2, 1.7 };
+  double lo;
+
+  for (lo = -2.0; lo < 2.0; lo += 0.37) {
+    double hi = lo + 0.29, sum = 0.0, x, h = 1e-5;
+
+    for (x = lo + h / 2; x < hi; x += h) {
+      double f = x < tau[0] ? 0 : x < tau[1] ? (x - tau[0]) / (tau[1] -
+          tau[0]) : x < tau[2] ? 1 : x < tau[3] ? (tau[3] - x) / (tau[3] -
+          tau[2]) : 0;
+      sum += f * h;
+    }
+    fail_unless (fabs (cq_sf_trapezoid_integral (tau, lo, hi) - sum) < 1e-8,
+        "[%g, %g]: %.12g vs %.12g", lo, hi,
+        cq_sf_trapezoid_integral (tau, lo, hi), sum);
+  }
+}
+
+GST_END_TEST;
+
+/* At β = 0 the footprint of a voxel at the origin is symmetric: corners at
+ * p = ±Δ/2, q = ±Δ/2 give τ3 = −τ0 = DΔ/(2(R − Δ/2)) and
+ * τ2 = −τ1 = DΔ/(2(R + Δ/2)). */
+GST_START_TEST (test_symmetric_trapezoid)
+{
+  CqSfGeometry g = seed_geometry (16, 8);
+  double tau[4];
+  const double D = g.sdd, R = g.sod, d = g.dx;
+
+  cq_sf_transaxial_taus (&g, 0.0, 0.0, 0.0, tau);
+  fail_unless (fabs (tau[3] - D * d / (2 * (R - d / 2))) < 1e-13);
+  fail_unless (fabs (tau[2] - D * d / (2 * (R + d / 2))) < 1e-13);
+  fail_unless (fabs (tau[0] + tau[3]) < 1e-13 && fabs (tau[1] + tau[2]) <
+      1e-13);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_amplitudes)
+{
+  CqSfGeometry g = seed_geometry (16, 8);
+
+  /* the central ray: φ0 = β */
+  fail_unless (fabs (cq_sf_amplitude_phi0 (&g, 0.0, 0.0, 0.0) - 1.0) < 1e-15);
+  fail_unless (fabs (cq_sf_amplitude_phi0 (&g, M_PI / 4, 0.0, 0.0) -
+          sqrt (2.0)) < 1e-14);
+  /* a voxel on the p axis at β = 0: φ0 = atan(p / R) */
+  fail_unless (fabs (cq_sf_amplitude_phi0 (&g, 0.0, 10.0, 0.0) -
+          1.0 / cos (atan (10.0 / g.sod))) < 1e-14);
+  fail_unless (cq_sf_amplitude_theta (&g, 0.0, 0.0) == 1.0);
+  fail_unless (fabs (cq_sf_amplitude_theta (&g, 3.0, 4.0) -
+          sqrt (9 + 16 + g.sdd * g.sdd) / sqrt (9 + g.sdd * g.sdd)) < 1e-15);
+}
+
+GST_END_TEST;
+
+/* One voxel of value 1: each cell holds l_φ0 · F1 · F2 · l_θ, the sums of
+ * r_s·F1 and r_t·F2 being the footprint widths. */
+GST_START_TEST (test_single_voxel)
+{
+  CqSfGeometry g = seed_geometry (9, 8);
+  double *vol = g_new0 (double, 9 * 9 * 9), *proj = g_new (double, 81);
+  const unsigned i = 6, j = 3, k = 5;
+  const double beta = cq_sf_view_angle (&g, 3);
+  double tau[4], total = 0.0, want, xc, yc, zc, qc, tm, tp;
+  CqError err;
+  unsigned u, v;
+
+  vol[(k * 9 + j) * 9 + i] = 1.0;
+  fail_unless_equals_int (cq_sf_project_cpu (&g, vol, 3, 1, proj, 1, &err),
+      CQ_OK);
+  xc = cq_sf_voxel_x (&g, i);
+  yc = cq_sf_voxel_y (&g, j);
+  zc = cq_sf_voxel_z (&g, k);
+  cq_sf_transaxial_taus (&g, beta, xc, yc, tau);
+  qc = -xc * sin (beta) + yc * cos (beta);
+  tm = g.sdd * (zc - 0.5) / (g.sod - qc);
+  tp = g.sdd * (zc + 0.5) / (g.sod - qc);
+  /* every cell against the definition */
+  for (v = 0; v < 9; v++)
+    for (u = 0; u < 9; u++) {
+      double s = cq_sf_cell_s (&g, u), t = cq_sf_cell_t (&g, v);
+      double f1 = cq_sf_trapezoid_integral (tau, s - 1, s + 1) / 2;
+      double f2 = fmax (0, fmin (t + 1, tp) - fmax (t - 1, tm)) / 2;
+      double cell = cq_sf_amplitude_phi0 (&g, beta, xc, yc) * f1 * f2 *
+          cq_sf_amplitude_theta (&g, s, t);
+
+      fail_unless (fabs (proj[v * 9 + u] - cell) < 1e-15, "cell %u,%u", u, v);
+      total += proj[v * 9 + u] / cq_sf_amplitude_theta (&g, s, t) * 4;
+    }
+  /* Σ r_s r_t F1 F2 l_φ0 = l_φ0 · trapezoid area · (t+ − t−) */
+  want = cq_sf_amplitude_phi0 (&g, beta, xc, yc) *
+      (tau[2] + tau[3] - tau[0] - tau[1]) / 2 * (tp - tm);
+  fail_unless (fabs (total - want) < 1e-12, "%.17g vs %.17g", total, want);
+  g_free (vol);
+  g_free (proj);
+}
+
+GST_END_TEST;
+
+/* ⟨A f, g⟩ = ⟨f, Aᵀ g⟩ for random f and g, with offsets and an odd start
+ * angle so that nothing is symmetric. */
+GST_START_TEST (test_adjoint)
+{
+  CqSfGeometry g = seed_geometry (20, 7);
+  size_t nvox = 20 * 20 * 20, ncell = 20 * 20 * 7, i;
+  double *f = g_new (double, nvox), *af = g_new (double, ncell);
+  double *p = g_new (double, ncell), *atp = g_new (double, nvox);
+  double lhs = 0, rhs = 0;
+  CqError err;
+
+  g.offset_x = 1.3;
+  g.offset_y = -0.7;
+  g.offset_z = 0.4;
+  g.offset_u = 0.9;
+  g.offset_v = -1.1;
+  g.start_angle = 0.37;
+  g.dz = 1.5;
+  for (i = 0; i < nvox; i++)
+    f[i] = uniform ();
+  for (i = 0; i < ncell; i++)
+    p[i] = uniform ();
+  fail_unless_equals_int (cq_sf_project_cpu (&g, f, 0, 7, af, 0, &err), CQ_OK);
+  fail_unless_equals_int (cq_sf_backproject_cpu (&g, p, 0, 7, atp, 0, &err),
+      CQ_OK);
+  for (i = 0; i < ncell; i++)
+    lhs += af[i] * p[i];
+  for (i = 0; i < nvox; i++)
+    rhs += f[i] * atp[i];
+  fail_unless (fabs (lhs / rhs - 1) < 1e-12, "coupling %.17g", lhs / rhs);
+  g_free (f);
+  g_free (af);
+  g_free (p);
+  g_free (atp);
+}
+
+GST_END_TEST;
+
+/* The fraction of voxel (x, y, z) inside a sphere of radius rho at the
+ * origin: exact inside and outside, 4³ subsamples near the surface. */
+static double
+sphere_fraction (double x, double y, double z, double d, double rho)
+{
+  double r = sqrt (x * x + y * y + z * z), half = d * sqrt (3.0) / 2;
+  int a, b, c, in = 0;
+
+  if (r + half <= rho)
+    return 1.0;
+  if (r - half >= rho)
+    return 0.0;
+  for (a = 0; a < 4; a++)
+    for (b = 0; b < 4; b++)
+      for (c = 0; c < 4; c++) {
+        double sx = x + (a - 1.5) * d / 4, sy = y + (b - 1.5) * d / 4;
+        double sz = z + (c - 1.5) * d / 4;
+        in += sx * sx + sy * sy + sz * sz <= rho * rho;
+      }
+  return in / 64.0;
+}
+
+/* A uniform sphere against the analytic chord lengths, at 256³ and 256²
+ * (one view: the sphere looks the same from every angle). */
+GST_START_TEST (test_sphere_chords)
+{
+  const unsigned n = 256;
+  CqSfGeometry g = seed_geometry (n, 64);
+  const double rho = 0.35 * n;
+  double *vol = g_new (double, (size_t) n * n * n), *proj =
+      g_new (double, n * n);
+  double err2 = 0, ref2 = 0;
+  unsigned i, j, k, u, v;
+  CqError err;
+
+  for (k = 0; k < n; k++)
+    for (j = 0; j < n; j++)
+      for (i = 0; i < n; i++)
+        vol[((size_t) k * n + j) * n + i] =
+            sphere_fraction (cq_sf_voxel_x (&g, i), cq_sf_voxel_y (&g, j),
+            cq_sf_voxel_z (&g, k), g.dx, rho);
+  fail_unless_equals_int (cq_sf_project_cpu (&g, vol, 5, 1, proj, 0, &err),
+      CQ_OK);
+  for (v = 0; v < n; v++)
+    for (u = 0; u < n; u++) {
+      /* the ray from the source (q = R) to the cell (q = R − D): its
+       * distance to the centre, then the chord */
+      double s = cq_sf_cell_s (&g, u), t = cq_sf_cell_t (&g, v);
+      double len = sqrt (s * s + t * t + g.sdd * g.sdd);
+      double dist = g.sod * sqrt (s * s + t * t) / len;
+      double chord = dist < rho ? 2 * sqrt (rho * rho - dist * dist) : 0;
+      double e = proj[v * n + u] - chord;
+
+      err2 += e * e;
+      ref2 += chord * chord;
+    }
+  fail_unless (sqrt (err2 / ref2) < 0.01, "NRMSE %.4g", sqrt (err2 / ref2));
+  g_print ("sphere 256^3: NRMSE %.3g %%\n", 100 * sqrt (err2 / ref2));
+  g_free (vol);
+  g_free (proj);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_impossible_geometry)
+{
+  CqSfGeometry g = seed_geometry (16, 8);
+  CqError err;
+
+  fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_OK);
+  g.sdd = g.sod;
+  fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_ERROR_INVALID);
+  fail_unless (strstr (err.message, "source-detector") != NULL);
+  g = seed_geometry (16, 8);
+  g.sod = 11.0;                 /* inside the 16 mm square's circle */
+  fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_ERROR_INVALID);
+  fail_unless (strstr (err.message, "inside") != NULL, "%s", err.message);
+  g = seed_geometry (16, 0);
+  fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_ERROR_INVALID);
+  g = seed_geometry (16, 8);
+  g.nu = 0;
+  fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_ERROR_INVALID);
+  g = seed_geometry (16, 8);
+  g.du = 0;
+  fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_ERROR_INVALID);
+}
+
+GST_END_TEST;
+
+static Suite *
+sfproject_cpu_suite (void)
+{
+  Suite *s = suite_create ("sfproject-cpu");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_trapezoid_area);
+  tcase_add_test (tc, test_trapezoid_numeric);
+  tcase_add_test (tc, test_symmetric_trapezoid);
+  tcase_add_test (tc, test_amplitudes);
+  tcase_add_test (tc, test_single_voxel);
+  tcase_add_test (tc, test_adjoint);
+  tcase_add_test (tc, test_sphere_chords);
+  tcase_add_test (tc, test_impossible_geometry);
+  return s;
+}
+
+GST_CHECK_MAIN (sfproject_cpu);
