@@ -6,6 +6,7 @@
 #include "cq-cuda.h"
 #include "cq-sharpness.h"
 #include "cq-ssim.h"
+#include "cq-sfproject.h"
 
 #define NOT_BUILT "this build of cudaquality has no CUDA support"
 
@@ -197,4 +198,61 @@ cq_ssim_cuda_set_tile_rows (CqSsimCuda * cuda, unsigned rows, CqError * err)
   (void) cuda;
   (void) rows;
   return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqSfCuda *
+cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
+{
+  (void) device;
+  (void) g;
+  cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+  return NULL;
+}
+
+CqStatus
+cq_sf_cuda_set_volume (CqSfCuda * cuda, const float *volume, CqError * err)
+{
+  (void) cuda;
+  (void) volume;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sf_cuda_project (CqSfCuda * cuda, unsigned first_view, unsigned n_views,
+    float *proj, CqError * err)
+{
+  (void) cuda;
+  (void) first_view;
+  (void) n_views;
+  (void) proj;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sf_cuda_backproject (CqSfCuda * cuda, const float *proj,
+    unsigned first_view, unsigned n_views, float *volume, CqError * err)
+{
+  (void) cuda;
+  (void) proj;
+  (void) first_view;
+  (void) n_views;
+  (void) volume;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sf_cuda_time (CqSfCuda * cuda, int backproject, unsigned iterations,
+    double *ms, CqError * err)
+{
+  (void) cuda;
+  (void) backproject;
+  (void) iterations;
+  (void) ms;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+void
+cq_sf_cuda_free (CqSfCuda * cuda)
+{
+  (void) cuda;
 }

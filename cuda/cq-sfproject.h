@@ -94,6 +94,34 @@ CqStatus cq_sf_backproject_cpu (const CqSfGeometry * g, const double *proj,
     unsigned first_view, unsigned n_views, double *volume, unsigned n_threads,
     CqError * err);
 
+/* ---- CUDA: float32, the seed's GPU design ----
+ * Projector ray-driven (a thread per detector cell and view, two kernels by
+ * the rays' primary direction, the volume in a 3D texture read with point
+ * sampling, geometry in constant memory, every view of a batch in one
+ * launch); backprojector voxel-driven (a thread per voxel column and slab,
+ * the views looped inside). Both evaluate the footprints with the same
+ * device functions, so the pair is matched. */
+
+typedef struct CqSfCuda CqSfCuda;
+
+/* Device buffers for the geometry's volume and all its views. */
+CqSfCuda *cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err);
+/* The volume to project (nx·ny·nz floats, x fastest) into the texture. */
+CqStatus cq_sf_cuda_set_volume (CqSfCuda * cuda, const float *volume,
+    CqError * err);
+/* Projects views [first_view, first_view + n_views) (indices wrap;
+ * n_views <= the geometry's) and copies them to proj on the host. */
+CqStatus cq_sf_cuda_project (CqSfCuda * cuda, unsigned first_view,
+    unsigned n_views, float *proj, CqError * err);
+/* volume = Aᵀ proj for the same views, host in and out. */
+CqStatus cq_sf_cuda_backproject (CqSfCuda * cuda, const float *proj,
+    unsigned first_view, unsigned n_views, float *volume, CqError * err);
+/* For benchmarks: mean GPU time in ms of projecting (backproject = 0) or
+ * backprojecting all views of the geometry, data already on the GPU. */
+CqStatus cq_sf_cuda_time (CqSfCuda * cuda, int backproject,
+    unsigned iterations, double *ms, CqError * err);
+void cq_sf_cuda_free (CqSfCuda * cuda);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,320 @@
+/* cudaquality compute library: the SF-TR/A2 kernels (float32).
+ *
+ * The footprint functions here are shared by the projector and the
+ * backprojector: a (voxel, cell) pair gets the same weight
+ * l_φ0 · F1 · F2 (· l_θ) in both, which makes them each other's transpose
+ * up to the order of the additions.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CQ_SFPROJECT_KERNELS_CUH
+#define CQ_SFPROJECT_KERNELS_CUH
+
+namespace cq
+{
+
+constexpr int kSfMaxViews = 2048;       /* views a launch batch */
+constexpr int kSfSlab = 16;     /* voxels along z a backprojector thread */
+constexpr int kSfCachedCells = 8;       /* F1 values kept in registers */
+
+struct SfConst
+{
+  float R, D;                   /* source-origin, source-detector */
+  float dx, dz, du, dv;
+  float x0, y0, z0;             /* centre of voxel (0, 0, 0) */
+  float u0, v0;                 /* centre of cell (0, 0) */
+  int nx, ny, nz, nu, nv;
+};
+
+__constant__ SfConst c_sf;
+__constant__ float c_cos[kSfMaxViews], c_sin[kSfMaxViews];
+/* projector launches: launch index z -> the view's slot in the batch */
+__constant__ int c_view_slot[kSfMaxViews];
+
+/* ∫ of the trapezoid τ0..τ3 over [lo, hi]; edges written as width × mean
+ * height so that a nearly vertical edge stays exact in float. */
+__device__ __forceinline__ float
+sf_trapezoid (float t0, float t1, float t2, float t3, float lo, float hi)
+{
+  float sum = 0.0f, b1, b2;
+
+  b1 = fmaxf (lo, t0);
+  b2 = fminf (hi, t1);
+  if (b2 > b1)
+    sum += (b2 - b1) * (t1 > t0 ? (0.5f * (b1 + b2) - t0) / (t1 - t0) :
+        0.5f);
+  b1 = fmaxf (lo, t1);
+  b2 = fminf (hi, t2);
+  if (b2 > b1)
+    sum += b2 - b1;
+  b1 = fmaxf (lo, t2);
+  b2 = fminf (hi, t3);
+  if (b2 > b1)
+    sum += (b2 - b1) * (t3 > t2 ? (t3 - 0.5f * (b1 + b2)) / (t3 - t2) :
+        0.5f);
+  return sum;
+}
+
+/* A voxel column's footprint in one view: sorted τ, depth q_c, l_φ0. */
+struct SfColumn
+{
+  float t0, t1, t2, t3;
+  float qc, lphi;
+};
+
+__device__ __forceinline__ SfColumn
+sf_column (float xc, float yc, float c, float s)
+{
+  const float h = 0.5f * c_sf.dx;
+  const float pc = xc * c + yc * s, qc = -xc * s + yc * c;
+  const float hp = h * (c + s), hm = h * (c - s);
+  /* corners (σx h, σy h): p = pc + σx h c + σy h s,
+   * q = qc − σx h s + σy h c */
+  float ta = c_sf.D * (pc - hp) / (c_sf.R - (qc - hm));
+  float tb = c_sf.D * (pc + hm) / (c_sf.R - (qc - hp));
+  float tc = c_sf.D * (pc - hm) / (c_sf.R - (qc + hp));
+  float td = c_sf.D * (pc + hp) / (c_sf.R - (qc + hm));
+  float lo1 = fminf (ta, tb), hi1 = fmaxf (ta, tb);
+  float lo2 = fminf (tc, td), hi2 = fmaxf (tc, td);
+  SfColumn col;
+
+  col.t0 = fminf (lo1, lo2);
+  col.t3 = fmaxf (hi1, hi2);
+  col.t1 = fminf (fmaxf (lo1, lo2), fminf (hi1, hi2));
+  col.t2 = fmaxf (fmaxf (lo1, lo2), fminf (hi1, hi2));
+  col.qc = qc;
+  {
+    /* φ0 = β + α, tan α = p_c / (R − q_c) */
+    float a = c_sf.R - qc, inv = rsqrtf (a * a + pc * pc);
+    float ca = a * inv, sa = pc * inv;
+    float cphi = c * ca - s * sa, sphi = s * ca + c * sa;
+
+    col.lphi = c_sf.dx / fmaxf (fabsf (cphi), fabsf (sphi));
+  }
+  return col;
+}
+
+/* F2 · dv of voxel slice k at magnification mag over the cell [ta, tb]. */
+__device__ __forceinline__ float
+sf_axial (float mag, int k, float ta, float tb)
+{
+  const float z = c_sf.z0 + k * c_sf.dz;
+  const float lo = mag * (z - 0.5f * c_sf.dz), hi = mag * (z + 0.5f * c_sf.dz);
+
+  return fmaxf (0.0f, fminf (tb, hi) - fmaxf (ta, lo));
+}
+
+__device__ __forceinline__ float
+sf_theta (float s, float t)
+{
+  const float d2 = c_sf.D * c_sf.D;
+
+  return sqrtf (s * s + t * t + d2) * rsqrtf (s * s + d2);
+}
+
+/* Slices k whose axial footprint at magnification mag can touch [ta, tb]. */
+__device__ __forceinline__ void
+sf_slices (float mag, float ta, float tb, int &k0, int &k1)
+{
+  const float zlo = ta / mag - 0.5f * c_sf.dz, zhi = tb / mag + 0.5f * c_sf.dz;
+
+  k0 = max (0, (int) ceilf ((zlo - c_sf.z0) / c_sf.dz - 1e-3f));
+  k1 = min (c_sf.nz - 1, (int) floorf ((zhi - c_sf.z0) / c_sf.dz + 1e-3f));
+}
+
+/* The other coordinate where the ray through detector coordinate s crosses
+ * the line x = a (XMAJOR) or y = a: from p = s (R − q) / D. */
+template < bool XMAJOR > __device__ __forceinline__ float
+sf_ray_cross (float s, float a, float c, float sn, bool &ok)
+{
+  const float k = s / c_sf.D;
+  float den, q, p;
+
+  if (XMAJOR) {
+    den = k * c + sn;           /* x = p c − q sn */
+    q = (k * c_sf.R * c - a) / den;
+    p = k * (c_sf.R - q);
+    ok = fabsf (den) > 1e-4f;
+    return p * sn + q * c;
+  }
+  den = c - k * sn;             /* y = p sn + q c */
+  q = (a - k * c_sf.R * sn) / den;
+  p = k * (c_sf.R - q);
+  ok = fabsf (den) > 1e-4f;
+  return p * c - q * sn;
+}
+
+/* Ray-driven projector: thread (u, v) of launch view z. XMAJOR: the rays of
+ * these views run mostly along x; the walk goes slab by slab along x and
+ * visits the voxels of each slab that the cell's ray bundle can touch. */
+template < bool XMAJOR > __global__ void
+__launch_bounds__ (256)
+sf_project_kernel (cudaTextureObject_t vol, int slot_base, float *proj)
+{
+  const int u = blockIdx.x * blockDim.x + threadIdx.x;
+  const int v = blockIdx.y * blockDim.y + threadIdx.y;
+  const int slot = c_view_slot[slot_base + blockIdx.z];
+  const float c = c_cos[slot], sn = c_sin[slot];
+  const float h = 0.5f * c_sf.dx;
+  float s, t, sa, sb, ta, tb, acc = 0.0f;
+  const int n_slabs = XMAJOR ? c_sf.nx : c_sf.ny;
+  const int n_across = XMAJOR ? c_sf.ny : c_sf.nx;
+  const float first_across = XMAJOR ? c_sf.y0 : c_sf.x0;
+
+  if (u >= c_sf.nu || v >= c_sf.nv)
+    return;
+  s = c_sf.u0 + u * c_sf.du;
+  t = c_sf.v0 + v * c_sf.dv;
+  sa = s - 0.5f * c_sf.du;
+  sb = s + 0.5f * c_sf.du;
+  ta = t - 0.5f * c_sf.dv;
+  tb = t + 0.5f * c_sf.dv;
+
+  for (int a = 0; a < n_slabs; a++) {
+    const float pos = (XMAJOR ? c_sf.x0 : c_sf.y0) + a * c_sf.dx;
+    bool ok1, ok2, ok3, ok4;
+    float e1 = sf_ray_cross < XMAJOR > (sa, pos - h, c, sn, ok1);
+    float e2 = sf_ray_cross < XMAJOR > (sa, pos + h, c, sn, ok2);
+    float e3 = sf_ray_cross < XMAJOR > (sb, pos - h, c, sn, ok3);
+    float e4 = sf_ray_cross < XMAJOR > (sb, pos + h, c, sn, ok4);
+    int b0 = 0, b1 = n_across - 1;
+
+    if (ok1 && ok2 && ok3 && ok4) {
+      float lo = fminf (fminf (e1, e2), fminf (e3, e4)) - h;
+      float hi = fmaxf (fmaxf (e1, e2), fmaxf (e3, e4)) + h;
+
+      b0 = max (0, (int) ceilf ((lo - first_across) / c_sf.dx - 1e-3f));
+      b1 = min (n_across - 1,
+          (int) floorf ((hi - first_across) / c_sf.dx + 1e-3f));
+    }
+    for (int b = b0; b <= b1; b++) {
+      const int i = XMAJOR ? a : b, j = XMAJOR ? b : a;
+      const SfColumn col = sf_column (c_sf.x0 + i * c_sf.dx,
+          c_sf.y0 + j * c_sf.dx, c, sn);
+      const float f1 = sf_trapezoid (col.t0, col.t1, col.t2, col.t3, sa, sb);
+      float mag, column = 0.0f;
+      int k0, k1;
+
+      if (f1 <= 0.0f)
+        continue;
+      mag = c_sf.D / (c_sf.R - col.qc);
+      sf_slices (mag, ta, tb, k0, k1);
+      for (int k = k0; k <= k1; k++) {
+        float f2 = sf_axial (mag, k, ta, tb);
+
+        if (f2 > 0.0f)
+          column += f2 * tex3D < float >(vol, i + 0.5f, j + 0.5f, k + 0.5f);
+      }
+      acc += col.lphi * f1 * column;
+    }
+  }
+  proj[((size_t) slot * c_sf.nv + v) * c_sf.nu + u] =
+      acc * sf_theta (s, t) / (c_sf.du * c_sf.dv);
+}
+
+/* Scales projections by l_θ / (du dv), the cell side of Aᵀ. */
+__global__ void
+sf_scale_kernel (const float *in, float *out, int n_views)
+{
+  const int u = blockIdx.x * blockDim.x + threadIdx.x;
+  const int v = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (u >= c_sf.nu || v >= c_sf.nv || (int) blockIdx.z >= n_views)
+    return;
+  {
+    const size_t at = ((size_t) blockIdx.z * c_sf.nv + v) * c_sf.nu + u;
+
+    out[at] = in[at] * sf_theta (c_sf.u0 + u * c_sf.du,
+        c_sf.v0 + v * c_sf.dv) / (c_sf.du * c_sf.dv);
+  }
+}
+
+/* Voxel-driven backprojector: a thread takes voxel column (i, j) for
+ * kSfSlab slices and loops over the views; proj is already scaled. */
+__global__ void
+__launch_bounds__ (256)
+sf_backproject_kernel (const float *__restrict__ proj, int n_views,
+    float *vol)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int j = blockIdx.y * blockDim.y + threadIdx.y;
+  const int kb = blockIdx.z * kSfSlab;
+  float acc[kSfSlab];
+
+  if (i >= c_sf.nx || j >= c_sf.ny)
+    return;
+#pragma unroll
+  for (int n = 0; n < kSfSlab; n++)
+    acc[n] = 0.0f;
+  for (int view = 0; view < n_views; view++) {
+    const float c = c_cos[view], sn = c_sin[view];
+    const SfColumn col = sf_column (c_sf.x0 + i * c_sf.dx,
+        c_sf.y0 + j * c_sf.dx, c, sn);
+    const float mag = c_sf.D / (c_sf.R - col.qc);
+    const float *p = proj + (size_t) view * c_sf.nv * c_sf.nu;
+    float f1[kSfCachedCells];
+    int u0, u1;
+
+    /* cells whose interval the footprint [τ0, τ3] touches */
+    u0 = max (0, (int) floorf ((col.t0 - c_sf.u0) / c_sf.du + 0.5f));
+    u1 = min (c_sf.nu - 1, (int) floorf ((col.t3 - c_sf.u0) / c_sf.du +
+            0.5f));
+    if (u0 > u1)
+      continue;
+    const bool cached = u1 - u0 < kSfCachedCells;
+#pragma unroll
+    for (int n = 0; n < kSfCachedCells; n++) {
+      float s = c_sf.u0 + (u0 + n) * c_sf.du;
+
+      f1[n] = cached && u0 + n <= u1 ? sf_trapezoid (col.t0, col.t1,
+          col.t2, col.t3, s - 0.5f * c_sf.du, s + 0.5f * c_sf.du) : 0.0f;
+    }
+#pragma unroll
+    for (int n = 0; n < kSfSlab; n++) {
+      const int k = kb + n;
+      float z, lo, hi, sum = 0.0f;
+      int v0, v1;
+
+      if (k >= c_sf.nz)
+        break;
+      z = c_sf.z0 + k * c_sf.dz;
+      lo = mag * (z - 0.5f * c_sf.dz);
+      hi = mag * (z + 0.5f * c_sf.dz);
+      v0 = max (0, (int) floorf ((lo - c_sf.v0) / c_sf.dv + 0.5f));
+      v1 = min (c_sf.nv - 1, (int) floorf ((hi - c_sf.v0) / c_sf.dv + 0.5f));
+      for (int v = v0; v <= v1; v++) {
+        const float t = c_sf.v0 + v * c_sf.dv;
+        const float f2 = sf_axial (mag, k, t - 0.5f * c_sf.dv,
+            t + 0.5f * c_sf.dv);
+        const float *row = p + (size_t) v * c_sf.nu;
+        float su = 0.0f;
+
+        if (f2 <= 0.0f)
+          continue;
+        if (cached) {
+#pragma unroll
+          for (int m = 0; m < kSfCachedCells; m++)
+            if (u0 + m <= u1)
+              su += f1[m] * __ldg (row + u0 + m);
+        } else {
+          for (int u = u0; u <= u1; u++) {
+            float s = c_sf.u0 + u * c_sf.du;
+
+            su += sf_trapezoid (col.t0, col.t1, col.t2, col.t3,
+                s - 0.5f * c_sf.du, s + 0.5f * c_sf.du) * __ldg (row + u);
+          }
+        }
+        sum += f2 * su;
+      }
+      acc[n] += col.lphi * sum;
+    }
+  }
+#pragma unroll
+  for (int n = 0; n < kSfSlab; n++)
+    if (kb + n < c_sf.nz)
+      vol[((size_t) (kb + n) * c_sf.ny + j) * c_sf.nx + i] = acc[n];
+}
+
+}                               /* namespace cq */
+
+#endif /* CQ_SFPROJECT_KERNELS_CUH */
