@@ -210,20 +210,21 @@ check_views (CqSfCuda * cu, unsigned n, CqError * err)
 static CqStatus
 enqueue_project (CqSfCuda * cu, unsigned first, unsigned n, CqError * err)
 {
-  const dim3 block (16, 16);
+  /* 32 cells along u, 8 threads of kSfRows cells along v */
+  const dim3 block (32, 8);
+  const unsigned gx = (cu->g.nu + 31) / 32;
+  const unsigned gy = (cu->g.nv + 8 * cq::kSfRows - 1) / (8 * cq::kSfRows);
   unsigned n_x;
   CqStatus ret = set_views (cu, first, n, &n_x, err);
 
   if (ret != CQ_OK)
     return ret;
   if (n_x > 0)
-    cq::sf_project_kernel < true ><<<dim3 ((cu->g.nu + 15) / 16,
-            (cu->g.nv + 15) / 16, n_x), block, 0, cu->stream>>> (cu->tex, 0,
-        cu->proj);
+    cq::sf_project_kernel < true ><<<dim3 (gx, gy, n_x), block, 0,
+        cu->stream>>> (cu->tex, 0, cu->proj);
   if (n > n_x)
-    cq::sf_project_kernel < false ><<<dim3 ((cu->g.nu + 15) / 16,
-            (cu->g.nv + 15) / 16, n - n_x), block, 0, cu->stream>>> (cu->tex,
-        (int) n_x, cu->proj);
+    cq::sf_project_kernel < false ><<<dim3 (gx, gy, n - n_x), block, 0,
+        cu->stream>>> (cu->tex, (int) n_x, cu->proj);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the projector");
   return CQ_OK;
 }
