@@ -10,6 +10,7 @@
 
 #include "gstcudasharpness.h"
 #include "gstcudassim.h"
+#include "gstcudasfproject.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -18,6 +19,7 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (cudasharpness, plugin);
   ret |= GST_ELEMENT_REGISTER (cudassim, plugin);
+  ret |= GST_ELEMENT_REGISTER (cudasfproject, plugin);
   return ret;
 }
 

@@ -1,0 +1,881 @@
+/* GStreamer CUDA video quality: cudasfproject
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+/**
+ * SECTION:element-cudasfproject
+ * @title: cudasfproject
+ *
+ * A live cone-beam CT detector: one frame per view, view after view,
+ * rotation after rotation, projected from a phantom or a volume file by the
+ * Separable Footprint projector (SF-TR, A2) on the GPU, or on the CPU where
+ * no GPU is usable. Frames are detector counts I = I0·exp(−∫μ) (optionally
+ * with Poisson noise) or scaled line integrals, in GRAY16_LE or GRAY8; each
+ * carries a `CudaSfProjectMeta` with its view, rotation, angle and the
+ * geometry. See docs/elements/cudasfproject.md.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 cudasfproject num-buffers=360 ! videoconvert ! autovideosink
+ * ]| one rotation of the 3D Shepp-Logan phantom.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "gstcudasfproject.h"
+#include "gstcudaqabackend.h"
+#include "gstcudaqareport.h"
+#include "cq-phantom.h"
+#include "cq-sfproject.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_sf_project_debug);
+#define GST_CAT_DEFAULT gst_cuda_sf_project_debug
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY8 }")));
+
+enum
+{
+  PROP_0,
+  PROP_OUTPUT,
+  PROP_PHOTONS,
+  PROP_NOISE,
+  PROP_SEED,
+  PROP_MU_SCALE,
+  PROP_PHANTOM,
+  PROP_VOLUME_LOCATION,
+  PROP_VOLUME_WIDTH,
+  PROP_VOLUME_HEIGHT,
+  PROP_VOLUME_DEPTH,
+  PROP_VOXEL_SIZE,
+  PROP_VOXEL_SIZE_Z,
+  PROP_DETECTOR_WIDTH,
+  PROP_DETECTOR_HEIGHT,
+  PROP_PIXEL_PITCH_U,
+  PROP_PIXEL_PITCH_V,
+  PROP_SOURCE_DETECTOR_DISTANCE,
+  PROP_SOURCE_ORIGIN_DISTANCE,
+  PROP_VIEWS,
+  PROP_START_ANGLE,
+  PROP_IS_LIVE,
+  PROP_BACKEND,
+  PROP_CUDA_DEVICE_ID
+};
+
+#define DEFAULT_OUTPUT GST_CUDA_SF_PROJECT_OUTPUT_COUNTS
+#define DEFAULT_PHOTONS 50000.0
+#define DEFAULT_MU_SCALE 0.02   /* water at ~70 keV, 1/mm */
+#define DEFAULT_PHANTOM CQ_PHANTOM_SHEPP_LOGAN
+#define DEFAULT_VOLUME_SIDE 128
+#define DEFAULT_VOXEL_SIZE 1.0
+#define DEFAULT_DETECTOR_SIDE 256
+#define DEFAULT_PIXEL_PITCH 1.0
+#define DEFAULT_SDD 1000.0
+#define DEFAULT_SOD 500.0
+#define DEFAULT_VIEWS 360
+/* views projected together: one launch (or one CPU call) a batch */
+#define BATCH_VIEWS 16
+
+struct _GstCudaSfProject
+{
+  GstPushSrc parent;
+
+  /* properties, under the object lock */
+  CqSfGeometry geometry;
+  GstCudaSfProjectOutput output;
+  gdouble photons, mu_scale;
+  gboolean noise;
+  guint seed;
+  CqPhantom phantom;
+  gchar *volume_location;
+  GstCudaQaBackend backend;
+  gint cuda_device_id;
+
+  /* streaming state */
+  CqSfGeometry g;               /* as of start () */
+  GstCudaSfProjectOutput active_output;
+  gdouble active_photons, active_mu_scale;
+  gboolean active_noise;
+  gint device;
+  float *volume;
+  gdouble *volume_d, *batch_d;  /* CPU backend */
+  CqSfCuda *cuda;
+  float *batch;                 /* line integrals of the batch's views */
+  guint batch_first, batch_count;
+  gdouble max_integral;         /* for line-integral scaling */
+  GRand *rand;
+  GstVideoInfo info;
+  guint64 frame;
+};
+
+#define gst_cuda_sf_project_parent_class parent_class
+G_DEFINE_TYPE (GstCudaSfProject, gst_cuda_sf_project, GST_TYPE_PUSH_SRC);
+GST_ELEMENT_REGISTER_DEFINE (cudasfproject, "cudasfproject", GST_RANK_NONE,
+    GST_TYPE_CUDA_SF_PROJECT);
+
+static void gst_cuda_sf_project_finalize (GObject * object);
+static void gst_cuda_sf_project_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_cuda_sf_project_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static GstCaps *gst_cuda_sf_project_get_caps (GstBaseSrc * src,
+    GstCaps * filter);
+static GstCaps *gst_cuda_sf_project_fixate (GstBaseSrc * src, GstCaps * caps);
+static gboolean gst_cuda_sf_project_set_caps (GstBaseSrc * src, GstCaps * caps);
+static gboolean gst_cuda_sf_project_start (GstBaseSrc * src);
+static gboolean gst_cuda_sf_project_stop (GstBaseSrc * src);
+static GstFlowReturn gst_cuda_sf_project_fill (GstPushSrc * src,
+    GstBuffer * buf);
+
+GType
+gst_cuda_sf_project_output_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CUDA_SF_PROJECT_OUTPUT_COUNTS,
+        "Detector counts I0 exp(-line integral of mu)", "counts"},
+    {GST_CUDA_SF_PROJECT_OUTPUT_LINE_INTEGRAL,
+          "Line integral of mu, scaled into the format (scale in the meta)",
+        "line-integral"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaSfProjectOutput", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_cuda_sf_project_phantom_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {CQ_PHANTOM_SHEPP_LOGAN, "3D Shepp-Logan, Yu-Ye-Wang values",
+        "shepp-logan"},
+    {CQ_PHANTOM_SHEPP_LOGAN_KAK, "3D Shepp-Logan, Kak-Slaney values",
+        "shepp-logan-kak"},
+    {CQ_PHANTOM_SPHERE, "Uniform sphere", "sphere"},
+    {CQ_PHANTOM_CYLINDER, "Uniform cylinder along z", "cylinder"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstCudaSfProjectPhantom", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static void
+install_uint (GObjectClass * klass, guint id, const gchar * name,
+    const gchar * blurb, guint min, guint def)
+{
+  g_object_class_install_property (klass, id, g_param_spec_uint (name, name,
+          blurb, min, 65535, def, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+}
+
+static void
+install_double (GObjectClass * klass, guint id, const gchar * name,
+    const gchar * blurb, gdouble min, gdouble max, gdouble def)
+{
+  g_object_class_install_property (klass, id, g_param_spec_double (name,
+          name, blurb, min, max, def, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+}
+
+static void
+gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSrcClass *src_class = GST_BASE_SRC_CLASS (klass);
+  GstPushSrcClass *push_class = GST_PUSH_SRC_CLASS (klass);
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+
+  gobject_class->finalize = gst_cuda_sf_project_finalize;
+  gobject_class->set_property = gst_cuda_sf_project_set_property;
+  gobject_class->get_property = gst_cuda_sf_project_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_OUTPUT,
+      g_param_spec_enum ("output", "Output", "What a pixel holds",
+          GST_TYPE_CUDA_SF_PROJECT_OUTPUT, DEFAULT_OUTPUT, flags));
+  install_double (gobject_class, PROP_PHOTONS, "photons",
+      "Photons a detector cell receives without an object (I0)", 1.0, 1e9,
+      DEFAULT_PHOTONS);
+  g_object_class_install_property (gobject_class, PROP_NOISE,
+      g_param_spec_boolean ("noise", "Noise", "Poisson noise on the counts",
+          FALSE, flags));
+  g_object_class_install_property (gobject_class, PROP_SEED,
+      g_param_spec_uint ("seed", "Seed", "Seed of the noise (reproducible)",
+          0, G_MAXUINT, 0, flags));
+  install_double (gobject_class, PROP_MU_SCALE, "mu-scale",
+      "Attenuation per unit of volume value per mm (1/mm)", 0.0, 1e6,
+      DEFAULT_MU_SCALE);
+  g_object_class_install_property (gobject_class, PROP_PHANTOM,
+      g_param_spec_enum ("phantom", "Phantom",
+          "Object to project (unless volume-location is set)",
+          GST_TYPE_CUDA_SF_PROJECT_PHANTOM, DEFAULT_PHANTOM, flags));
+  g_object_class_install_property (gobject_class, PROP_VOLUME_LOCATION,
+      g_param_spec_string ("volume-location", "Volume location",
+          "Raw little-endian float32 volume, x fastest, "
+          "volume-width x volume-height x volume-depth values", NULL, flags));
+  install_uint (gobject_class, PROP_VOLUME_WIDTH, "volume-width",
+      "Voxels along x", 0, DEFAULT_VOLUME_SIDE);
+  install_uint (gobject_class, PROP_VOLUME_HEIGHT, "volume-height",
+      "Voxels along y", 0, DEFAULT_VOLUME_SIDE);
+  install_uint (gobject_class, PROP_VOLUME_DEPTH, "volume-depth",
+      "Voxels along z (the rotation axis)", 0, DEFAULT_VOLUME_SIDE);
+  install_double (gobject_class, PROP_VOXEL_SIZE, "voxel-size",
+      "Transaxial voxel size in mm", 0.0, 1e6, DEFAULT_VOXEL_SIZE);
+  install_double (gobject_class, PROP_VOXEL_SIZE_Z, "voxel-size-z",
+      "Axial voxel size in mm", 0.0, 1e6, DEFAULT_VOXEL_SIZE);
+  install_uint (gobject_class, PROP_DETECTOR_WIDTH, "detector-width",
+      "Detector cells along u (the frame width)", 0, DEFAULT_DETECTOR_SIDE);
+  install_uint (gobject_class, PROP_DETECTOR_HEIGHT, "detector-height",
+      "Detector cells along v (the frame height)", 0, DEFAULT_DETECTOR_SIDE);
+  install_double (gobject_class, PROP_PIXEL_PITCH_U, "pixel-pitch-u",
+      "Detector cell width in mm", 0.0, 1e6, DEFAULT_PIXEL_PITCH);
+  install_double (gobject_class, PROP_PIXEL_PITCH_V, "pixel-pitch-v",
+      "Detector cell height in mm", 0.0, 1e6, DEFAULT_PIXEL_PITCH);
+  install_double (gobject_class, PROP_SOURCE_DETECTOR_DISTANCE,
+      "source-detector-distance", "Source to detector in mm (D)", 0.0, 1e9,
+      DEFAULT_SDD);
+  install_double (gobject_class, PROP_SOURCE_ORIGIN_DISTANCE,
+      "source-origin-distance", "Source to rotation axis in mm (R)", 0.0,
+      1e9, DEFAULT_SOD);
+  install_uint (gobject_class, PROP_VIEWS, "views",
+      "Views per rotation, uniformly over 2 pi", 0, DEFAULT_VIEWS);
+  install_double (gobject_class, PROP_START_ANGLE, "start-angle",
+      "Angle of view 0 in radians", -1e3, 1e3, 0.0);
+  g_object_class_install_property (gobject_class, PROP_IS_LIVE,
+      g_param_spec_boolean ("is-live", "Is live",
+          "Pace frames in real time at the caps' framerate", FALSE, flags));
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend", "Compute backend",
+          GST_TYPE_CUDA_QA_BACKEND, GST_CUDA_QA_BACKEND_AUTO, flags));
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device ID",
+          "CUDA device to use (-1 = the first)", -1, G_MAXINT, -1, flags));
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA SF cone-beam projector", "Source/Video",
+      "Simulated cone-beam CT detector frames from the Separable Footprint "
+      "projector, with CudaSfProjectMeta", "cudaquality developers");
+
+  src_class->get_caps = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_get_caps);
+  src_class->fixate = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_fixate);
+  src_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_set_caps);
+  src_class->start = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_start);
+  src_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_stop);
+  push_class->fill = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_fill);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SF_PROJECT_OUTPUT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SF_PROJECT_PHANTOM, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_BACKEND, 0);
+  gst_cuda_qa_meta_register ("CudaSfProjectMeta");
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_sf_project_debug, "cudasfproject", 0,
+      "CUDA SF cone-beam projector source");
+}
+
+static void
+gst_cuda_sf_project_init (GstCudaSfProject * self)
+{
+  CqSfGeometry *g = &self->geometry;
+
+  g->nx = g->ny = g->nz = DEFAULT_VOLUME_SIDE;
+  g->dx = g->dz = DEFAULT_VOXEL_SIZE;
+  g->nu = g->nv = DEFAULT_DETECTOR_SIDE;
+  g->du = g->dv = DEFAULT_PIXEL_PITCH;
+  g->sdd = DEFAULT_SDD;
+  g->sod = DEFAULT_SOD;
+  g->n_views = DEFAULT_VIEWS;
+  g->direction = 1;
+  self->output = DEFAULT_OUTPUT;
+  self->photons = DEFAULT_PHOTONS;
+  self->mu_scale = DEFAULT_MU_SCALE;
+  self->phantom = DEFAULT_PHANTOM;
+  self->backend = GST_CUDA_QA_BACKEND_AUTO;
+  self->cuda_device_id = -1;
+  self->device = -1;
+  gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
+}
+
+static void
+gst_cuda_sf_project_finalize (GObject * object)
+{
+  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (object);
+
+  g_free (self->volume_location);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_sf_project_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (object);
+  CqSfGeometry *g = &self->geometry;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_OUTPUT:
+      self->output = g_value_get_enum (value);
+      break;
+    case PROP_PHOTONS:
+      self->photons = g_value_get_double (value);
+      break;
+    case PROP_NOISE:
+      self->noise = g_value_get_boolean (value);
+      break;
+    case PROP_SEED:
+      self->seed = g_value_get_uint (value);
+      break;
+    case PROP_MU_SCALE:
+      self->mu_scale = g_value_get_double (value);
+      break;
+    case PROP_PHANTOM:
+      self->phantom = g_value_get_enum (value);
+      break;
+    case PROP_VOLUME_LOCATION:
+      g_free (self->volume_location);
+      self->volume_location = g_value_dup_string (value);
+      break;
+    case PROP_VOLUME_WIDTH:
+      g->nx = g_value_get_uint (value);
+      break;
+    case PROP_VOLUME_HEIGHT:
+      g->ny = g_value_get_uint (value);
+      break;
+    case PROP_VOLUME_DEPTH:
+      g->nz = g_value_get_uint (value);
+      break;
+    case PROP_VOXEL_SIZE:
+      g->dx = g_value_get_double (value);
+      break;
+    case PROP_VOXEL_SIZE_Z:
+      g->dz = g_value_get_double (value);
+      break;
+    case PROP_DETECTOR_WIDTH:
+      g->nu = g_value_get_uint (value);
+      break;
+    case PROP_DETECTOR_HEIGHT:
+      g->nv = g_value_get_uint (value);
+      break;
+    case PROP_PIXEL_PITCH_U:
+      g->du = g_value_get_double (value);
+      break;
+    case PROP_PIXEL_PITCH_V:
+      g->dv = g_value_get_double (value);
+      break;
+    case PROP_SOURCE_DETECTOR_DISTANCE:
+      g->sdd = g_value_get_double (value);
+      break;
+    case PROP_SOURCE_ORIGIN_DISTANCE:
+      g->sod = g_value_get_double (value);
+      break;
+    case PROP_VIEWS:
+      g->n_views = g_value_get_uint (value);
+      break;
+    case PROP_START_ANGLE:
+      g->start_angle = g_value_get_double (value);
+      break;
+    case PROP_IS_LIVE:
+      GST_OBJECT_UNLOCK (self);
+      gst_base_src_set_live (GST_BASE_SRC (self), g_value_get_boolean (value));
+      return;
+    case PROP_BACKEND:
+      self->backend = g_value_get_enum (value);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      self->cuda_device_id = g_value_get_int (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_sf_project_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (object);
+  const CqSfGeometry *g = &self->geometry;
+
+  if (prop_id == PROP_IS_LIVE) {
+    g_value_set_boolean (value, gst_base_src_is_live (GST_BASE_SRC (self)));
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_OUTPUT:
+      g_value_set_enum (value, self->output);
+      break;
+    case PROP_PHOTONS:
+      g_value_set_double (value, self->photons);
+      break;
+    case PROP_NOISE:
+      g_value_set_boolean (value, self->noise);
+      break;
+    case PROP_SEED:
+      g_value_set_uint (value, self->seed);
+      break;
+    case PROP_MU_SCALE:
+      g_value_set_double (value, self->mu_scale);
+      break;
+    case PROP_PHANTOM:
+      g_value_set_enum (value, self->phantom);
+      break;
+    case PROP_VOLUME_LOCATION:
+      g_value_set_string (value, self->volume_location);
+      break;
+    case PROP_VOLUME_WIDTH:
+      g_value_set_uint (value, g->nx);
+      break;
+    case PROP_VOLUME_HEIGHT:
+      g_value_set_uint (value, g->ny);
+      break;
+    case PROP_VOLUME_DEPTH:
+      g_value_set_uint (value, g->nz);
+      break;
+    case PROP_VOXEL_SIZE:
+      g_value_set_double (value, g->dx);
+      break;
+    case PROP_VOXEL_SIZE_Z:
+      g_value_set_double (value, g->dz);
+      break;
+    case PROP_DETECTOR_WIDTH:
+      g_value_set_uint (value, g->nu);
+      break;
+    case PROP_DETECTOR_HEIGHT:
+      g_value_set_uint (value, g->nv);
+      break;
+    case PROP_PIXEL_PITCH_U:
+      g_value_set_double (value, g->du);
+      break;
+    case PROP_PIXEL_PITCH_V:
+      g_value_set_double (value, g->dv);
+      break;
+    case PROP_SOURCE_DETECTOR_DISTANCE:
+      g_value_set_double (value, g->sdd);
+      break;
+    case PROP_SOURCE_ORIGIN_DISTANCE:
+      g_value_set_double (value, g->sod);
+      break;
+    case PROP_VIEWS:
+      g_value_set_uint (value, g->n_views);
+      break;
+    case PROP_START_ANGLE:
+      g_value_set_double (value, g->start_angle);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, self->backend);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, self->cuda_device_id);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* The frame size is the detector's: caps fix it from the properties. */
+static GstCaps *
+gst_cuda_sf_project_get_caps (GstBaseSrc * src, GstCaps * filter)
+{
+  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
+  GstCaps *caps = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (src));
+  guint nu, nv;
+
+  GST_OBJECT_LOCK (self);
+  nu = self->geometry.nu;
+  nv = self->geometry.nv;
+  GST_OBJECT_UNLOCK (self);
+  if (nu > 0 && nv > 0) {
+    caps = gst_caps_make_writable (caps);
+    gst_caps_set_simple (caps, "width", G_TYPE_INT, (gint) nu, "height",
+        G_TYPE_INT, (gint) nv, NULL);
+  }
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, caps,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (caps);
+    caps = tmp;
+  }
+  return caps;
+}
+
+static GstCaps *
+gst_cuda_sf_project_fixate (GstBaseSrc * src, GstCaps * caps)
+{
+  GstStructure *s;
+
+  caps = gst_caps_make_writable (caps);
+  s = gst_caps_get_structure (caps, 0);
+  gst_structure_fixate_field_string (s, "format", "GRAY16_LE");
+  gst_structure_fixate_field_nearest_fraction (s, "framerate", 30, 1);
+  return GST_BASE_SRC_CLASS (parent_class)->fixate (src, caps);
+}
+
+static gboolean
+gst_cuda_sf_project_set_caps (GstBaseSrc * src, GstCaps * caps)
+{
+  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
+
+  if (!gst_video_info_from_caps (&self->info, caps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("invalid caps %" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  /* the base class's pool then recycles frame-sized buffers */
+  gst_base_src_set_blocksize (src, GST_VIDEO_INFO_SIZE (&self->info));
+  return TRUE;
+}
+
+/* The volume from volume-location: nx·ny·nz little-endian floats. */
+static gboolean
+gst_cuda_sf_project_read_volume (GstCudaSfProject * self,
+    const gchar * location, float *vol, gsize n)
+{
+  GError *error = NULL;
+  gchar *data;
+  gsize size, i;
+
+  if (!g_file_get_contents (location, &data, &size, &error)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+        ("Could not read the volume file \"%s\"", location),
+        ("%s", error->message));
+    g_error_free (error);
+    return FALSE;
+  }
+  if (size != n * sizeof (float)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ,
+        ("Volume file \"%s\" has the wrong size", location),
+        ("expected %" G_GSIZE_FORMAT " bytes (%ux%ux%u float32 values), "
+            "the file has %" G_GSIZE_FORMAT " bytes", n * sizeof (float),
+            self->g.nx, self->g.ny, self->g.nz, size));
+    g_free (data);
+    return FALSE;
+  }
+  for (i = 0; i < n; i++) {
+    guint32 bits = GST_READ_UINT32_LE (data + 4 * i);
+
+    memcpy (&vol[i], &bits, sizeof (float));
+  }
+  g_free (data);
+  return TRUE;
+}
+
+static void
+gst_cuda_sf_project_free (GstCudaSfProject * self)
+{
+  cq_sf_cuda_free (self->cuda);
+  self->cuda = NULL;
+  g_clear_pointer (&self->volume, g_free);
+  g_clear_pointer (&self->volume_d, g_free);
+  g_clear_pointer (&self->batch_d, g_free);
+  g_clear_pointer (&self->batch, g_free);
+  g_clear_pointer (&self->rand, g_rand_free);
+}
+
+static gboolean
+gst_cuda_sf_project_start (GstBaseSrc * src)
+{
+  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
+  CqError err = { CQ_OK, "" };
+  GstCudaQaBackend backend;
+  gchar *location;
+  CqPhantom phantom;
+  gint device_id;
+  guint seed;
+  gsize n, i, cells;
+  gdouble max_value = 0, diag;
+
+  GST_OBJECT_LOCK (self);
+  self->g = self->geometry;
+  self->active_output = self->output;
+  self->active_photons = self->photons;
+  self->active_mu_scale = self->mu_scale;
+  self->active_noise = self->noise;
+  seed = self->seed;
+  phantom = self->phantom;
+  location = g_strdup (self->volume_location);
+  backend = self->backend;
+  device_id = self->cuda_device_id;
+  GST_OBJECT_UNLOCK (self);
+
+  if (cq_sf_geometry_check (&self->g, &err) != CQ_OK)
+    goto bad_geometry;
+  n = (gsize) self->g.nx * self->g.ny * self->g.nz;
+  cells = (gsize) self->g.nu * self->g.nv;
+  self->volume = g_try_new (float, n);
+  self->batch = g_try_new (float, cells * BATCH_VIEWS);
+  if (!self->volume || !self->batch)
+    goto no_memory;
+  if (location) {
+    if (!gst_cuda_sf_project_read_volume (self, location, self->volume, n))
+      goto failed;
+  } else {
+    cq_phantom_fill (phantom, &self->g, self->volume);
+  }
+  for (i = 0; i < n; i++)
+    max_value = MAX (max_value, fabs (self->volume[i]));
+  diag = sqrt (pow (self->g.nx * self->g.dx, 2) + pow (self->g.ny *
+          self->g.dx, 2) + pow (self->g.nz * self->g.dz, 2));
+  self->max_integral = self->active_mu_scale * max_value * diag;
+
+  if (!gst_cuda_qa_backend_choose (GST_ELEMENT (self), backend, device_id,
+          &self->device))
+    goto failed;
+  if (self->device >= 0) {
+    self->cuda = cq_sf_cuda_new (self->device, &self->g, &err);
+    if (!self->cuda || cq_sf_cuda_set_volume (self->cuda, self->volume,
+            &err) != CQ_OK)
+      goto backend_failed;
+  } else {
+    self->volume_d = g_try_new (gdouble, n);
+    self->batch_d = g_try_new (gdouble, cells * BATCH_VIEWS);
+    if (!self->volume_d || !self->batch_d)
+      goto no_memory;
+    for (i = 0; i < n; i++)
+      self->volume_d[i] = self->volume[i];
+  }
+  self->rand = g_rand_new_with_seed (seed);
+  self->batch_first = self->batch_count = 0;
+  self->frame = 0;
+  g_free (location);
+  GST_INFO_OBJECT (self, "projecting %ux%ux%u voxels onto %ux%u cells, %u "
+      "views, on %s", self->g.nx, self->g.ny, self->g.nz, self->g.nu,
+      self->g.nv, self->g.n_views, self->device >= 0 ? "CUDA" : "the CPU");
+  return TRUE;
+
+  /* ERRORS */
+bad_geometry:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Impossible projection geometry"), ("%s", err.message));
+    g_free (location);
+    return FALSE;
+  }
+no_memory:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Out of memory for a %ux%ux%u volume", self->g.nx, self->g.ny,
+            self->g.nz), (NULL));
+    gst_cuda_sf_project_free (self);
+    g_free (location);
+    return FALSE;
+  }
+backend_failed:
+  {
+    if (err.status == CQ_ERROR_OUT_OF_MEMORY)
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Out of GPU memory for %ux%ux%u voxels and %u views of %ux%u",
+              self->g.nx, self->g.ny, self->g.nz, self->g.n_views,
+              self->g.nu, self->g.nv), ("%s", err.message));
+    else
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Could not set up the projector for %ux%ux%u voxels and %u "
+              "views of %ux%u", self->g.nx, self->g.ny, self->g.nz,
+              self->g.n_views, self->g.nu, self->g.nv), ("%s", err.message));
+    gst_cuda_sf_project_free (self);
+    g_free (location);
+    return FALSE;
+  }
+failed:
+  {
+    gst_cuda_sf_project_free (self);
+    g_free (location);
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_cuda_sf_project_stop (GstBaseSrc * src)
+{
+  gst_cuda_sf_project_free (GST_CUDA_SF_PROJECT (src));
+  return TRUE;
+}
+
+/* Line integrals (value·mm) of views [first, first + count) into batch. */
+static gboolean
+gst_cuda_sf_project_compute (GstCudaSfProject * self, guint first,
+    guint count, CqError * err)
+{
+  gsize cells = (gsize) self->g.nu * self->g.nv * count, i;
+
+  if (self->cuda)
+    return cq_sf_cuda_project (self->cuda, first, count, self->batch,
+        err) == CQ_OK;
+  if (cq_sf_project_cpu (&self->g, self->volume_d, first, count,
+          self->batch_d, 0, err) != CQ_OK)
+    return FALSE;
+  for (i = 0; i < cells; i++)
+    self->batch[i] = (float) self->batch_d[i];
+  return TRUE;
+}
+
+/* A Poisson draw of mean lambda: multiplication below 10, else Hörmann's
+ * transformed rejection (PTRS, 1993). */
+static gdouble
+gst_cuda_sf_project_poisson (GRand * rand, gdouble lambda)
+{
+  if (lambda <= 0)
+    return 0;
+  if (lambda < 10) {
+    gdouble limit = exp (-lambda), p = 1.0;
+    gint k = -1;
+
+    do {
+      k++;
+      p *= g_rand_double (rand);
+    } while (p > limit);
+    return k;
+  } else {
+    gdouble slam = sqrt (lambda), loglam = log (lambda);
+    gdouble b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
+    gdouble invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 /
+        (b - 2);
+
+    for (;;) {
+      gdouble u = g_rand_double (rand) - 0.5, v = g_rand_double (rand);
+      gdouble us = 0.5 - fabs (u);
+      gdouble k = floor ((2 * a / us + b) * u + lambda + 0.43);
+
+      if (us >= 0.07 && v <= vr)
+        return k;
+      if (k < 0 || (us < 0.013 && v > us))
+        continue;
+      if (log (v) + log (invalpha) - log (a / (us * us) + b) <=
+          -lambda + k * loglam - lgamma (k + 1))
+        return k;
+    }
+  }
+}
+
+static GstFlowReturn
+gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
+{
+  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
+  const CqSfGeometry *g = &self->g;
+  const guint view = (guint) (self->frame % g->n_views);
+  const gboolean gray8 = GST_VIDEO_INFO_FORMAT (&self->info) ==
+      GST_VIDEO_FORMAT_GRAY8;
+  const gdouble levels = gray8 ? 255.0 : 65535.0;
+  const gboolean counts =
+      self->active_output == GST_CUDA_SF_PROJECT_OUTPUT_COUNTS;
+  const gdouble I0 = self->active_photons, mu = self->active_mu_scale;
+  gdouble value_scale;
+  CqError err = { CQ_OK, "" };
+  GstVideoFrame frame;
+  GstCustomMeta *meta;
+  GstStructure *s;
+  const float *li;
+  guint u, v;
+  gint fps_n = GST_VIDEO_INFO_FPS_N (&self->info);
+  gint fps_d = GST_VIDEO_INFO_FPS_D (&self->info);
+
+  if (view < self->batch_first || view >= self->batch_first + self->batch_count) {
+    guint count = MIN (BATCH_VIEWS, g->n_views - view);
+
+    if (!gst_cuda_sf_project_compute (self, view, count, &err))
+      goto compute_failed;
+    self->batch_first = view;
+    self->batch_count = count;
+  }
+  li = self->batch + (gsize) (view - self->batch_first) * g->nu * g->nv;
+  /* how a pixel value turns back into a line integral of mu: counts,
+   * ∫μ = ln (value-scale / pixel), value-scale = the pixel value of I0;
+   * line-integral, ∫μ = pixel × value-scale */
+  value_scale = counts ? (gray8 ? 255.0 : MIN (I0, 65535.0)) :
+      (self->max_integral > 0 ? self->max_integral / levels : 1.0 / levels);
+
+  if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_WRITE))
+    goto map_failed;
+  for (v = 0; v < g->nv; v++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        (gsize) v * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+
+    for (u = 0; u < g->nu; u++) {
+      gdouble integral = mu * li[(gsize) v * g->nu + u], x;
+
+      if (counts) {
+        x = I0 * exp (-integral);
+        if (self->active_noise)
+          x = gst_cuda_sf_project_poisson (self->rand, x);
+        if (gray8)
+          x = 255.0 * x / I0;
+      } else {
+        x = integral / value_scale;
+      }
+      x = CLAMP (floor (x + 0.5), 0.0, levels);
+      if (gray8)
+        row[u] = (guint8) x;
+      else
+        GST_WRITE_UINT16_LE (row + 2 * u, (guint16) x);
+    }
+  }
+  gst_video_frame_unmap (&frame);
+
+  if (fps_n > 0) {
+    GST_BUFFER_PTS (buf) = gst_util_uint64_scale (self->frame,
+        fps_d * GST_SECOND, fps_n);
+    GST_BUFFER_DURATION (buf) = gst_util_uint64_scale (self->frame + 1,
+        fps_d * GST_SECOND, fps_n) - GST_BUFFER_PTS (buf);
+  }
+  GST_BUFFER_OFFSET (buf) = self->frame;
+  GST_BUFFER_OFFSET_END (buf) = self->frame + 1;
+
+  meta = gst_buffer_add_custom_meta (buf, "CudaSfProjectMeta");
+  s = gst_custom_meta_get_structure (meta);
+  gst_structure_set (s,
+      "view", G_TYPE_UINT, view,
+      "rotation", G_TYPE_UINT64, self->frame / g->n_views,
+      "angle", G_TYPE_DOUBLE, cq_sf_view_angle (g, view),
+      "output", G_TYPE_STRING, counts ? "counts" : "line-integral",
+      "value-scale", G_TYPE_DOUBLE, value_scale,
+      "photons", G_TYPE_DOUBLE, I0,
+      "mu-scale", G_TYPE_DOUBLE, mu,
+      "source-detector-distance", G_TYPE_DOUBLE, g->sdd,
+      "source-origin-distance", G_TYPE_DOUBLE, g->sod,
+      "pixel-pitch-u", G_TYPE_DOUBLE, g->du,
+      "pixel-pitch-v", G_TYPE_DOUBLE, g->dv,
+      "views", G_TYPE_UINT, g->n_views,
+      "volume-width", G_TYPE_UINT, g->nx,
+      "volume-height", G_TYPE_UINT, g->ny,
+      "volume-depth", G_TYPE_UINT, g->nz,
+      "voxel-size", G_TYPE_DOUBLE, g->dx,
+      "voxel-size-z", G_TYPE_DOUBLE, g->dz, NULL);
+  self->frame++;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+compute_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Projection of views %u.. failed on %s", view,
+            self->cuda ? "CUDA" : "the CPU"), ("%s", err.message));
+    return GST_FLOW_ERROR;
+  }
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("could not map a %" G_GSIZE_FORMAT "-byte output buffer",
+            gst_buffer_get_size (buf)));
+    return GST_FLOW_ERROR;
+  }
+}

@@ -1,0 +1,379 @@
+/* CPU suite: the cudasfproject source through GstHarness (backend=cpu; the
+ * GPU suite reruns it with CUDASFPROJECT_TEST_BACKEND=cuda): caps, the
+ * views, rotations and angles in the meta, frames against the library's
+ * projector, determinism of the noise, Poisson statistics of a flat field,
+ * and the errors.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#include "cq-common.h"
+#include "cq-phantom.h"
+#include "cq-sfproject.h"
+
+static const gchar *backend = "cpu";
+
+/* a small geometry: 32³ voxels of 1 mm, 48x40 cells of 1 mm, D = 2R */
+#define SMALL "volume-width=32 volume-height=32 volume-depth=32 " \
+  "detector-width=48 detector-height=40 source-origin-distance=200 " \
+  "source-detector-distance=400 "
+
+static GstHarness *
+harness (const gchar * props, const gchar * caps)
+{
+  gchar *desc = g_strdup_printf ("cudasfproject backend=%s %s%s%s", backend,
+      props, caps ? " ! " : "", caps ? caps : "");
+  GstHarness *h = gst_harness_new_parse (desc);
+
+  g_free (desc);
+  gst_harness_play (h);
+  return h;
+}
+
+static const GstStructure *
+meta_of (GstBuffer * buf)
+{
+  GstCustomMeta *m = gst_buffer_get_custom_meta (buf, "CudaSfProjectMeta");
+
+  fail_unless (m != NULL);
+  return gst_custom_meta_get_structure (m);
+}
+
+static guint
+pixel16 (GstBuffer * buf, guint stride, guint u, guint v)
+{
+  GstMapInfo map;
+  guint x;
+
+  gst_buffer_map (buf, &map, GST_MAP_READ);
+  x = GST_READ_UINT16_LE (map.data + v * stride + 2 * u);
+  gst_buffer_unmap (buf, &map);
+  return x;
+}
+
+GST_START_TEST (test_caps)
+{
+  GstHarness *h = harness (SMALL, NULL);
+  GstBuffer *buf = gst_harness_pull (h);
+  GstCaps *caps = gst_pad_get_current_caps (h->sinkpad);
+  GstVideoInfo info;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  fail_unless_equals_int (GST_VIDEO_INFO_FORMAT (&info),
+      GST_VIDEO_FORMAT_GRAY16_LE);
+  fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), 48);
+  fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), 40);
+  fail_unless_equals_int (GST_VIDEO_INFO_FPS_N (&info), 30);
+  fail_unless_equals_uint64 (gst_buffer_get_size (buf), 48 * 40 * 2);
+  gst_caps_unref (caps);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+
+  h = harness (SMALL,
+      "capsfilter caps=video/x-raw,format=GRAY8,framerate=10/1");
+  buf = gst_harness_pull (h);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  fail_unless_equals_int (GST_VIDEO_INFO_FORMAT (&info),
+      GST_VIDEO_FORMAT_GRAY8);
+  fail_unless_equals_uint64 (GST_BUFFER_DURATION (buf), GST_SECOND / 10);
+  gst_caps_unref (caps);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_views_and_angles)
+{
+  GstHarness *h = harness (SMALL "views=4 start-angle=0.5", NULL);
+  guint n;
+
+  for (n = 0; n < 6; n++) {
+    GstBuffer *buf = gst_harness_pull (h);
+    const GstStructure *s = meta_of (buf);
+    guint view;
+    guint64 rotation;
+    gdouble angle;
+
+    fail_unless (gst_structure_get_uint (s, "view", &view));
+    fail_unless (gst_structure_get_uint64 (s, "rotation", &rotation));
+    fail_unless (gst_structure_get_double (s, "angle", &angle));
+    fail_unless_equals_int (view, n % 4);
+    fail_unless_equals_uint64 (rotation, n / 4);
+    fail_unless (fabs (angle - (0.5 + 2 * M_PI * (n % 4) / 4)) < 1e-12);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf),
+        gst_util_uint64_scale (n, GST_SECOND, 30));
+    gst_buffer_unref (buf);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The small geometry's Shepp-Logan line integrals from the library. */
+static gdouble *
+library_projection (guint views, guint view)
+{
+  CqSfGeometry g;
+  gsize n = 32 * 32 * 32, i;
+  float *f = g_new (float, n);
+  gdouble *vol = g_new (gdouble, n), *proj = g_new (gdouble, 48 * 40);
+  CqError err;
+
+  memset (&g, 0, sizeof (g));
+  g.nx = g.ny = g.nz = 32;
+  g.dx = g.dz = 1;
+  g.nu = 48;
+  g.nv = 40;
+  g.du = g.dv = 1;
+  g.sod = 200;
+  g.sdd = 400;
+  g.n_views = views;
+  g.direction = 1;
+  cq_phantom_fill (CQ_PHANTOM_SHEPP_LOGAN, &g, f);
+  for (i = 0; i < n; i++)
+    vol[i] = f[i];
+  fail_unless_equals_int (cq_sf_project_cpu (&g, vol, view, 1, proj, 1,
+          &err), CQ_OK);
+  g_free (f);
+  g_free (vol);
+  return proj;
+}
+
+GST_START_TEST (test_frames_against_library)
+{
+  GstHarness *h = harness (SMALL "views=8 output=line-integral mu-scale=0.5",
+      NULL);
+  GstHarness *hc = harness (SMALL "views=8 photons=60000 mu-scale=0.05",
+      NULL);
+  GstBuffer *li, *cn;
+  gdouble *want, scale;
+  guint n, u, v, worst = 0;
+
+  for (n = 0; n < 3; n++) {
+    li = gst_harness_pull (h);
+    cn = gst_harness_pull (hc);
+  }
+  want = library_projection (8, 2);
+  fail_unless (gst_structure_get_double (meta_of (li), "value-scale", &scale));
+  for (v = 0; v < 40; v++)
+    for (u = 0; u < 48; u++) {
+      gdouble w = 0.5 * want[v * 48 + u];
+      gdouble counts = 60000 * exp (-0.05 * want[v * 48 + u]);
+      gint d1 = (gint) pixel16 (li, 96, u, v) - (gint) floor (w / scale + 0.5);
+      gint d2 = (gint) pixel16 (cn, 96, u, v) - (gint) floor (counts + 0.5);
+
+      /* float32 on CUDA may round a value to the next level */
+      worst = MAX (worst, (guint) MAX (ABS (d1), ABS (d2)));
+    }
+  fail_unless (worst <= (g_str_equal (backend, "cpu") ? 0u : 1u),
+      "max difference %u levels", worst);
+  g_free (want);
+  gst_buffer_unref (li);
+  gst_buffer_unref (cn);
+  gst_harness_teardown (h);
+  gst_harness_teardown (hc);
+}
+
+GST_END_TEST;
+
+static gchar *
+frame_checksum (const gchar * props)
+{
+  GstHarness *h = harness (props, NULL);
+  GstBuffer *buf = gst_harness_pull (h);
+  GstMapInfo map;
+  gchar *sum;
+
+  gst_buffer_map (buf, &map, GST_MAP_READ);
+  sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, map.data, map.size);
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+  return sum;
+}
+
+GST_START_TEST (test_noise_determinism)
+{
+  gchar *a = frame_checksum (SMALL "noise=true seed=7");
+  gchar *b = frame_checksum (SMALL "noise=true seed=7");
+  gchar *c = frame_checksum (SMALL "noise=true seed=8");
+
+  fail_unless (g_str_equal (a, b));
+  fail_if (g_str_equal (a, c));
+  g_free (a);
+  g_free (b);
+  g_free (c);
+}
+
+GST_END_TEST;
+
+/* A flat field (no attenuation): every cell receives I0 photons on
+ * average; mean and variance of Poisson(I0), for a large and a small I0. */
+static void
+check_flat_field (gdouble photons)
+{
+  gchar *props = g_strdup_printf (SMALL "mu-scale=0 noise=true seed=3 "
+      "photons=%g", photons);
+  GstHarness *h = harness (props, NULL);
+  gdouble sum = 0, sum2 = 0, mean, var;
+  guint n = 0, f, u, v;
+
+  for (f = 0; f < 8; f++) {
+    GstBuffer *buf = gst_harness_pull (h);
+
+    for (v = 0; v < 40; v++)
+      for (u = 0; u < 48; u++) {
+        gdouble x = pixel16 (buf, 96, u, v);
+
+        sum += x;
+        sum2 += x * x;
+        n++;
+      }
+    gst_buffer_unref (buf);
+  }
+  mean = sum / n;
+  var = sum2 / n - mean * mean;
+  /* 5 standard errors; the variance's standard error is about √(2/n)·λ */
+  fail_unless (fabs (mean - photons) < 5 * sqrt (photons / n),
+      "I0 %g: mean %g over %u cells", photons, mean, n);
+  fail_unless (fabs (var / photons - 1) < 5 * sqrt (2.0 / n) + 0.01,
+      "I0 %g: variance %g", photons, var);
+  gst_harness_teardown (h);
+  g_free (props);
+}
+
+GST_START_TEST (test_poisson_flat_field)
+{
+  check_flat_field (1000);
+  check_flat_field (4);
+}
+
+GST_END_TEST;
+
+static void
+expect_start_error (const gchar * props, const gchar * needle1,
+    const gchar * needle2)
+{
+  gchar *desc = g_strdup_printf ("cudasfproject backend=%s %s ! fakesink",
+      backend, props);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *m;
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "no error for %s", props);
+  gst_message_parse_error (m, &error, &debug);
+  fail_unless (strstr (debug, needle1) && strstr (debug, needle2),
+      "%s: %s", props, debug);
+  g_error_free (error);
+  g_free (debug);
+  gst_message_unref (m);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
+GST_START_TEST (test_errors)
+{
+  gchar *dir = g_dir_make_tmp ("cudasfproject-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "vol.raw", NULL);
+  gchar *props;
+
+  fail_unless (g_file_set_contents (path, "0123456789", 10, NULL));
+  props = g_strdup_printf (SMALL "volume-location=%s", path);
+  expect_start_error (props, "131072 bytes", "10 bytes");
+  g_free (props);
+  expect_start_error (SMALL "source-detector-distance=150", "150", "200");
+  expect_start_error (SMALL "source-origin-distance=20", "inside", "20");
+  expect_start_error (SMALL "views=0", "0 views", "");
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* A volume file is projected like the same values from memory. */
+GST_START_TEST (test_volume_file)
+{
+  gchar *dir = g_dir_make_tmp ("cudasfproject-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "vol.raw", NULL);
+  CqSfGeometry g;
+  float *f = g_new (float, 32 * 32 * 32);
+  guint8 *le = g_new (guint8, 4 * 32 * 32 * 32);
+  gchar *props, *a, *b;
+  guint i;
+
+  memset (&g, 0, sizeof (g));
+  g.nx = g.ny = g.nz = 32;
+  g.dx = g.dz = 1;
+  cq_phantom_fill (CQ_PHANTOM_CYLINDER, &g, f);
+  for (i = 0; i < 32 * 32 * 32; i++) {
+    guint32 bits;
+    memcpy (&bits, &f[i], 4);
+    GST_WRITE_UINT32_LE (le + 4 * i, bits);
+  }
+  fail_unless (g_file_set_contents (path, (gchar *) le, 4 * 32 * 32 * 32,
+          NULL));
+  props = g_strdup_printf (SMALL "volume-location=%s", path);
+  a = frame_checksum (props);
+  b = frame_checksum (SMALL "phantom=cylinder");
+  fail_unless (g_str_equal (a, b));
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+  g_free (props);
+  g_free (a);
+  g_free (b);
+  g_free (f);
+  g_free (le);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudasfproject_suite (void)
+{
+  Suite *s = suite_create ("cudasfproject");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_caps);
+  tcase_add_test (tc, test_views_and_angles);
+  tcase_add_test (tc, test_frames_against_library);
+  tcase_add_test (tc, test_noise_determinism);
+  tcase_add_test (tc, test_poisson_flat_field);
+  tcase_add_test (tc, test_errors);
+  tcase_add_test (tc, test_volume_file);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  CqError err;
+
+  gst_check_init (&argc, &argv);
+  if (g_getenv ("CUDASFPROJECT_TEST_BACKEND"))
+    backend = g_getenv ("CUDASFPROJECT_TEST_BACKEND");
+  if (g_str_equal (backend, "cuda") && cq_cuda_device_count (&err) < 1) {
+    g_print ("SKIP: %s\n", err.message);
+    return 77;
+  }
+  return gst_check_run_suite (cudasfproject_suite (), "cudasfproject",
+      __FILE__);
+}
