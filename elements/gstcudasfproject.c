@@ -127,6 +127,8 @@ static GstCaps *gst_cuda_sf_project_get_caps (GstBaseSrc * src,
     GstCaps * filter);
 static GstCaps *gst_cuda_sf_project_fixate (GstBaseSrc * src, GstCaps * caps);
 static gboolean gst_cuda_sf_project_set_caps (GstBaseSrc * src, GstCaps * caps);
+static void gst_cuda_sf_project_get_times (GstBaseSrc * src, GstBuffer * buf,
+    GstClockTime * start, GstClockTime * end);
 static gboolean gst_cuda_sf_project_start (GstBaseSrc * src);
 static gboolean gst_cuda_sf_project_stop (GstBaseSrc * src);
 static GstFlowReturn gst_cuda_sf_project_fill (GstPushSrc * src,
@@ -275,6 +277,7 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
   src_class->get_caps = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_get_caps);
   src_class->fixate = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_fixate);
   src_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_set_caps);
+  src_class->get_times = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_get_times);
   src_class->start = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_start);
   src_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_stop);
   push_class->fill = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_fill);
@@ -544,6 +547,21 @@ gst_cuda_sf_project_set_caps (GstBaseSrc * src, GstCaps * caps)
   /* the base class's pool then recycles frame-sized buffers */
   gst_base_src_set_blocksize (src, GST_VIDEO_INFO_SIZE (&self->info));
   return TRUE;
+}
+
+/* Live: the base class waits for each frame's time on the clock, which
+ * paces the frames at the caps' framerate. */
+static void
+gst_cuda_sf_project_get_times (GstBaseSrc * src, GstBuffer * buf,
+    GstClockTime * start, GstClockTime * end)
+{
+  GstClockTime ts = GST_BUFFER_PTS (buf);
+
+  if (!gst_base_src_is_live (src) || !GST_CLOCK_TIME_IS_VALID (ts))
+    return;
+  *start = ts;
+  if (GST_BUFFER_DURATION_IS_VALID (buf))
+    *end = ts + GST_BUFFER_DURATION (buf);
 }
 
 /* The volume from volume-location: nx·ny·nz little-endian floats. */

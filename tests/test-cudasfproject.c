@@ -345,6 +345,32 @@ GST_START_TEST (test_volume_file)
 
 GST_END_TEST;
 
+/* is-live paces the frames at the framerate: 6 frames at 30/1 take at
+ * least 5/30 s of the clock. */
+GST_START_TEST (test_live_pacing)
+{
+  gchar *desc = g_strdup_printf ("cudasfproject backend=%s " SMALL
+      "is-live=true num-buffers=6 ! fakesink sync=false", backend);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *m;
+  gint64 t0 = g_get_monotonic_time ();
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS);
+  fail_unless (g_get_monotonic_time () - t0 >= 5 * G_USEC_PER_SEC / 30,
+      "6 live frames in %" G_GINT64_FORMAT " us", g_get_monotonic_time () - t0);
+  gst_message_unref (m);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudasfproject_suite (void)
 {
@@ -359,6 +385,7 @@ cudasfproject_suite (void)
   tcase_add_test (tc, test_poisson_flat_field);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_volume_file);
+  tcase_add_test (tc, test_live_pacing);
   return s;
 }
 
