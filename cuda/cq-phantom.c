@@ -20,8 +20,15 @@ static const double shepp_logan[10][9] = {
   {.056, .056, .10, 0, .10, .625, 0, -.02, -.2},
 };
 
+/* cos and sin of each ellipsoid's angle, computed once a fill */
+typedef struct
+{
+  double c[10], s[10];
+} Rotations;
+
 static double
-phantom_at (CqPhantom phantom, double x, double y, double z)
+phantom_at (CqPhantom phantom, const Rotations * rot, double x, double y,
+    double z)
 {
   double v = 0.0;
   int e;
@@ -35,7 +42,7 @@ phantom_at (CqPhantom phantom, double x, double y, double z)
     case CQ_PHANTOM_SHEPP_LOGAN_KAK:
       for (e = 0; e < 10; e++) {
         const double *p = shepp_logan[e];
-        double phi = p[6] * M_PI / 180, c = cos (phi), s = sin (phi);
+        const double c = rot->c[e], s = rot->s[e];
         double dx = x - p[3], dy = y - p[4], dz = z - p[5];
         double u = (dx * c + dy * s) / p[0], w = (-dx * s + dy * c) / p[1];
 
@@ -52,15 +59,22 @@ cq_phantom_fill (CqPhantom phantom, const CqSfGeometry * g, float *vol)
 {
   const double hx = g->nx * g->dx / 2, hy = g->ny * g->dx / 2;
   const double hz = g->nz * g->dz / 2;
+  Rotations rot;
   unsigned i, j, k;
+  int e;
 
+  for (e = 0; e < 10; e++) {
+    rot.c[e] = cos (shepp_logan[e][6] * M_PI / 180);
+    rot.s[e] = sin (shepp_logan[e][6] * M_PI / 180);
+  }
   for (k = 0; k < g->nz; k++)
     for (j = 0; j < g->ny; j++)
       for (i = 0; i < g->nx; i++)
         vol[((size_t) k * g->ny + j) * g->nx + i] = (float)
-            phantom_at (phantom, (cq_sf_voxel_x (g, i) - g->offset_x) / hx,
-            (cq_sf_voxel_y (g, j) - g->offset_y) / hy,
-            (cq_sf_voxel_z (g, k) - g->offset_z) / hz);
+            phantom_at (phantom, &rot, (cq_sf_voxel_x (g,
+                    i) - g->offset_x) / hx, (cq_sf_voxel_y (g,
+                    j) - g->offset_y) / hy, (cq_sf_voxel_z (g,
+                    k) - g->offset_z) / hz);
 }
 
 double
