@@ -214,8 +214,9 @@ GST_END_TEST;
 /* The fraction of voxel (x, y, z) inside a sphere of radius rho at the
  * origin: exact inside and outside, 4³ subsamples near the surface. */
 static double
-sphere_fraction (double x, double y, double z, double d, double rho)
+sphere_fraction (double x, double y, double z, double d, const double *par)
 {
+  const double rho = par[0];
   double r = sqrt (x * x + y * y + z * z), half = d * sqrt (3.0) / 2;
   int a, b, c, in = 0;
 
@@ -233,6 +234,25 @@ sphere_fraction (double x, double y, double z, double d, double rho)
   return in / 64.0;
 }
 
+typedef double (*FractionFunc) (double x, double y, double z, double d,
+    const double *par);
+
+/* The volume of an n³ geometry voxelised by fraction. */
+static double *
+voxelise (const CqSfGeometry * g, FractionFunc fraction, const double *par)
+{
+  const unsigned n = g->nx;
+  double *vol = g_new (double, (size_t) n * n * n);
+  unsigned i, j, k;
+
+  for (k = 0; k < n; k++)
+    for (j = 0; j < n; j++)
+      for (i = 0; i < n; i++)
+        vol[((size_t) k * n + j) * n + i] = fraction (cq_sf_voxel_x (g, i),
+            cq_sf_voxel_y (g, j), cq_sf_voxel_z (g, k), g->dx, par);
+  return vol;
+}
+
 /* A uniform sphere against the analytic chord lengths, at 256³ and 256²
  * (one view: the sphere looks the same from every angle). */
 GST_START_TEST (test_sphere_chords)
@@ -240,18 +260,12 @@ GST_START_TEST (test_sphere_chords)
   const unsigned n = 256;
   CqSfGeometry g = seed_geometry (n, 64);
   const double rho = 0.35 * n;
-  double *vol = g_new (double, (size_t) n * n * n), *proj =
-      g_new (double, n * n);
+  double *vol = voxelise (&g, sphere_fraction, &rho);
+  double *proj = g_new (double, n * n);
   double err2 = 0, ref2 = 0;
-  unsigned i, j, k, u, v;
+  unsigned u, v;
   CqError err;
 
-  for (k = 0; k < n; k++)
-    for (j = 0; j < n; j++)
-      for (i = 0; i < n; i++)
-        vol[((size_t) k * n + j) * n + i] =
-            sphere_fraction (cq_sf_voxel_x (&g, i), cq_sf_voxel_y (&g, j),
-            cq_sf_voxel_z (&g, k), g.dx, rho);
   fail_unless_equals_int (cq_sf_project_cpu (&g, vol, 5, 1, proj, 0, &err),
       CQ_OK);
   for (v = 0; v < n; v++)
@@ -308,18 +322,12 @@ GST_START_TEST (test_ellipsoid_chords)
   const double e[6] = { 70, 45, 90, 25, -18, 12 };
   const double beta = cq_sf_view_angle (&g, view);
   const double cb = cos (beta), sb = sin (beta);
-  double *vol = g_new (double, (size_t) n * n * n), *proj =
-      g_new (double, n * n);
+  double *vol = voxelise (&g, ellipsoid_fraction, e);
+  double *proj = g_new (double, n * n);
   double err2 = 0, ref2 = 0;
-  unsigned i, j, k, u, v;
+  unsigned u, v;
   CqError err;
 
-  for (k = 0; k < n; k++)
-    for (j = 0; j < n; j++)
-      for (i = 0; i < n; i++)
-        vol[((size_t) k * n + j) * n + i] =
-            ellipsoid_fraction (cq_sf_voxel_x (&g, i), cq_sf_voxel_y (&g, j),
-            cq_sf_voxel_z (&g, k), g.dx, e);
   fail_unless_equals_int (cq_sf_project_cpu (&g, vol, view, 1, proj, 0,
           &err), CQ_OK);
   for (v = 0; v < n; v++)
