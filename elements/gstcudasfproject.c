@@ -817,9 +817,10 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
   }
   li = self->batch + (gsize) (view - self->batch_first) * g->nu * g->nv;
   /* how a pixel value turns back into a line integral of mu: counts,
-   * ∫μ = ln (value-scale / pixel), value-scale = the pixel value of I0;
-   * line-integral, ∫μ = pixel × value-scale */
-  value_scale = counts ? (gray8 ? 255.0 : MIN (I0, 65535.0)) :
+   * ∫μ = ln (value-scale / pixel), value-scale = the pixel value of I0
+   * (pixels saturate at the format's maximum); line-integral,
+   * ∫μ = pixel × value-scale */
+  value_scale = counts ? (gray8 ? 255.0 : I0) :
       (self->max_integral > 0 ? self->max_integral / levels : 1.0 / levels);
 
   if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_WRITE))
