@@ -4,8 +4,9 @@
  * The volume to project lives in a 3D CUDA array behind a texture object
  * (point sampling, unnormalised coordinates); projections and the
  * backprojected volume in linear device memory. A batch of views is one
- * launch per primary direction; views' cos/sin and the geometry are in
- * constant memory.
+ * launch per primary direction; the geometry goes to the kernels by value,
+ * the views' cos/sin and launch order through small device arrays of the
+ * context, so contexts on other streams never share them.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -27,7 +28,11 @@ struct CqSfCuda
   float *proj;                  /* all views */
   float *scaled;                /* projections scaled for Aᵀ */
   float *vol;                   /* backprojection */
-  unsigned batch_views;         /* views of the batch in constant memory */
+  cq::SfConst k;                /* the geometry as the kernels see it */
+  float2 *views;                /* (cos β, sin β) of the batch's views */
+  int *slots;                   /* projector launch order: x-major first */
+  float2 *views_host;           /* staging of the two above */
+  int *slots_host;
 };
 
 extern "C" void
@@ -44,22 +49,25 @@ cq_sf_cuda_free (CqSfCuda * cu)
     cudaFree (cu->proj);
     cudaFree (cu->scaled);
     cudaFree (cu->vol);
+    cudaFree (cu->views);
+    cudaFree (cu->slots);
     if (cu->stream)
       cudaStreamDestroy (cu->stream);
   }
   cudaGetLastError ();
+  free (cu->views_host);
+  free (cu->slots_host);
   free (cu);
 }
 
 extern "C" CqSfCuda *
 cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
 {
-  const CqSfGeometry *G = g;
   const size_t cells = (size_t) g->nu * g->nv * g->n_views;
   const size_t voxels = (size_t) g->nx * g->ny * g->nz;
   cudaError_t e;
   const char *what = "cannot select the CUDA device";
-  cq::SfConst k;
+  cq::SfConst *k;
   CqSfCuda *cu;
 
   if (cq_sf_geometry_check (g, err) != CQ_OK)
@@ -71,22 +79,30 @@ cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
   }
   cu->device = device;
   cu->g = *g;
-  k.R = (float) G->sod;
-  k.D = (float) G->sdd;
-  k.dx = (float) G->dx;
-  k.dz = (float) G->dz;
-  k.du = (float) G->du;
-  k.dv = (float) G->dv;
-  k.x0 = (float) cq_sf_voxel_x (G, 0);
-  k.y0 = (float) cq_sf_voxel_y (G, 0);
-  k.z0 = (float) cq_sf_voxel_z (G, 0);
-  k.u0 = (float) cq_sf_cell_s (G, 0);
-  k.v0 = (float) cq_sf_cell_t (G, 0);
-  k.nx = (int) G->nx;
-  k.ny = (int) G->ny;
-  k.nz = (int) G->nz;
-  k.nu = (int) G->nu;
-  k.nv = (int) G->nv;
+  k = &cu->k;
+  k->R = (float) g->sod;
+  k->D = (float) g->sdd;
+  k->dx = (float) g->dx;
+  k->dz = (float) g->dz;
+  k->du = (float) g->du;
+  k->dv = (float) g->dv;
+  k->x0 = (float) cq_sf_voxel_x (g, 0);
+  k->y0 = (float) cq_sf_voxel_y (g, 0);
+  k->z0 = (float) cq_sf_voxel_z (g, 0);
+  k->u0 = (float) cq_sf_cell_s (g, 0);
+  k->v0 = (float) cq_sf_cell_t (g, 0);
+  k->nx = (int) g->nx;
+  k->ny = (int) g->ny;
+  k->nz = (int) g->nz;
+  k->nu = (int) g->nu;
+  k->nv = (int) g->nv;
+  cu->views_host = (float2 *) malloc (cq::kSfMaxViews * sizeof (float2));
+  cu->slots_host = (int *) malloc (cq::kSfMaxViews * sizeof (int));
+  if (!cu->views_host || !cu->slots_host) {
+    cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "out of host memory");
+    cq_sf_cuda_free (cu);
+    return NULL;
+  }
 
   e = cudaSetDevice (device);
   if (e == cudaSuccess) {
@@ -94,15 +110,17 @@ cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
     e = cudaStreamCreateWithFlags (&cu->stream, cudaStreamNonBlocking);
   }
   if (e == cudaSuccess) {
-    what = "cannot set the geometry";
-    e = cudaMemcpyToSymbol (cq::c_sf, &k, sizeof (k));
+    what = "cannot allocate the views";
+    e = cudaMalloc ((void **) &cu->views, cq::kSfMaxViews * sizeof (float2));
   }
+  if (e == cudaSuccess)
+    e = cudaMalloc ((void **) &cu->slots, cq::kSfMaxViews * sizeof (int));
   if (e == cudaSuccess) {
     cudaChannelFormatDesc desc = cudaCreateChannelDesc < float >();
 
     what = "cannot allocate the volume texture";
-    e = cudaMalloc3DArray (&cu->array, &desc, make_cudaExtent (G->nx, G->ny,
-            G->nz));
+    e = cudaMalloc3DArray (&cu->array, &desc, make_cudaExtent (g->nx, g->ny,
+            g->nz));
   }
   if (e == cudaSuccess) {
     cudaResourceDesc res;
@@ -158,40 +176,34 @@ cq_sf_cuda_set_volume (CqSfCuda * cu, const float *volume, CqError * err)
   return CQ_OK;
 }
 
-/* Puts views [first, first + n) of the batch in constant memory; for the
- * projector also the launch order: x-major views first (*n_x of them). */
+/* Puts views [first, first + n) of the batch on the device; for the
+ * projector also the launch order: x-major views first (*n_x of them).
+ * Copies from pageable memory are staged before the call returns, so the
+ * host arrays may be refilled for the next batch at once. */
 static CqStatus
 set_views (CqSfCuda * cu, unsigned first, unsigned n, unsigned *n_x,
     CqError * err)
 {
-  static float cs[cq::kSfMaxViews], sn[cq::kSfMaxViews];
-  static int order[cq::kSfMaxViews];
   unsigned i, nx = 0, ny = 0;
 
   for (i = 0; i < n; i++) {
     double b = cq_sf_view_angle (&cu->g, first + i);
 
-    cs[i] = (float) cos (b);
-    sn[i] = (float) sin (b);
+    cu->views_host[i] = make_float2 ((float) cos (b), (float) sin (b));
   }
   /* rays run along (sin β, −cos β): x-major where |sin β| ≥ |cos β| */
   for (i = 0; i < n; i++)
-    if (fabsf (sn[i]) >= fabsf (cs[i]))
-      order[nx++] = (int) i;
+    if (fabsf (cu->views_host[i].y) >= fabsf (cu->views_host[i].x))
+      cu->slots_host[nx++] = (int) i;
   for (i = 0; i < n; i++)
-    if (fabsf (sn[i]) < fabsf (cs[i]))
-      order[nx + ny++] = (int) i;
+    if (fabsf (cu->views_host[i].y) < fabsf (cu->views_host[i].x))
+      cu->slots_host[nx + ny++] = (int) i;
   *n_x = nx;
-  CQ_CUDA_TRY (cudaMemcpyToSymbolAsync (cq::c_cos, cs, n * sizeof (float), 0,
-          cudaMemcpyHostToDevice, cu->stream), err, "cannot set the views");
-  CQ_CUDA_TRY (cudaMemcpyToSymbolAsync (cq::c_sin, sn, n * sizeof (float), 0,
-          cudaMemcpyHostToDevice, cu->stream), err, "cannot set the views");
-  CQ_CUDA_TRY (cudaMemcpyToSymbolAsync (cq::c_view_slot, order,
-          n * sizeof (int), 0, cudaMemcpyHostToDevice, cu->stream), err,
+  CQ_CUDA_TRY (cudaMemcpyAsync (cu->views, cu->views_host,
+          n * sizeof (float2), cudaMemcpyHostToDevice, cu->stream), err,
       "cannot set the views");
-  /* the static staging above must not change before the copies ran */
-  CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
-      "cannot set the views");
+  CQ_CUDA_TRY (cudaMemcpyAsync (cu->slots, cu->slots_host, n * sizeof (int),
+          cudaMemcpyHostToDevice, cu->stream), err, "cannot set the views");
   return CQ_OK;
 }
 
@@ -221,10 +233,11 @@ enqueue_project (CqSfCuda * cu, unsigned first, unsigned n, CqError * err)
     return ret;
   if (n_x > 0)
     cq::sf_project_kernel < true ><<<dim3 (gx, gy, n_x), block, 0,
-        cu->stream>>> (cu->tex, 0, cu->proj);
+        cu->stream>>> (cu->k, cu->views, cu->slots, cu->tex, 0, cu->proj);
   if (n > n_x)
     cq::sf_project_kernel < false ><<<dim3 (gx, gy, n - n_x), block, 0,
-        cu->stream>>> (cu->tex, (int) n_x, cu->proj);
+        cu->stream>>> (cu->k, cu->views, cu->slots, cu->tex, (int) n_x,
+        cu->proj);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the projector");
   return CQ_OK;
 }
@@ -240,10 +253,11 @@ enqueue_backproject (CqSfCuda * cu, unsigned first, unsigned n,
   if (ret != CQ_OK)
     return ret;
   cq::sf_scale_kernel <<<dim3 ((cu->g.nu + 15) / 16, (cu->g.nv + 15) / 16,
-          n), block, 0, cu->stream>>> (cu->proj, cu->scaled, (int) n);
+          n), block, 0, cu->stream>>> (cu->k, cu->proj, cu->scaled, (int) n);
   cq::sf_backproject_kernel <<<dim3 ((cu->g.nx + 15) / 16,
           (cu->g.ny + 15) / 16, (cu->g.nz + cq::kSfSlab - 1) / cq::kSfSlab),
-      block, 0, cu->stream>>> (cu->scaled, (int) n, cu->vol);
+      block, 0, cu->stream>>> (cu->k, cu->views, cu->scaled, (int) n,
+      cu->vol);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the backprojector");
   return CQ_OK;
 }
@@ -306,25 +320,17 @@ cq_sf_cuda_time (CqSfCuda * cu, int backproject, unsigned iterations,
   CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
   CQ_CUDA_TRY (cudaEventCreate (&start), err, "cannot create an event");
   CQ_CUDA_TRY (cudaEventCreate (&stop), err, "cannot create an event");
-  for (i = 0; i <= iterations && ret == CQ_OK; i++) {
-    float one = 0;
-
-    /* the views' constants go up (synchronously) before each timed run */
+  /* a warm-up, then the runs back to back (views' uploads included) */
+  ret = backproject ? enqueue_backproject (cu, 0, n, err) :
+      enqueue_project (cu, 0, n, err);
+  cudaEventRecord (start, cu->stream);
+  for (i = 0; i < iterations && ret == CQ_OK; i++)
     ret = backproject ? enqueue_backproject (cu, 0, n, err) :
         enqueue_project (cu, 0, n, err);
-    if (ret != CQ_OK)
-      break;
-    cudaStreamSynchronize (cu->stream);
-    cudaEventRecord (start, cu->stream);
-    ret = backproject ? enqueue_backproject (cu, 0, n, err) :
-        enqueue_project (cu, 0, n, err);
-    cudaEventRecord (stop, cu->stream);
-    if (cudaEventSynchronize (stop) != cudaSuccess)
-      ret = cq_error_set (err, CQ_ERROR_CUDA, "the timed kernels failed");
-    cudaEventElapsedTime (&one, start, stop);
-    if (i > 0)
-      total += one;
-  }
+  cudaEventRecord (stop, cu->stream);
+  if (cudaEventSynchronize (stop) != cudaSuccess && ret == CQ_OK)
+    ret = cq_error_set (err, CQ_ERROR_CUDA, "the timed kernels failed");
+  cudaEventElapsedTime (&total, start, stop);
   if (ret == CQ_OK)
     *ms = total / iterations;
   cudaEventDestroy (start);

@@ -551,8 +551,9 @@ gst_cuda_ssim_update_src_caps (GstAggregator * agg, GstCaps * caps,
   return GST_FLOW_OK;
 }
 
-/* The planes to compare for a format, as the compute library sees them. */
-static gboolean
+/* The planes to compare for a format (one of the template's), as the
+ * compute library sees them. */
+static void
 gst_cuda_ssim_planes_for_info (GstCudaSsim * self, const GstVideoInfo * info)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
@@ -576,7 +577,7 @@ gst_cuda_ssim_planes_for_info (GstCudaSsim * self, const GstVideoInfo * info)
     self->video_plane[0] = 0;
     self->plane_names[0] = 'y';
     self->n_planes = 1;
-    return TRUE;
+    return;
   }
   if (self->active_planes == GST_CUDA_SSIM_PLANES_LUMA)
     n_comps = 1;
@@ -597,7 +598,6 @@ gst_cuda_ssim_planes_for_info (GstCudaSsim * self, const GstVideoInfo * info)
     self->plane_names[i] = rgb ? "rgb"[i] : "yuv"[i];
   }
   self->n_planes = n_comps;
-  return TRUE;
 }
 
 /* The compared planes of a mapped frame: start and stride of each. */
@@ -683,8 +683,7 @@ gst_cuda_ssim_set_info (GstCudaSsim * self, const GstVideoInfo * info)
   gchar old_names[CQ_SSIM_MAX_PLANES];
 
   memcpy (old_names, self->plane_names, sizeof (old_names));
-  if (!gst_cuda_ssim_planes_for_info (self, info))
-    goto unknown_format;
+  gst_cuda_ssim_planes_for_info (self, info);
   if (self->report_started && (old_planes != self->n_planes
           || memcmp (old_names, self->plane_names, self->n_planes) != 0))
     goto planes_changed;
@@ -713,12 +712,6 @@ gst_cuda_ssim_set_info (GstCudaSsim * self, const GstVideoInfo * info)
   return TRUE;
 
   /* ERRORS */
-unknown_format:
-  {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("format %s is not supported", GST_VIDEO_INFO_NAME (info)));
-    return FALSE;
-  }
 planes_changed:
   {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,

@@ -123,6 +123,52 @@ out:
   return fail;
 }
 
+/* Two contexts of different geometries used in turn give each its own
+ * projections: neither sees the other's geometry or views. */
+static int
+check_two_contexts (const CqSfGeometry * a)
+{
+  CqSfGeometry b = *a;
+  const size_t na = (size_t) a->nx * a->ny * a->nz;
+  const size_t ca = (size_t) a->nu * a->nv * a->n_views;
+  float *vol = malloc (na * sizeof (float));
+  float *first = malloc (ca * sizeof (float));
+  float *again = malloc (ca * sizeof (float));
+  float *other = malloc ((size_t) b.nu * b.nv * 9 * sizeof (float));
+  CqSfCuda *ca_ctx, *cb_ctx;
+  CqError err;
+  size_t n;
+  int fail = 0;
+
+  b.n_views = 9;
+  b.sod = 150;
+  b.start_angle = 1.1;
+  for (n = 0; n < na; n++)
+    vol[n] = (float) uniform ();
+  ca_ctx = cq_sf_cuda_new (0, a, &err);
+  fail |= !ca_ctx || cq_sf_cuda_set_volume (ca_ctx, vol, &err) != CQ_OK
+      || cq_sf_cuda_project (ca_ctx, 0, a->n_views, first, &err) != CQ_OK;
+  cb_ctx = fail ? NULL : cq_sf_cuda_new (0, &b, &err);
+  fail |= !cb_ctx || cq_sf_cuda_set_volume (cb_ctx, vol, &err) != CQ_OK
+      || cq_sf_cuda_project (cb_ctx, 0, 9, other, &err) != CQ_OK
+      || cq_sf_cuda_project (ca_ctx, 0, a->n_views, again, &err) != CQ_OK;
+  if (fail)
+    printf ("FAIL two contexts: %s\n", err.message);
+  else if (memcmp (first, again, ca * sizeof (float)) != 0) {
+    printf ("FAIL two contexts: the first context's projections changed\n");
+    fail = 1;
+  } else {
+    printf ("ok two contexts of different geometries\n");
+  }
+  cq_sf_cuda_free (ca_ctx);
+  cq_sf_cuda_free (cb_ctx);
+  free (vol);
+  free (first);
+  free (again);
+  free (other);
+  return fail;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -165,6 +211,7 @@ main (int argc, char **argv)
     cq_sf_cuda_free (probe);
   }
   fails += check ("asymmetric 40x36x28, 45 views of 72x50", &g);
+  fails += check_two_contexts (&g);
   if (!quick) {
     memset (&g, 0, sizeof (g));
     g.nx = g.ny = g.nz = 256;
