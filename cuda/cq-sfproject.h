@@ -97,7 +97,7 @@ CqStatus cq_sf_backproject_cpu (const CqSfGeometry * g, const double *proj,
 /* ---- CUDA: float32, the seed's GPU design ----
  * Projector ray-driven (a thread per detector cell and view, two kernels by
  * the rays' primary direction, the volume in a 3D texture read with point
- * sampling, geometry in constant memory, every view of a batch in one
+ * sampling, geometry as a kernel parameter, every view of a batch in one
  * launch); backprojector voxel-driven (a thread per voxel column and slab,
  * the views looped inside). Both evaluate the footprints with the same
  * device functions, so the pair is matched. */
