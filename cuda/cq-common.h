@@ -64,9 +64,19 @@ unsigned cq_layout_bytes_per_pixel (const CqLayout * layout);
 CqStatus cq_error_set (CqError * err, CqStatus status, const char *format, ...)
     __attribute__ ((format (printf, 3, 4)));
 
+/* For every `device` argument of the CUDA backends: no cudaSetDevice, use
+ * the context current on the calling thread (one a framework such as
+ * GStreamer's CUDA library created and pushed). Every later call on that
+ * object must run with the same context current. */
+#define CQ_CUDA_CURRENT_CONTEXT (-1)
+
 /* CUDA devices usable by this process; 0 where the library was built without
  * CUDA, where no driver is loaded or no device is present (err says which). */
 int cq_cuda_device_count (CqError * err);
+
+/* Whether ptr lies in page-locked host memory registered with CUDA (which
+ * the GPU reads directly); 0 for pageable memory or without CUDA. */
+int cq_cuda_is_pinned (const void *ptr);
 
 /* The device's name and compute capability, e.g. "NVIDIA H100 80GB HBM3 (sm_90)". */
 CqStatus cq_cuda_device_describe (int device, char *buf, size_t len,

@@ -53,6 +53,13 @@ cq_cuda_upload (int device, void *dev_dst, const void *src, size_t bytes,
   return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
 }
 
+int
+cq_cuda_is_pinned (const void *ptr)
+{
+  (void) ptr;
+  return 0;
+}
+
 void *
 cq_cuda_host_alloc (size_t bytes, CqError * err)
 {
@@ -255,4 +262,81 @@ void
 cq_sf_cuda_free (CqSfCuda * cuda)
 {
   (void) cuda;
+}
+
+CqStatus
+cq_sharpness_cuda_submit_host (CqSharpnessCuda * cuda, const void *data,
+    size_t stride, CqError * err)
+{
+  (void) cuda;
+  (void) data;
+  (void) stride;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sharpness_cuda_submit_device (CqSharpnessCuda * cuda,
+    const void *dev_data, size_t pitch, CqError * err)
+{
+  (void) cuda;
+  (void) dev_data;
+  (void) pitch;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sharpness_cuda_collect (CqSharpnessCuda * cuda, double *scores,
+    CqError * err)
+{
+  (void) cuda;
+  (void) scores;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+unsigned
+cq_sharpness_cuda_pending (const CqSharpnessCuda * cuda)
+{
+  (void) cuda;
+  return 0;
+}
+
+CqStatus
+cq_ssim_cuda_submit_host (CqSsimCuda * cuda, const void *const *ref,
+    const size_t *ref_strides, const void *const *dist,
+    const size_t *dist_strides, CqError * err)
+{
+  (void) cuda;
+  (void) ref;
+  (void) ref_strides;
+  (void) dist;
+  (void) dist_strides;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_ssim_cuda_submit_device (CqSsimCuda * cuda, const void *const *ref,
+    const size_t *ref_pitches, const void *const *dist,
+    const size_t *dist_pitches, CqError * err)
+{
+  (void) cuda;
+  (void) ref;
+  (void) ref_pitches;
+  (void) dist;
+  (void) dist_pitches;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_ssim_cuda_collect (CqSsimCuda * cuda, CqSsimPlaneSums * sums, CqError * err)
+{
+  (void) cuda;
+  (void) sums;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+unsigned
+cq_ssim_cuda_pending (const CqSsimCuda * cuda)
+{
+  (void) cuda;
+  return 0;
 }

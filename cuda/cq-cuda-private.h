@@ -13,6 +13,15 @@
  * the runtime's last error so that the next call starts clean. */
 CqStatus cq_cuda_error (CqError * err, cudaError_t e, const char *what);
 
+/* Makes device current, or for CQ_CUDA_CURRENT_CONTEXT (-1) leaves the
+ * context the caller made current (a framework's driver-API context, which
+ * the runtime then uses) alone. */
+static inline cudaError_t
+cq_cuda_select (int device)
+{
+  return device < 0 ? cudaSuccess : cudaSetDevice (device);
+}
+
 #define CQ_CUDA_TRY(call, err, what)                            \
   do {                                                          \
     cudaError_t cq_e_ = (call);                                 \

@@ -70,7 +70,7 @@ cq_cuda_malloc (int device, size_t bytes, CqError * err)
   void *ptr = NULL;
   cudaError_t e;
 
-  e = cudaSetDevice (device);
+  e = cq_cuda_select (device);
   if (e == cudaSuccess)
     e = cudaMalloc (&ptr, bytes);
   if (e != cudaSuccess) {
@@ -83,7 +83,7 @@ cq_cuda_malloc (int device, size_t bytes, CqError * err)
 void
 cq_cuda_free (int device, void *dev_ptr)
 {
-  if (dev_ptr && cudaSetDevice (device) == cudaSuccess)
+  if (dev_ptr && cq_cuda_select (device) == cudaSuccess)
     cudaFree (dev_ptr);
 }
 
@@ -91,7 +91,7 @@ CqStatus
 cq_cuda_upload (int device, void *dev_dst, const void *src, size_t bytes,
     CqError * err)
 {
-  CQ_CUDA_TRY (cudaSetDevice (device), err, "cannot select the device");
+  CQ_CUDA_TRY (cq_cuda_select (device), err, "cannot select the device");
   CQ_CUDA_TRY (cudaMemcpy (dev_dst, src, bytes, cudaMemcpyHostToDevice), err,
       "cannot copy to the device");
   /* a pageable copy may return before its DMA lands; callers then use the
@@ -100,11 +100,25 @@ cq_cuda_upload (int device, void *dev_dst, const void *src, size_t bytes,
   return CQ_OK;
 }
 
+int
+cq_cuda_is_pinned (const void *ptr)
+{
+  cudaPointerAttributes attr;
+
+  if (ptr && cudaPointerGetAttributes (&attr, ptr) == cudaSuccess
+      && attr.type == cudaMemoryTypeHost)
+    return 1;
+  cudaGetLastError ();          /* pageable memory is not an error */
+  return 0;
+}
+
+/* Portable: pinned for every context of the process, not only the one
+ * current now (buffer pools outlive and cross elements' contexts). */
 void *
 cq_cuda_host_alloc (size_t bytes, CqError * err)
 {
   void *ptr = NULL;
-  cudaError_t e = cudaMallocHost (&ptr, bytes);
+  cudaError_t e = cudaHostAlloc (&ptr, bytes, cudaHostAllocPortable);
 
   if (e != cudaSuccess) {
     cq_cuda_error (err, e, "cannot allocate pinned host memory");
@@ -130,7 +144,7 @@ cq_cuda_h2d_bandwidth (int device, size_t bytes, int pinned, double *gbps,
   float ms, best = 1e30f;
   int i;
 
-  CQ_CUDA_TRY (cudaSetDevice (device), err, "cannot select the device");
+  CQ_CUDA_TRY (cq_cuda_select (device), err, "cannot select the device");
   e = cudaMalloc (&dev, bytes);
   if (e == cudaSuccess) {
     if (pinned)

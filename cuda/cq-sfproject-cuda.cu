@@ -40,7 +40,7 @@ cq_sf_cuda_free (CqSfCuda * cu)
 {
   if (!cu)
     return;
-  if (cudaSetDevice (cu->device) == cudaSuccess) {
+  if (cq_cuda_select (cu->device) == cudaSuccess) {
     if (cu->stream)
       cudaStreamSynchronize (cu->stream);
     if (cu->tex)
@@ -104,7 +104,7 @@ cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
     return NULL;
   }
 
-  e = cudaSetDevice (device);
+  e = cq_cuda_select (device);
   if (e == cudaSuccess) {
     what = "cannot create a CUDA stream";
     e = cudaStreamCreateWithFlags (&cu->stream, cudaStreamNonBlocking);
@@ -162,7 +162,7 @@ cq_sf_cuda_set_volume (CqSfCuda * cu, const float *volume, CqError * err)
 {
   cudaMemcpy3DParms m;
 
-  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
   memset (&m, 0, sizeof (m));
   m.srcPtr = make_cudaPitchedPtr ((void *) volume, cu->g.nx * sizeof (float),
       cu->g.nx, cu->g.ny);
@@ -270,7 +270,7 @@ cq_sf_cuda_project (CqSfCuda * cu, unsigned first_view, unsigned n_views,
 
   if (check_views (cu, n_views, err) != CQ_OK)
     return CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
   ret = enqueue_project (cu, first_view, n_views, err);
   if (ret != CQ_OK)
     return ret;
@@ -290,7 +290,7 @@ cq_sf_cuda_backproject (CqSfCuda * cu, const float *proj,
 
   if (check_views (cu, n_views, err) != CQ_OK)
     return CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
   CQ_CUDA_TRY (cudaMemcpyAsync (cu->proj, proj, sizeof (float) * n_views *
           cu->g.nu * cu->g.nv, cudaMemcpyHostToDevice, cu->stream), err,
       "cannot upload the projections");
@@ -317,7 +317,7 @@ cq_sf_cuda_time (CqSfCuda * cu, int backproject, unsigned iterations,
 
   if (check_views (cu, n, err) != CQ_OK)
     return CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
   CQ_CUDA_TRY (cudaEventCreate (&start), err, "cannot create an event");
   CQ_CUDA_TRY (cudaEventCreate (&stop), err, "cannot create an event");
   /* a warm-up, then the runs back to back (views' uploads included) */

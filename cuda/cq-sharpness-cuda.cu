@@ -17,6 +17,10 @@
 
 /* Pageable frames are staged in this many chunks of rows. */
 #define STAGING_CHUNKS 8
+/* Frames in flight between submit and collect: each has its own device
+ * frame, staging and results, so that one uploads (copy stream) while the
+ * previous one is measured (compute stream). */
+#define SLOTS 2
 
 typedef void (*LaunchFunc) (const cq::SharpnessParams & p, dim3 grid,
     dim3 block, cudaStream_t stream);
@@ -55,15 +59,18 @@ struct CqSharpnessCuda
   CqLayout layout;
   unsigned width, height, metrics, hist_bins;
   size_t row_bytes;             /* stored bytes of a row */
-  cudaStream_t stream;
-  unsigned char *frame;         /* the frame as stored (packed RGB or gray) */
+  cudaStream_t stream;          /* kernels */
+  cudaStream_t copy_stream;     /* host-to-device uploads */
+  unsigned char *frame[SLOTS];  /* the frame as stored (packed RGB or gray) */
   size_t frame_pitch;
   unsigned char *gray;          /* RGB only: the converted gray frame */
   size_t gray_pitch;
-  unsigned char *staging;       /* pinned, height × row_bytes */
+  unsigned char *staging[SLOTS];        /* pinned, height × row_bytes */
   unsigned long long *accum, *out_dev, *hist_dev;       /* accum, out adjacent */
   unsigned int *counter;
-  unsigned long long *out_host, *hist_host;     /* pinned */
+  unsigned long long *out_host[SLOTS], *hist_host[SLOTS];       /* pinned */
+  cudaEvent_t uploaded[SLOTS], done[SLOTS];
+  unsigned next_slot, pending;  /* pending slots end at next_slot - 1 */
   KernelEntry kernel;
   int tiles_x, tiles_y;
   dim3 grid, block;
@@ -132,7 +139,9 @@ cq_sharpness_cuda_new (int device, const CqLayout * layout, unsigned width,
   cu->tiles_y = (height + cq::kBlockWarps * cq::kRows - 1) /
       (cq::kBlockWarps * cq::kRows);
 
-  e = cudaSetDevice (device);
+  e = cq_cuda_select (device);
+  if (e == cudaSuccess && device < 0)
+    e = cudaGetDevice (&device);        /* the current context's device */
   if (e == cudaSuccess) {
     int sms = 1;
     long long tiles = (long long) cu->tiles_x * cu->tiles_y;
@@ -148,10 +157,20 @@ cq_sharpness_cuda_new (int device, const CqLayout * layout, unsigned width,
     what = "cannot create a CUDA stream";
     e = cudaStreamCreateWithFlags (&cu->stream, cudaStreamNonBlocking);
   }
+  if (e == cudaSuccess)
+    e = cudaStreamCreateWithFlags (&cu->copy_stream, cudaStreamNonBlocking);
+  for (int i = 0; i < SLOTS && e == cudaSuccess; i++) {
+    what = "cannot create CUDA events";
+    e = cudaEventCreateWithFlags (&cu->uploaded[i], cudaEventDisableTiming);
+    if (e == cudaSuccess)
+      e = cudaEventCreateWithFlags (&cu->done[i], cudaEventDisableTiming);
+  }
   if (e == cudaSuccess) {
     what = "cannot allocate the device frame";
-    e = cudaMallocPitch ((void **) &cu->frame, &cu->frame_pitch,
-        cu->row_bytes, height);
+    e = cudaMallocPitch ((void **) &cu->frame[0], &cu->frame_pitch,
+        cu->row_bytes, SLOTS * (size_t) height);
+    for (int i = 1; i < SLOTS && e == cudaSuccess; i++)
+      cu->frame[i] = cu->frame[0] + i * cu->frame_pitch * height;
   }
   if (e == cudaSuccess && layout->kind == CQ_LAYOUT_RGB8) {
     what = "cannot allocate the device gray frame";
@@ -172,17 +191,17 @@ cq_sharpness_cuda_new (int device, const CqLayout * layout, unsigned width,
     what = "cannot allocate the device histogram";
     e = cudaMalloc ((void **) &cu->hist_dev,
         cu->hist_bins * sizeof (unsigned long long));
-    if (e == cudaSuccess)
-      e = cudaMallocHost ((void **) &cu->hist_host,
+    for (int i = 0; i < SLOTS && e == cudaSuccess; i++)
+      e = cudaMallocHost ((void **) &cu->hist_host[i],
           cu->hist_bins * sizeof (unsigned long long));
   }
-  if (e == cudaSuccess) {
+  for (int i = 0; i < SLOTS && e == cudaSuccess; i++) {
     what = "cannot allocate pinned host memory";
-    e = cudaMallocHost ((void **) &cu->out_host,
+    e = cudaMallocHost ((void **) &cu->out_host[i],
         2 * CQ_SUM_COUNT * sizeof (unsigned long long));
+    if (e == cudaSuccess)
+      e = cudaMallocHost ((void **) &cu->staging[i], cu->row_bytes * height);
   }
-  if (e == cudaSuccess)
-    e = cudaMallocHost ((void **) &cu->staging, cu->row_bytes * height);
   if (e != cudaSuccess) {
     cq_cuda_error (err, e, what);
     if (err)
@@ -200,16 +219,26 @@ cq_sharpness_cuda_free (CqSharpnessCuda * cu)
 {
   if (!cu)
     return;
-  if (cudaSetDevice (cu->device) == cudaSuccess) {
+  if (cq_cuda_select (cu->device) == cudaSuccess) {
     if (cu->stream)
       cudaStreamSynchronize (cu->stream);
-    cudaFree (cu->frame);
+    if (cu->copy_stream)
+      cudaStreamSynchronize (cu->copy_stream);
+    cudaFree (cu->frame[0]);
     cudaFree (cu->gray);
     cudaFree (cu->accum);
     cudaFree (cu->hist_dev);
-    cudaFreeHost (cu->hist_host);
-    cudaFreeHost (cu->out_host);
-    cudaFreeHost (cu->staging);
+    for (int i = 0; i < SLOTS; i++) {
+      cudaFreeHost (cu->hist_host[i]);
+      cudaFreeHost (cu->out_host[i]);
+      cudaFreeHost (cu->staging[i]);
+      if (cu->uploaded[i])
+        cudaEventDestroy (cu->uploaded[i]);
+      if (cu->done[i])
+        cudaEventDestroy (cu->done[i]);
+    }
+    if (cu->copy_stream)
+      cudaStreamDestroy (cu->copy_stream);
     if (cu->stream)
       cudaStreamDestroy (cu->stream);
   }
@@ -257,60 +286,100 @@ enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
   return CQ_OK;
 }
 
+/* Queues the copy of the slot's results; the frame is then pending. */
 static CqStatus
-finish_frame (CqSharpnessCuda * cu, double *scores, CqError * err)
+end_submit (CqSharpnessCuda * cu, CqError * err)
 {
-  CqSharpnessSums sums;
-  int i;
+  const unsigned slot = cu->next_slot;
 
-  CQ_CUDA_TRY (cudaMemcpyAsync (cu->out_host, cu->out_dev,
+  CQ_CUDA_TRY (cudaMemcpyAsync (cu->out_host[slot], cu->out_dev,
           2 * CQ_SUM_COUNT * sizeof (unsigned long long),
           cudaMemcpyDeviceToHost, cu->stream), err,
       "cannot copy the sums to the host");
   if (cu->hist_dev)
-    CQ_CUDA_TRY (cudaMemcpyAsync (cu->hist_host, cu->hist_dev,
+    CQ_CUDA_TRY (cudaMemcpyAsync (cu->hist_host[slot], cu->hist_dev,
             cu->hist_bins * sizeof (unsigned long long),
             cudaMemcpyDeviceToHost, cu->stream), err,
         "cannot copy the histogram to the host");
-  CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
-      "the sharpness kernel failed");
-  for (i = 0; i < CQ_SUM_COUNT; i++) {
-    sums.sum[i].lo = cu->out_host[2 * i];
-    sums.sum[i].hi = cu->out_host[2 * i + 1];
-  }
-  cq_sharpness_finish (&sums, (const uint64_t *) cu->hist_host, cu->hist_bins,
-      cu->width, cu->height, cu->metrics, scores);
+  CQ_CUDA_TRY (cudaEventRecord (cu->done[slot], cu->stream), err,
+      "cannot record the end of a frame");
+  cu->next_slot = (slot + 1) % SLOTS;
+  cu->pending++;
   return CQ_OK;
 }
 
-extern "C" CqStatus
-cq_sharpness_cuda_measure_host (CqSharpnessCuda * cu, const void *data,
-    size_t stride, double *scores, CqError * err)
+static CqStatus
+check_submit (CqSharpnessCuda * cu, size_t stride, CqError * err)
 {
-  cudaPointerAttributes attr;
-  const unsigned char *src = (const unsigned char *) data;
-  CqStatus ret;
-
   if (stride < cu->row_bytes)
     return cq_error_set (err, CQ_ERROR_INVALID,
         "row stride %zu is shorter than a row of %u pixels (%zu bytes)",
         stride, cu->width, cu->row_bytes);
-  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
+  if (cu->pending >= SLOTS)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "%u frames are already in flight: collect one first", cu->pending);
+  return CQ_OK;
+}
 
-  if (cudaPointerGetAttributes (&attr, data) == cudaSuccess
-      && attr.type == cudaMemoryTypeHost) {
-    CQ_CUDA_TRY (cudaMemcpy2DAsync (cu->frame, cu->frame_pitch, src, stride,
-            cu->row_bytes, cu->height, cudaMemcpyHostToDevice, cu->stream),
-        err, "cannot upload the frame");
+extern "C" unsigned
+cq_sharpness_cuda_pending (const CqSharpnessCuda * cu)
+{
+  return cu->pending;
+}
+
+extern "C" CqStatus
+cq_sharpness_cuda_collect (CqSharpnessCuda * cu, double *scores,
+    CqError * err)
+{
+  CqSharpnessSums sums;
+  unsigned slot;
+  int i;
+
+  if (cu->pending == 0)
+    return cq_error_set (err, CQ_ERROR_INVALID, "no frame is in flight");
+  slot = (cu->next_slot + SLOTS - cu->pending) % SLOTS;
+  cu->pending--;
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_TRY (cudaEventSynchronize (cu->done[slot]), err,
+      "the sharpness kernel failed");
+  for (i = 0; i < CQ_SUM_COUNT; i++) {
+    sums.sum[i].lo = cu->out_host[slot][2 * i];
+    sums.sum[i].hi = cu->out_host[slot][2 * i + 1];
+  }
+  cq_sharpness_finish (&sums, (const uint64_t *) cu->hist_host[slot],
+      cu->hist_bins, cu->width, cu->height, cu->metrics, scores);
+  return CQ_OK;
+}
+
+/* Host frames go up on the copy stream into the slot's device frame
+ * (pinned ones directly, pageable ones through the slot's staging in
+ * chunks, the CPU copy of a chunk overlapping the DMA of the previous one);
+ * the kernels wait for the upload on the compute stream. */
+extern "C" CqStatus
+cq_sharpness_cuda_submit_host (CqSharpnessCuda * cu, const void *data,
+    size_t stride, CqError * err)
+{
+  const unsigned slot = cu->next_slot;
+  const unsigned char *src = (const unsigned char *) data;
+  unsigned char *frame = cu->frame[slot];
+  CqStatus ret;
+
+  if (check_submit (cu, stride, err) != CQ_OK)
+    return err ? err->status : CQ_ERROR_INVALID;
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+
+  if (cq_cuda_is_pinned (data)) {
+    CQ_CUDA_TRY (cudaMemcpy2DAsync (frame, cu->frame_pitch, src, stride,
+            cu->row_bytes, cu->height, cudaMemcpyHostToDevice,
+            cu->copy_stream), err, "cannot upload the frame");
   } else {
     unsigned chunk, rows_done = 0;
 
-    cudaGetLastError ();        /* pageable memory is not an error */
     for (chunk = 0; chunk < STAGING_CHUNKS && rows_done < cu->height; chunk++) {
       unsigned rows_end =
           (unsigned) ((uint64_t) cu->height * (chunk + 1) / STAGING_CHUNKS);
       unsigned rows = rows_end - rows_done, r;
-      unsigned char *stage = cu->staging + rows_done * cu->row_bytes;
+      unsigned char *stage = cu->staging[slot] + rows_done * cu->row_bytes;
 
       if (rows == 0)
         continue;
@@ -320,17 +389,30 @@ cq_sharpness_cuda_measure_host (CqSharpnessCuda * cu, const void *data,
         for (r = 0; r < rows; r++)
           memcpy (stage + r * cu->row_bytes,
               src + (size_t) (rows_done + r) * stride, cu->row_bytes);
-      CQ_CUDA_TRY (cudaMemcpy2DAsync (cu->frame + rows_done * cu->frame_pitch,
+      CQ_CUDA_TRY (cudaMemcpy2DAsync (frame + rows_done * cu->frame_pitch,
               cu->frame_pitch, stage, cu->row_bytes, cu->row_bytes, rows,
-              cudaMemcpyHostToDevice, cu->stream), err,
+              cudaMemcpyHostToDevice, cu->copy_stream), err,
           "cannot upload the frame");
       rows_done = rows_end;
     }
   }
-  ret = enqueue_measure (cu, cu->frame, cu->frame_pitch, err);
+  CQ_CUDA_TRY (cudaEventRecord (cu->uploaded[slot], cu->copy_stream), err,
+      "cannot record an upload event");
+  CQ_CUDA_TRY (cudaStreamWaitEvent (cu->stream, cu->uploaded[slot], 0), err,
+      "cannot order the kernels after the upload");
+  ret = enqueue_measure (cu, frame, cu->frame_pitch, err);
   if (ret != CQ_OK)
     return ret;
-  return finish_frame (cu, scores, err);
+  return end_submit (cu, err);
+}
+
+extern "C" CqStatus
+cq_sharpness_cuda_measure_host (CqSharpnessCuda * cu, const void *data,
+    size_t stride, double *scores, CqError * err)
+{
+  CqStatus ret = cq_sharpness_cuda_submit_host (cu, data, stride, err);
+
+  return ret != CQ_OK ? ret : cq_sharpness_cuda_collect (cu, scores, err);
 }
 
 /* The kernel reads 8 bytes a thread: anything less aligned is copied into
@@ -344,31 +426,39 @@ aligned_device_frame (CqSharpnessCuda * cu, const void *dev_data,
   *e = cudaSuccess;
   if (((uintptr_t) dev_data % align) == 0 && (*pitch % align) == 0)
     return (const unsigned char *) dev_data;
-  *e = cudaMemcpy2DAsync (cu->frame, cu->frame_pitch, dev_data, *pitch,
-      cu->row_bytes, cu->height, cudaMemcpyDeviceToDevice, cu->stream);
+  *e = cudaMemcpy2DAsync (cu->frame[cu->next_slot], cu->frame_pitch,
+      dev_data, *pitch, cu->row_bytes, cu->height, cudaMemcpyDeviceToDevice,
+      cu->stream);
   *pitch = cu->frame_pitch;
-  return cu->frame;
+  return cu->frame[cu->next_slot];
+}
+
+extern "C" CqStatus
+cq_sharpness_cuda_submit_device (CqSharpnessCuda * cu, const void *dev_data,
+    size_t pitch, CqError * err)
+{
+  const unsigned char *dev;
+  cudaError_t e;
+  CqStatus ret;
+
+  if (check_submit (cu, pitch, err) != CQ_OK)
+    return err ? err->status : CQ_ERROR_INVALID;
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  dev = aligned_device_frame (cu, dev_data, &pitch, &e);
+  CQ_CUDA_TRY (e, err, "cannot copy the frame on the device");
+  ret = enqueue_measure (cu, dev, pitch, err);
+  if (ret != CQ_OK)
+    return ret;
+  return end_submit (cu, err);
 }
 
 extern "C" CqStatus
 cq_sharpness_cuda_measure_device (CqSharpnessCuda * cu, const void *dev_data,
     size_t pitch, double *scores, CqError * err)
 {
-  const unsigned char *dev;
-  cudaError_t e;
-  CqStatus ret;
+  CqStatus ret = cq_sharpness_cuda_submit_device (cu, dev_data, pitch, err);
 
-  if (pitch < cu->row_bytes)
-    return cq_error_set (err, CQ_ERROR_INVALID,
-        "row pitch %zu is shorter than a row of %u pixels (%zu bytes)",
-        pitch, cu->width, cu->row_bytes);
-  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
-  dev = aligned_device_frame (cu, dev_data, &pitch, &e);
-  CQ_CUDA_TRY (e, err, "cannot copy the frame on the device");
-  ret = enqueue_measure (cu, dev, pitch, err);
-  if (ret != CQ_OK)
-    return ret;
-  return finish_frame (cu, scores, err);
+  return ret != CQ_OK ? ret : cq_sharpness_cuda_collect (cu, scores, err);
 }
 
 extern "C" CqStatus
@@ -382,7 +472,7 @@ cq_sharpness_cuda_time_device (CqSharpnessCuda * cu, const void *dev_data,
   unsigned i;
   CqStatus ret = CQ_OK;
 
-  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
   dev = aligned_device_frame (cu, dev_data, &pitch, &e);
   CQ_CUDA_TRY (e, err, "cannot copy the frame on the device");
   CQ_CUDA_TRY (cudaEventCreate (&start), err, "cannot create an event");

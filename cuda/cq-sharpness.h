@@ -108,6 +108,16 @@ CqStatus cq_sharpness_cuda_measure_host (CqSharpnessCuda * cuda,
  * that writes it on other streams must have finished. */
 CqStatus cq_sharpness_cuda_measure_device (CqSharpnessCuda * cuda,
     const void *dev_data, size_t pitch, double *scores, CqError * err);
+/* The same in two halves (see cq_ssim_cuda_submit_host): submit_* queues
+ * a frame and returns, collect waits for the oldest frame in flight. At most
+ * two frames are in flight; frames stay valid until collected. */
+CqStatus cq_sharpness_cuda_submit_host (CqSharpnessCuda * cuda,
+    const void *data, size_t stride, CqError * err);
+CqStatus cq_sharpness_cuda_submit_device (CqSharpnessCuda * cuda,
+    const void *dev_data, size_t pitch, CqError * err);
+CqStatus cq_sharpness_cuda_collect (CqSharpnessCuda * cuda, double *scores,
+    CqError * err);
+unsigned cq_sharpness_cuda_pending (const CqSharpnessCuda * cuda);
 void cq_sharpness_cuda_free (CqSharpnessCuda * cuda);
 
 /* For benchmarks: launches the measurement kernels `iterations` times back to

@@ -6,6 +6,11 @@
  * kernel, one measuring kernel a plane, and one small copy of the results,
  * all on the context's own stream.
  *
+ * Pairs can be submitted and collected apart (SLOTS in flight): each slot
+ * has its own device frames, pinned staging and results, so the upload of
+ * one pair on the copy stream overlaps the kernels of the previous one.
+ * Block sums and unpacked planes are shared: the compute stream orders them.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <stdio.h>
@@ -19,6 +24,7 @@
  * most MAX_BANDS a plane. */
 #define MAX_BANDS 8
 #define BAND_BYTES (4u << 20)
+#define SLOTS 2
 
 typedef struct
 {
@@ -26,7 +32,7 @@ typedef struct
   unsigned bytes;               /* 1 or 2: the packed sample */
   int packed;                   /* samples already packed in the frame */
   size_t row_bytes;             /* stored bytes of a row */
-  unsigned char *frame[2];      /* uploads / aligned copies: ref, dist */
+  unsigned char *frame[SLOTS][2];       /* uploads / aligned copies */
   size_t frame_pitch;
   unsigned char *unpacked[2];   /* packed samples, for planes that are not */
   size_t unpacked_pitch;
@@ -46,9 +52,12 @@ struct CqSsimCuda
   cudaStream_t stream;          /* kernels */
   cudaStream_t copy_stream;     /* host-to-device uploads */
   cudaEvent_t events[CQ_SSIM_MAX_PLANES * MAX_BANDS];   /* band uploaded */
-  cq::SsimPlaneOut *out_dev, *out_host;
-  unsigned char *staging;
+  cq::SsimPlaneOut *out_dev;
+  cq::SsimPlaneOut *out_host[SLOTS];    /* pinned */
+  unsigned char *staging[SLOTS];        /* pinned */
   size_t staging_bytes;
+  cudaEvent_t done[SLOTS];      /* a slot's results are on the host */
+  unsigned next_slot, pending;  /* pending slots end at next_slot - 1 */
 };
 
 static size_t
@@ -128,7 +137,7 @@ cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
   cu->window = window;
   cu->n_planes = n_planes;
 
-  e = cudaSetDevice (device);
+  e = cq_cuda_select (device);
   if (e == cudaSuccess) {
     double w[11];
 
@@ -146,6 +155,8 @@ cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
     what = "cannot create CUDA events";
     e = cudaEventCreateWithFlags (&cu->events[i], cudaEventDisableTiming);
   }
+  for (i = 0; i < SLOTS && e == cudaSuccess; i++)
+    e = cudaEventCreateWithFlags (&cu->done[i], cudaEventDisableTiming);
   for (i = 0; i < n_planes && e == cudaSuccess; i++) {
     PlaneCtx *pc = &cu->pl[i];
     const CqSsimPlane *p = &planes[i];
@@ -163,10 +174,14 @@ cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
     cu->staging_bytes += 2 * pc->row_bytes * p->height;
 
     what = "cannot allocate the device frames";
-    e = cudaMallocPitch ((void **) &pc->frame[0], &pc->frame_pitch,
-        pc->row_bytes, 2 * (size_t) p->height);
+    e = cudaMallocPitch ((void **) &pc->frame[0][0], &pc->frame_pitch,
+        pc->row_bytes, 2 * SLOTS * (size_t) p->height);
     if (e == cudaSuccess) {
-      pc->frame[1] = pc->frame[0] + pc->frame_pitch * p->height;
+      unsigned f;
+
+      for (f = 1; f < 2 * SLOTS; f++)
+        pc->frame[f / 2][f % 2] = pc->frame[0][0] +
+            f * pc->frame_pitch * p->height;
       if (!pc->packed) {
         what = "cannot allocate the unpacked planes";
         e = cudaMallocPitch ((void **) &pc->unpacked[0], &pc->unpacked_pitch,
@@ -191,12 +206,13 @@ cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
     e = cudaMalloc ((void **) &cu->out_dev,
         CQ_SSIM_MAX_PLANES * sizeof (cq::SsimPlaneOut));
   }
-  if (e == cudaSuccess)
-    e = cudaMallocHost ((void **) &cu->out_host,
+  for (i = 0; i < SLOTS && e == cudaSuccess; i++) {
+    e = cudaMallocHost ((void **) &cu->out_host[i],
         CQ_SSIM_MAX_PLANES * sizeof (cq::SsimPlaneOut));
-  if (e == cudaSuccess) {
-    what = "cannot allocate pinned staging memory";
-    e = cudaMallocHost ((void **) &cu->staging, cu->staging_bytes);
+    if (e == cudaSuccess) {
+      what = "cannot allocate pinned staging memory";
+      e = cudaMallocHost ((void **) &cu->staging[i], cu->staging_bytes);
+    }
   }
   if (e != cudaSuccess) {
     cq_cuda_error (err, e, what);
@@ -218,17 +234,21 @@ cq_ssim_cuda_free (CqSsimCuda * cu)
 
   if (!cu)
     return;
-  if (cudaSetDevice (cu->device) == cudaSuccess) {
+  if (cq_cuda_select (cu->device) == cudaSuccess) {
     if (cu->stream)
       cudaStreamSynchronize (cu->stream);
     for (i = 0; i < cu->n_planes; i++) {
-      cudaFree (cu->pl[i].frame[0]);
+      cudaFree (cu->pl[i].frame[0][0]);
       cudaFree (cu->pl[i].unpacked[0]);
       cudaFree (cu->pl[i].partials);
     }
     cudaFree (cu->out_dev);
-    cudaFreeHost (cu->out_host);
-    cudaFreeHost (cu->staging);
+    for (i = 0; i < SLOTS; i++) {
+      cudaFreeHost (cu->out_host[i]);
+      cudaFreeHost (cu->staging[i]);
+      if (cu->done[i])
+        cudaEventDestroy (cu->done[i]);
+    }
     for (i = 0; i < CQ_SSIM_MAX_PLANES * MAX_BANDS; i++)
       if (cu->events[i])
         cudaEventDestroy (cu->events[i]);
@@ -413,21 +433,56 @@ enqueue_plane (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
           dist_pitch), 0, pc->grid.y, cu->stream, err);
 }
 
+/* Queues the copy of the slot's results; the pair is then pending. */
 static CqStatus
-finish_frame (CqSsimCuda * cu, CqSsimPlaneSums * sums, CqError * err)
+end_submit (CqSsimCuda * cu, CqError * err)
 {
-  unsigned i;
+  const unsigned slot = cu->next_slot;
 
-  CQ_CUDA_TRY (cudaMemcpyAsync (cu->out_host, cu->out_dev,
+  CQ_CUDA_TRY (cudaMemcpyAsync (cu->out_host[slot], cu->out_dev,
           cu->n_planes * sizeof (cq::SsimPlaneOut), cudaMemcpyDeviceToHost,
           cu->stream), err, "cannot copy the results to the host");
-  CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
+  CQ_CUDA_TRY (cudaEventRecord (cu->done[slot], cu->stream), err,
+      "cannot record the end of a pair");
+  cu->next_slot = (slot + 1) % SLOTS;
+  cu->pending++;
+  return CQ_OK;
+}
+
+static CqStatus
+check_slot_free (CqSsimCuda * cu, CqError * err)
+{
+  if (cu->pending >= SLOTS)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "%u pairs are already in flight: collect one first", cu->pending);
+  return CQ_OK;
+}
+
+extern "C" unsigned
+cq_ssim_cuda_pending (const CqSsimCuda * cu)
+{
+  return cu->pending;
+}
+
+extern "C" CqStatus
+cq_ssim_cuda_collect (CqSsimCuda * cu, CqSsimPlaneSums * sums, CqError * err)
+{
+  unsigned i, slot;
+  const cq::SsimPlaneOut *out;
+
+  if (cu->pending == 0)
+    return cq_error_set (err, CQ_ERROR_INVALID, "no pair is in flight");
+  slot = (cu->next_slot + SLOTS - cu->pending) % SLOTS;
+  out = cu->out_host[slot];
+  cu->pending--;
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_TRY (cudaEventSynchronize (cu->done[slot]), err,
       "the SSIM kernels failed");
   for (i = 0; i < cu->n_planes; i++) {
     const CqSsimPlane *p = &cu->pl[i].plane;
 
-    sums[i].ssim_sum = cu->out_host[i].ssim_sum;
-    sums[i].sse = cu->out_host[i].sse;
+    sums[i].ssim_sum = out[i].ssim_sum;
+    sums[i].sse = out[i].sse;
     sums[i].windows = cq_ssim_window_count (cu->window, p->width, p->height);
     sums[i].samples = (uint64_t) p->width * p->height;
   }
@@ -448,18 +503,6 @@ check_strides (CqSsimCuda * cu, const size_t * ref_strides,
           "samples (%zu bytes)", i, ref_strides[i], dist_strides[i],
           cu->pl[i].plane.width, cu->pl[i].row_bytes);
   return CQ_OK;
-}
-
-static int
-is_pinned (const void *ptr)
-{
-  cudaPointerAttributes attr;
-
-  if (cudaPointerGetAttributes (&attr, ptr) == cudaSuccess
-      && attr.type == cudaMemoryTypeHost)
-    return 1;
-  cudaGetLastError ();          /* pageable memory is not an error */
-  return 0;
 }
 
 /* Uploads rows [r0, r1) of a host plane on the copy stream: directly when
@@ -500,29 +543,32 @@ upload_rows (CqSsimCuda * cu, unsigned char *dst, size_t dst_pitch,
  * the kernels of a band start on the compute stream as soon as the rows
  * they read have arrived, so compute hides behind the transfer. */
 extern "C" CqStatus
-cq_ssim_cuda_measure_host (CqSsimCuda * cu, const void *const *ref,
+cq_ssim_cuda_submit_host (CqSsimCuda * cu, const void *const *ref,
     const size_t * ref_strides, const void *const *dist,
-    const size_t * dist_strides, CqSsimPlaneSums * sums, CqError * err)
+    const size_t * dist_strides, CqError * err)
 {
-  unsigned char *stage = cu->staging;
+  const unsigned slot = cu->next_slot;
+  unsigned char *stage = cu->staging[slot];
   unsigned i, ev = 0;
 
-  if (check_strides (cu, ref_strides, dist_strides, err) != CQ_OK)
+  if (check_strides (cu, ref_strides, dist_strides, err) != CQ_OK
+      || check_slot_free (cu, err) != CQ_OK)
     return err ? err->status : CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
   for (i = 0; i < cu->n_planes; i++) {
     PlaneCtx *pc = &cu->pl[i];
     const unsigned char *hr = (const unsigned char *) ref[i];
     const unsigned char *hd = (const unsigned char *) dist[i];
-    const int pin_r = is_pinned (hr), pin_d = is_pinned (hd);
+    const int pin_r = cq_cuda_is_pinned (hr), pin_d = cq_cuda_is_pinned (hd);
+    unsigned char *const *frame = pc->frame[slot];
     const unsigned tiles = pc->grid.y;
     /* a band's uploads should outlast the ~15 µs of API calls it costs */
     const uint64_t pair_bytes = 2 * (uint64_t) pc->row_bytes * pc->plane.height;
     uint64_t want = pair_bytes / BAND_BYTES;
     const unsigned bands = (unsigned) (want < 1 ? 1 : want > MAX_BANDS ?
         MAX_BANDS : want > tiles ? tiles : want);
-    cq::SsimParams p = plane_params (cu, i, pc->frame[0], pc->frame_pitch,
-        pc->frame[1], pc->frame_pitch);
+    cq::SsimParams p = plane_params (cu, i, frame[0], pc->frame_pitch,
+        frame[1], pc->frame_pitch);
     unsigned b, uploaded = 0, t0 = 0;
 
     for (b = 0; b < bands; b++, ev++) {
@@ -530,10 +576,10 @@ cq_ssim_cuda_measure_host (CqSsimCuda * cu, const void *const *ref,
       unsigned need = rows_needed (cu, pc, t1);
       CqStatus ret;
 
-      ret = upload_rows (cu, pc->frame[0], pc->frame_pitch, hr,
+      ret = upload_rows (cu, frame[0], pc->frame_pitch, hr,
           ref_strides[i], pin_r, pc->row_bytes, uploaded, need, &stage, err);
       if (ret == CQ_OK)
-        ret = upload_rows (cu, pc->frame[1], pc->frame_pitch, hd,
+        ret = upload_rows (cu, frame[1], pc->frame_pitch, hd,
             dist_strides[i], pin_d, pc->row_bytes, uploaded, need, &stage,
             err);
       if (ret != CQ_OK)
@@ -543,7 +589,7 @@ cq_ssim_cuda_measure_host (CqSsimCuda * cu, const void *const *ref,
       CQ_CUDA_TRY (cudaStreamWaitEvent (cu->stream, cu->events[ev], 0), err,
           "cannot order the kernels after the upload");
       if (!pc->packed)
-        unpack_rows (cu, pc, pc->frame[0], pc->frame_pitch, pc->frame[1],
+        unpack_rows (cu, pc, frame[0], pc->frame_pitch, frame[1],
             pc->frame_pitch, uploaded, need, cu->stream);
       uploaded = need;
       if (t1 > t0) {
@@ -554,7 +600,18 @@ cq_ssim_cuda_measure_host (CqSsimCuda * cu, const void *const *ref,
       t0 = t1;
     }
   }
-  return finish_frame (cu, sums, err);
+  return end_submit (cu, err);
+}
+
+extern "C" CqStatus
+cq_ssim_cuda_measure_host (CqSsimCuda * cu, const void *const *ref,
+    const size_t * ref_strides, const void *const *dist,
+    const size_t * dist_strides, CqSsimPlaneSums * sums, CqError * err)
+{
+  CqStatus ret = cq_ssim_cuda_submit_host (cu, ref, ref_strides, dist,
+      dist_strides, err);
+
+  return ret != CQ_OK ? ret : cq_ssim_cuda_collect (cu, sums, err);
 }
 
 /* Enqueues every plane of a pair in device memory. Packed planes are read
@@ -580,11 +637,12 @@ enqueue_device (CqSsimCuda * cu, const void *const *ref,
     for (f = 0; f < 2 && pc->packed && pc->bytes == 2; f++) {
       if ((uintptr_t) src[f] % 2 == 0 && pitch[f] % 2 == 0)
         continue;
-      CQ_CUDA_TRY (cudaMemcpy2DAsync (pc->frame[f], pc->frame_pitch, src[f],
+      CQ_CUDA_TRY (cudaMemcpy2DAsync (pc->frame[cu->next_slot][f],
+              pc->frame_pitch, src[f],
               pitch[f], pc->row_bytes, pc->plane.height,
               cudaMemcpyDeviceToDevice, cu->stream), err,
           "cannot copy a misaligned plane on the device");
-      src[f] = pc->frame[f];
+      src[f] = pc->frame[cu->next_slot][f];
       pitch[f] = pc->frame_pitch;
     }
     ret = enqueue_plane (cu, i, src[0], pitch[0], src[1], pitch[1], err);
@@ -595,19 +653,31 @@ enqueue_device (CqSsimCuda * cu, const void *const *ref,
 }
 
 extern "C" CqStatus
+cq_ssim_cuda_submit_device (CqSsimCuda * cu, const void *const *ref,
+    const size_t * ref_pitches, const void *const *dist,
+    const size_t * dist_pitches, CqError * err)
+{
+  CqStatus ret;
+
+  if (check_strides (cu, ref_pitches, dist_pitches, err) != CQ_OK
+      || check_slot_free (cu, err) != CQ_OK)
+    return err ? err->status : CQ_ERROR_INVALID;
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  ret = enqueue_device (cu, ref, ref_pitches, dist, dist_pitches, err);
+  if (ret != CQ_OK)
+    return ret;
+  return end_submit (cu, err);
+}
+
+extern "C" CqStatus
 cq_ssim_cuda_measure_device (CqSsimCuda * cu, const void *const *ref,
     const size_t * ref_pitches, const void *const *dist,
     const size_t * dist_pitches, CqSsimPlaneSums * sums, CqError * err)
 {
-  CqStatus ret;
+  CqStatus ret = cq_ssim_cuda_submit_device (cu, ref, ref_pitches, dist,
+      dist_pitches, err);
 
-  if (check_strides (cu, ref_pitches, dist_pitches, err) != CQ_OK)
-    return err ? err->status : CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
-  ret = enqueue_device (cu, ref, ref_pitches, dist, dist_pitches, err);
-  if (ret != CQ_OK)
-    return ret;
-  return finish_frame (cu, sums, err);
+  return ret != CQ_OK ? ret : cq_ssim_cuda_collect (cu, sums, err);
 }
 
 extern "C" CqStatus
@@ -624,7 +694,7 @@ cq_ssim_cuda_time_device (CqSsimCuda * cu, const void *const *ref,
 
   if (check_strides (cu, ref_pitches, dist_pitches, err) != CQ_OK)
     return err ? err->status : CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cudaSetDevice (cu->device), err, "cannot select the device");
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
   CQ_CUDA_TRY (cudaEventCreate (&start), err, "cannot create an event");
   CQ_CUDA_TRY (cudaEventCreate (&stop), err, "cannot create an event");
   ret = enqueue_device (cu, ref, ref_pitches, dist, dist_pitches, err);

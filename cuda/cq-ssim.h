@@ -103,6 +103,20 @@ CqStatus cq_ssim_cuda_measure_device (CqSsimCuda * cuda,
     const void *const *ref, const size_t * ref_pitches,
     const void *const *dist, const size_t * dist_pitches,
     CqSsimPlaneSums * sums, CqError * err);
+/* The same in two halves, so that the caller works (and the next pair
+ * uploads) while the GPU measures: submit_* queues a pair and returns; collect
+ * waits for the oldest pair in flight and returns its sums. At most two
+ * pairs are in flight. The frames must stay valid and unchanged until their
+ * pair is collected (pageable host frames are copied before submit returns). */
+CqStatus cq_ssim_cuda_submit_host (CqSsimCuda * cuda,
+    const void *const *ref, const size_t * ref_strides,
+    const void *const *dist, const size_t * dist_strides, CqError * err);
+CqStatus cq_ssim_cuda_submit_device (CqSsimCuda * cuda,
+    const void *const *ref, const size_t * ref_pitches,
+    const void *const *dist, const size_t * dist_pitches, CqError * err);
+CqStatus cq_ssim_cuda_collect (CqSsimCuda * cuda, CqSsimPlaneSums * sums,
+    CqError * err);
+unsigned cq_ssim_cuda_pending (const CqSsimCuda * cuda);
 void cq_ssim_cuda_free (CqSsimCuda * cuda);
 
 /* For benchmarks: mean GPU time in µs of the kernels of one frame pair
