@@ -37,6 +37,7 @@
 
 #include "gstcudasharpness.h"
 #include "gstcudaqabackend.h"
+#include "gstcudaqacuda.h"
 #include "gstcudaqareport.h"
 #include "gstcudaqasettings.h"
 #include "cq-sharpness.h"
@@ -48,15 +49,24 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_sharpness_debug);
     "Y42B, Y444, I420_10LE, P010_10LE, RGB, BGR, RGBA, BGRA, RGBx, BGRx, " \
     "xRGB, xBGR, ARGB, ABGR }"
 
+/* CUDAMemory first: a decoder that offers both keeps frames on the GPU */
+#if HAVE_GST_CUDA
+#define SHARPNESS_CAPS \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CUDA_QA_CAPS_FEATURE, \
+        SHARPNESS_FORMATS) "; " GST_VIDEO_CAPS_MAKE (SHARPNESS_FORMATS)
+#else
+#define SHARPNESS_CAPS GST_VIDEO_CAPS_MAKE (SHARPNESS_FORMATS)
+#endif
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (SHARPNESS_FORMATS)));
+    GST_STATIC_CAPS (SHARPNESS_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (SHARPNESS_FORMATS)));
+    GST_STATIC_CAPS (SHARPNESS_CAPS));
 
 enum
 {
@@ -72,8 +82,22 @@ enum
 #define DEFAULT_PROP_METRICS CQ_METRIC_DEFAULT
 #define DEFAULT_PROP_ROI 0
 
-typedef gboolean (*GstCudaSharpnessMeasureFunc) (GstCudaSharpness * self,
-    const guint8 * data, gsize stride, gdouble * scores, CqError * err);
+/* A frame between submit (measuring started) and collect (scores read):
+ * the buffer stays mapped so that the GPU can read it meanwhile. */
+typedef struct
+{
+  GstBuffer *buf;
+  GstVideoFrame frame;
+  gdouble scores[CQ_METRIC_COUNT];
+} GstCudaSharpnessPending;
+
+#define MAX_PENDING 2
+
+typedef gboolean (*GstCudaSharpnessSubmitFunc) (GstCudaSharpness * self,
+    const guint8 * data, gsize stride, GstCudaSharpnessPending * pending,
+    CqError * err);
+typedef gboolean (*GstCudaSharpnessCollectFunc) (GstCudaSharpness * self,
+    GstCudaSharpnessPending * pending, CqError * err);
 
 struct _GstCudaSharpness
 {
@@ -87,12 +111,19 @@ struct _GstCudaSharpness
   /* streaming state */
   guint active_metrics;         /* metrics as of start () */
   gint device;                  /* CUDA device, or -1 for the CPU */
+  GstCudaContext *context;      /* shared gst.cuda.context, if usable */
+  GstCudaContext *lib_context;  /* where self->cuda lives (a buffer's) */
+  gboolean device_input;        /* CUDAMemory caps, measured in place */
+  guint in_flight;              /* frames held while the GPU measures */
   GstVideoInfo info;
   CqLayout layout;
   guint rx, ry, rw, rh;         /* the measured region */
   CqSharpnessCpu *cpu;
   CqSharpnessCuda *cuda;
-  GstCudaSharpnessMeasureFunc measure;
+  GstCudaSharpnessSubmitFunc submit;
+  GstCudaSharpnessCollectFunc collect;
+  GstCudaSharpnessPending pending[MAX_PENDING]; /* oldest first */
+  guint n_pending;
   GstCudaQaReport *report;
 };
 
@@ -111,8 +142,16 @@ static gboolean gst_cuda_sharpness_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
 static gboolean gst_cuda_sharpness_sink_event (GstBaseTransform * trans,
     GstEvent * event);
-static GstFlowReturn gst_cuda_sharpness_transform_ip (GstBaseTransform *
-    trans, GstBuffer * buf);
+static GstFlowReturn gst_cuda_sharpness_generate_output (GstBaseTransform *
+    trans, GstBuffer ** outbuf);
+static GstCaps *gst_cuda_sharpness_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static gboolean gst_cuda_sharpness_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static gboolean gst_cuda_sharpness_propose_allocation (GstBaseTransform *
+    trans, GstQuery * decide_query, GstQuery * query);
+static void gst_cuda_sharpness_set_context (GstElement * element,
+    GstContext * context);
 
 GType
 gst_cuda_sharpness_metrics_get_type (void)
@@ -209,9 +248,16 @@ gst_cuda_sharpness_class_init (GstCudaSharpnessClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sharpness_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cuda_sharpness_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_sharpness_sink_event);
-  trans_class->transform_ip =
-      GST_DEBUG_FUNCPTR (gst_cuda_sharpness_transform_ip);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cuda_sharpness_generate_output);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cuda_sharpness_transform_caps);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cuda_sharpness_query);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_sharpness_propose_allocation);
   trans_class->passthrough_on_same_caps = FALSE;
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_sharpness_set_context);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SHARPNESS_METRICS, 0);
   gst_cuda_qa_meta_register ("CudaSharpnessMeta");
@@ -308,13 +354,46 @@ gst_cuda_sharpness_get_property (GObject * object, guint prop_id,
 }
 
 static void
+gst_cuda_sharpness_set_context (GstElement * element, GstContext * context)
+{
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (element);
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = self->settings.cuda_device_id;
+  GST_OBJECT_UNLOCK (self);
+  gst_cuda_qa_context_set (element, context, device_id, &self->context);
+  GST_ELEMENT_CLASS (gst_cuda_sharpness_parent_class)->set_context (element,
+      context);
+}
+
+/* Frames in flight are dropped unmeasured (stop, errors). */
+static void
+gst_cuda_sharpness_forget_pending (GstCudaSharpness * self)
+{
+  guint i;
+
+  for (i = 0; i < self->n_pending; i++) {
+    gst_video_frame_unmap (&self->pending[i].frame);
+    gst_buffer_unref (self->pending[i].buf);
+  }
+  self->n_pending = 0;
+}
+
+static void
 gst_cuda_sharpness_free_backends (GstCudaSharpness * self)
 {
   cq_sharpness_cpu_free (self->cpu);
   self->cpu = NULL;
-  cq_sharpness_cuda_free (self->cuda);
-  self->cuda = NULL;
-  self->measure = NULL;
+  if (self->cuda) {
+    gst_cuda_qa_context_push (self->lib_context);
+    cq_sharpness_cuda_free (self->cuda);
+    gst_cuda_qa_context_pop (self->lib_context);
+    self->cuda = NULL;
+  }
+  gst_cuda_qa_context_clear (&self->lib_context);
+  self->submit = NULL;
+  self->collect = NULL;
 }
 
 static gboolean
@@ -342,6 +421,16 @@ gst_cuda_sharpness_start (GstBaseTransform * trans)
   if (!gst_cuda_qa_backend_choose (GST_ELEMENT (self), backend, device_id,
           &self->device))
     goto no_backend;
+  /* GStreamer's shared context where its CUDA library works: the kernels
+   * then run in the same context as nvcodec's and read its memory */
+  if (self->device >= 0
+      && gst_cuda_qa_context_ensure (GST_ELEMENT (self), device_id,
+          &self->context))
+    self->device = gst_cuda_qa_context_device (self->context);
+  GST_OBJECT_LOCK (self);
+  self->in_flight = self->settings.frames_in_flight >= 0 ?
+      (guint) self->settings.frames_in_flight : self->device >= 0 ? 1 : 0;
+  GST_OBJECT_UNLOCK (self);
 
   self->active_metrics = metrics;
   for (i = 0; i < CQ_METRIC_COUNT; i++)
@@ -372,25 +461,93 @@ gst_cuda_sharpness_stop (GstBaseTransform * trans)
 {
   GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
 
+  gst_cuda_sharpness_forget_pending (self);
   gst_cuda_sharpness_free_backends (self);
+  gst_cuda_qa_context_clear (&self->context);
   gst_cuda_qa_report_stop (self->report);
   return TRUE;
 }
 
+/* The CPU measures at submit; collect has nothing left to wait for. */
 static gboolean
-gst_cuda_sharpness_measure_cpu (GstCudaSharpness * self, const guint8 * data,
-    gsize stride, gdouble * scores, CqError * err)
+gst_cuda_sharpness_submit_cpu (GstCudaSharpness * self, const guint8 * data,
+    gsize stride, GstCudaSharpnessPending * pending, CqError * err)
 {
-  return cq_sharpness_cpu_measure (self->cpu, data, stride, scores,
+  return cq_sharpness_cpu_measure (self->cpu, data, stride, pending->scores,
       err) == CQ_OK;
 }
 
 static gboolean
-gst_cuda_sharpness_measure_cuda (GstCudaSharpness * self, const guint8 * data,
-    gsize stride, gdouble * scores, CqError * err)
+gst_cuda_sharpness_collect_cpu (GstCudaSharpness * self,
+    GstCudaSharpnessPending * pending, CqError * err)
 {
-  return cq_sharpness_cuda_measure_host (self->cuda, data, stride, scores,
-      err) == CQ_OK;
+  (void) self;
+  (void) pending;
+  (void) err;
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_sharpness_submit_cuda_host (GstCudaSharpness * self,
+    const guint8 * data, gsize stride, GstCudaSharpnessPending * pending,
+    CqError * err)
+{
+  CqStatus ret;
+
+  (void) pending;
+  gst_cuda_qa_context_push (self->lib_context);
+  ret = cq_sharpness_cuda_submit_host (self->cuda, data, stride, err);
+  gst_cuda_qa_context_pop (self->lib_context);
+  return ret == CQ_OK;
+}
+
+static gboolean
+gst_cuda_sharpness_submit_cuda_device (GstCudaSharpness * self,
+    const guint8 * data, gsize stride, GstCudaSharpnessPending * pending,
+    CqError * err)
+{
+  CqStatus ret;
+
+  (void) pending;
+  gst_cuda_qa_context_push (self->lib_context);
+  ret = cq_sharpness_cuda_submit_device (self->cuda, data, stride, err);
+  gst_cuda_qa_context_pop (self->lib_context);
+  return ret == CQ_OK;
+}
+
+static gboolean
+gst_cuda_sharpness_collect_cuda (GstCudaSharpness * self,
+    GstCudaSharpnessPending * pending, CqError * err)
+{
+  CqStatus ret;
+
+  gst_cuda_qa_context_push (self->lib_context);
+  ret = cq_sharpness_cuda_collect (self->cuda, pending->scores, err);
+  gst_cuda_qa_context_pop (self->lib_context);
+  return ret == CQ_OK;
+}
+
+/* The CUDA measurement in ctx (the element's shared context, or that of
+ * the memory arriving), or on self->device without GStreamer's CUDA. */
+static gboolean
+gst_cuda_sharpness_open_cuda (GstCudaSharpness * self, GstCudaContext * ctx,
+    CqError * err)
+{
+  gst_cuda_sharpness_free_backends (self);
+  if (!gst_cuda_qa_context_push (ctx))
+    return cq_error_set (err, CQ_ERROR_CUDA, "cannot make the CUDA context "
+        "of device %d current", gst_cuda_qa_context_device (ctx)), FALSE;
+  self->cuda = cq_sharpness_cuda_new (ctx ? CQ_CUDA_CURRENT_CONTEXT :
+      self->device, &self->layout, self->rw, self->rh, self->active_metrics,
+      err);
+  gst_cuda_qa_context_pop (ctx);
+  if (!self->cuda)
+    return FALSE;
+  self->lib_context = gst_cuda_qa_context_ref (ctx);
+  self->submit = self->device_input ? gst_cuda_sharpness_submit_cuda_device :
+      gst_cuda_sharpness_submit_cuda_host;
+  self->collect = gst_cuda_sharpness_collect_cuda;
+  return TRUE;
 }
 
 /* What a frame's plane 0 holds, as the compute library sees it. */
@@ -475,23 +632,24 @@ gst_cuda_sharpness_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   self->rh = roi_h ? roi_h : height - roi_y;
 
   gst_cuda_sharpness_free_backends (self);
+  /* CUDAMemory on the CPU backend is read through a host mapping */
+  self->device_input = self->device >= 0 && gst_cuda_qa_caps_is_cuda (incaps);
   if (self->device >= 0) {
-    self->cuda = cq_sharpness_cuda_new (self->device, &self->layout,
-        self->rw, self->rh, self->active_metrics, &err);
-    if (!self->cuda)
+    if (!gst_cuda_sharpness_open_cuda (self, self->context, &err))
       goto backend_failed;
-    self->measure = gst_cuda_sharpness_measure_cuda;
   } else {
     self->cpu = cq_sharpness_cpu_new (&self->layout, self->rw, self->rh,
         self->active_metrics, 0, &err);
     if (!self->cpu)
       goto backend_failed;
-    self->measure = gst_cuda_sharpness_measure_cpu;
+    self->submit = gst_cuda_sharpness_submit_cpu;
+    self->collect = gst_cuda_sharpness_collect_cpu;
   }
-  GST_INFO_OBJECT (self, "measuring %ux%u at %u,%u of %s %ux%u on %s",
-      self->rw, self->rh, self->rx, self->ry,
-      GST_VIDEO_INFO_NAME (&self->info), width, height,
-      self->device >= 0 ? "CUDA" : "the CPU");
+  GST_INFO_OBJECT (self, "measuring %ux%u at %u,%u of %s %ux%u on %s from "
+      "%s memory, %u frame(s) in flight", self->rw, self->rh, self->rx,
+      self->ry, GST_VIDEO_INFO_NAME (&self->info), width, height,
+      self->device >= 0 ? "CUDA" : "the CPU",
+      gst_cuda_qa_caps_is_cuda (incaps) ? "CUDA" : "system", self->in_flight);
   return TRUE;
 
   /* ERRORS */
@@ -530,58 +688,166 @@ backend_failed:
   }
 }
 
-static gboolean
-gst_cuda_sharpness_sink_event (GstBaseTransform * trans, GstEvent * event)
-{
-  GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
-
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
-    gboolean post;
-
-    GST_OBJECT_LOCK (self);
-    post = self->settings.post_messages;
-    GST_OBJECT_UNLOCK (self);
-    gst_cuda_qa_report_finish (self->report, post, NULL);
-  }
-  return GST_BASE_TRANSFORM_CLASS (gst_cuda_sharpness_parent_class)->sink_event
-      (trans, event);
-}
-
+/* Reads the scores of the oldest frame in flight, attaches them and hands
+ * the buffer back (taken by the caller). */
 static GstFlowReturn
-gst_cuda_sharpness_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+gst_cuda_sharpness_collect_oldest (GstCudaSharpness * self, GstBuffer ** out)
 {
-  GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
-  GstVideoFrame frame;
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstCudaSharpnessPending p = self->pending[0];
   CqError err = { CQ_OK, "" };
-  gdouble scores[CQ_METRIC_COUNT], values[CQ_METRIC_COUNT];
-  const guint8 *data;
-  gsize stride;
+  gdouble values[CQ_METRIC_COUNT];
   gboolean post, ok;
   GstClockTime interval;
   guint i, n = 0;
 
-  if (!self->measure)
-    goto not_negotiated;
-  if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_READ))
-    goto map_failed;
-  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
-  data = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
-      (gsize) self->ry * stride +
-      (gsize) self->rx * cq_layout_bytes_per_pixel (&self->layout);
-  ok = self->measure (self, data, stride, scores, &err);
-  gst_video_frame_unmap (&frame);
+  self->n_pending--;
+  memmove (&self->pending[0], &self->pending[1],
+      self->n_pending * sizeof (self->pending[0]));
+  ok = self->collect (self, &p, &err);
+  gst_video_frame_unmap (&p.frame);
   if (!ok)
     goto measure_failed;
 
   for (i = 0; i < CQ_METRIC_COUNT; i++)
     if (self->active_metrics & (1u << i))
-      values[n++] = scores[i];
+      values[n++] = p.scores[i];
   GST_OBJECT_LOCK (self);
   post = self->settings.post_messages;
   interval = self->settings.interval;
   GST_OBJECT_UNLOCK (self);
-  gst_cuda_qa_report_frame (self->report, buf, &trans->segment, values, post,
-      interval);
+  /* the frame's mapping is gone: a shallow copy at most */
+  p.buf = gst_buffer_make_writable (p.buf);
+  gst_cuda_qa_report_frame (self->report, p.buf, &trans->segment, values,
+      post, interval);
+  *out = p.buf;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+measure_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Sharpness measurement failed on %s",
+            self->device >= 0 ? "CUDA" : "the CPU"), ("%s", err.message));
+    gst_buffer_unref (p.buf);
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Finishes every frame in flight: pushed downstream (before an event that
+ * must follow them), or for a flush reported but dropped. */
+static GstFlowReturn
+gst_cuda_sharpness_drain (GstCudaSharpness * self, gboolean push)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  while (self->n_pending > 0) {
+    GstBuffer *buf = NULL;
+    GstFlowReturn r = gst_cuda_sharpness_collect_oldest (self, &buf);
+
+    if (r == GST_FLOW_OK && push)
+      r = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+    else if (buf)
+      gst_buffer_unref (buf);
+    if (ret == GST_FLOW_OK)
+      ret = r;
+  }
+  return ret;
+}
+
+static gboolean
+gst_cuda_sharpness_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_STOP:
+      gst_cuda_sharpness_drain (self, FALSE);
+      break;
+    case GST_EVENT_EOS:{
+      gboolean post;
+
+      gst_cuda_sharpness_drain (self, TRUE);
+      GST_OBJECT_LOCK (self);
+      post = self->settings.post_messages;
+      GST_OBJECT_UNLOCK (self);
+      gst_cuda_qa_report_finish (self->report, post, NULL);
+      break;
+    }
+    default:
+      /* frames in flight go before any event that follows them */
+      if (GST_EVENT_IS_SERIALIZED (event))
+        gst_cuda_sharpness_drain (self, TRUE);
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_sharpness_parent_class)->sink_event
+      (trans, event);
+}
+
+/* Maps the frame for the measurement's side: device pointers for CUDAMemory
+ * on CUDA (moving the measurement into the memory's own context if it is
+ * not the one in use), host pointers otherwise. */
+static gboolean
+gst_cuda_sharpness_map (GstCudaSharpness * self, GstBuffer * buf,
+    GstVideoFrame * frame, CqError * err)
+{
+  GstCudaContext *ctx;
+
+  if (!self->device_input)
+    return gst_video_frame_map (frame, &self->info, buf, GST_MAP_READ) ||
+        (cq_error_set (err, CQ_ERROR_INVALID, "cannot map the frame"), FALSE);
+
+  ctx = gst_cuda_qa_buffer_context (buf);
+  if (!ctx)
+    return cq_error_set (err, CQ_ERROR_INVALID, "the caps say CUDAMemory but "
+        "the buffer holds other memory"), FALSE;
+  if (ctx != self->lib_context) {
+    GST_INFO_OBJECT (self, "memory of another CUDA context (device %d): "
+        "measuring in that context", gst_cuda_qa_context_device (ctx));
+    if (gst_cuda_sharpness_drain (self, TRUE) != GST_FLOW_OK)
+      GST_DEBUG_OBJECT (self, "downstream refused frames in flight");
+    if (!gst_cuda_sharpness_open_cuda (self, ctx, err))
+      return FALSE;
+  }
+  return gst_cuda_qa_frame_map_device (frame, &self->info, buf) ||
+      (cq_error_set (err, CQ_ERROR_CUDA, "cannot map the CUDA memory"), FALSE);
+}
+
+/* Each input frame starts measuring at once; a frame leaves when the one
+ * after it (in_flight = 1) has started, or at once (in_flight = 0). */
+static GstFlowReturn
+gst_cuda_sharpness_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
+  GstBuffer *buf = trans->queued_buf;
+  GstCudaSharpnessPending *p;
+  CqError err = { CQ_OK, "" };
+  const guint8 *data;
+  gsize stride;
+
+  trans->queued_buf = NULL;
+  *outbuf = NULL;
+  if (!buf)
+    return GST_FLOW_OK;
+  if (!self->submit)
+    goto not_negotiated;
+
+  p = &self->pending[self->n_pending];
+  if (!gst_cuda_sharpness_map (self, buf, &p->frame, &err))
+    goto map_failed;
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&p->frame, 0);
+  data = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&p->frame, 0) +
+      (gsize) self->ry * stride +
+      (gsize) self->rx * cq_layout_bytes_per_pixel (&self->layout);
+  if (!self->submit (self, data, stride, p, &err)) {
+    gst_video_frame_unmap (&p->frame);
+    goto measure_failed;
+  }
+  p->buf = buf;
+  self->n_pending++;
+  if (self->n_pending > self->in_flight)
+    return gst_cuda_sharpness_collect_oldest (self, outbuf);
   return GST_FLOW_OK;
 
   /* ERRORS */
@@ -589,15 +855,17 @@ not_negotiated:
   {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
         ("received a buffer before caps"));
+    gst_buffer_unref (buf);
     return GST_FLOW_NOT_NEGOTIATED;
   }
 map_failed:
   {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-        ("could not map a %" G_GSIZE_FORMAT "-byte buffer as %s %dx%d",
+        ("could not map a %" G_GSIZE_FORMAT "-byte buffer as %s %dx%d: %s",
             gst_buffer_get_size (buf), GST_VIDEO_INFO_NAME (&self->info),
             GST_VIDEO_INFO_WIDTH (&self->info),
-            GST_VIDEO_INFO_HEIGHT (&self->info)));
+            GST_VIDEO_INFO_HEIGHT (&self->info), err.message));
+    gst_buffer_unref (buf);
     return GST_FLOW_ERROR;
   }
 measure_failed:
@@ -605,6 +873,70 @@ measure_failed:
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Sharpness measurement failed on %s",
             self->device >= 0 ? "CUDA" : "the CPU"), ("%s", err.message));
+    gst_buffer_unref (buf);
     return GST_FLOW_ERROR;
   }
+}
+
+/* In place: the same caps both ways, CUDAMemory only where usable. */
+static GstCaps *
+gst_cuda_sharpness_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *allowed, *result, *tmp;
+
+  (void) direction;
+  allowed = gst_cuda_qa_caps_filter_usable (gst_pad_get_pad_template_caps
+      (GST_BASE_TRANSFORM_SINK_PAD (trans)));
+  result = gst_caps_intersect_full (caps, allowed, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (allowed);
+  if (filter) {
+    tmp = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  return result;
+}
+
+static gboolean
+gst_cuda_sharpness_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
+  gboolean ret;
+
+  if (gst_cuda_qa_context_query (GST_ELEMENT (self), query, self->context))
+    return TRUE;
+  ret = GST_BASE_TRANSFORM_CLASS (gst_cuda_sharpness_parent_class)->query
+      (trans, direction, query);
+  if (ret && direction == GST_PAD_SRC
+      && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && self->in_flight > 0
+      && GST_VIDEO_INFO_FPS_N (&self->info) > 0) {
+    GstClockTime min, max, frame;
+    gboolean live;
+
+    /* a frame leaves when the next one arrives */
+    gst_query_parse_latency (query, &live, &min, &max);
+    frame = gst_util_uint64_scale_int (GST_SECOND * self->in_flight,
+        GST_VIDEO_INFO_FPS_D (&self->info), GST_VIDEO_INFO_FPS_N (&self->info));
+    gst_query_set_latency (query, live, min + frame,
+        GST_CLOCK_TIME_IS_VALID (max) ? max + frame : max);
+  }
+  return ret;
+}
+
+static gboolean
+gst_cuda_sharpness_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
+
+  gboolean ret;
+
+  /* in place: downstream's answer first (a sink may have no opinion) */
+  ret = GST_BASE_TRANSFORM_CLASS (gst_cuda_sharpness_parent_class)
+      ->propose_allocation (trans, decide_query, query);
+  if (self->device >= 0 && gst_query_get_n_allocation_pools (query) == 0)
+    ret |= gst_cuda_qa_propose_pinned_pool (GST_ELEMENT (self), query);
+  return ret;
 }

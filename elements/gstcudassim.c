@@ -40,6 +40,7 @@
 
 #include "gstcudassim.h"
 #include "gstcudaqabackend.h"
+#include "gstcudaqacuda.h"
 #include "gstcudaqareport.h"
 #include "gstcudaqasettings.h"
 #include "cq-ssim.h"
@@ -53,17 +54,26 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_ssim_debug);
     "I420_10LE, P010_10LE, GRAY16_LE, RGB, BGR, RGBA, BGRA, RGBx, BGRx, " \
     "xRGB, xBGR, ARGB, ABGR }"
 
+/* CUDAMemory first: decoders that offer both keep frames on the GPU */
+#if HAVE_GST_CUDA
+#define SSIM_CAPS \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CUDA_QA_CAPS_FEATURE, \
+        SSIM_FORMATS) "; " GST_VIDEO_CAPS_MAKE (SSIM_FORMATS)
+#else
+#define SSIM_CAPS GST_VIDEO_CAPS_MAKE (SSIM_FORMATS)
+#endif
+
 static GstStaticPadTemplate reference_template =
 GST_STATIC_PAD_TEMPLATE ("reference", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (SSIM_FORMATS)));
+    GST_STATIC_CAPS (SSIM_CAPS));
 
 static GstStaticPadTemplate distorted_template =
 GST_STATIC_PAD_TEMPLATE ("distorted", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (SSIM_FORMATS)));
+    GST_STATIC_CAPS (SSIM_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (SSIM_FORMATS)));
+    GST_STATIC_CAPS (SSIM_CAPS));
 
 enum
 {
@@ -82,9 +92,22 @@ enum
  * when planes=all. */
 #define MAX_FIELDS (4 + 3 * CQ_SSIM_MAX_PLANES)
 
-typedef gboolean (*GstCudaSsimMeasureFunc) (GstCudaSsim * self,
-    GstVideoFrame * ref, GstVideoFrame * dist, CqSsimPlaneSums * sums,
-    CqError * err);
+/* A pair between submit (measuring started) and collect (sums read): both
+ * frames stay mapped while the GPU reads them. */
+typedef struct
+{
+  GstBuffer *ref, *dist;
+  GstVideoFrame rf, df;
+  GstSegment segment;           /* the distorted pad's, for the report */
+  CqSsimPlaneSums sums[CQ_SSIM_MAX_PLANES];
+} GstCudaSsimPending;
+
+#define MAX_PENDING 2
+
+typedef gboolean (*GstCudaSsimSubmitFunc) (GstCudaSsim * self,
+    GstCudaSsimPending * pending, gboolean device, CqError * err);
+typedef gboolean (*GstCudaSsimCollectFunc) (GstCudaSsim * self,
+    GstCudaSsimPending * pending, CqError * err);
 
 struct _GstCudaSsim
 {
@@ -102,10 +125,14 @@ struct _GstCudaSsim
   CqSsimWindow active_window;
   GstCudaSsimPlanes active_planes;
   gint device;                  /* CUDA device, or -1 for the CPU */
+  GstCudaContext *context;      /* shared gst.cuda.context, if usable */
+  GstCudaContext *lib_context;  /* where self->cuda lives */
+  guint in_flight;              /* pairs held while the GPU measures */
   gchar *active_location;
   GstCudaQaLogFormat active_log_format;
   GstVideoInfo reference_info, distorted_info;
   gboolean have_reference_info, have_distorted_info;
+  gboolean reference_cuda, distorted_cuda;      /* CUDAMemory caps */
   gboolean reconfigure;         /* caps changed: set up the measurement */
   GstVideoInfo measured_info;   /* what the measurement is set up for */
   CqSsimPlane cq_planes[CQ_SSIM_MAX_PLANES];
@@ -114,7 +141,11 @@ struct _GstCudaSsim
   gchar plane_names[CQ_SSIM_MAX_PLANES];
   CqSsimCpu *cpu;
   CqSsimCuda *cuda;
-  GstCudaSsimMeasureFunc measure;
+  GstCudaSsimSubmitFunc submit;
+  GstCudaSsimCollectFunc collect;
+  gboolean device_input;        /* both pads CUDAMemory, measured on CUDA */
+  GstCudaSsimPending pending[MAX_PENDING];      /* oldest first */
+  guint n_pending;
   GstCudaQaReport *report;
   gboolean report_started;
   guint n_fields;
@@ -141,6 +172,13 @@ static GstFlowReturn gst_cuda_ssim_update_src_caps (GstAggregator * agg,
     GstCaps * caps, GstCaps ** ret);
 static GstFlowReturn gst_cuda_ssim_aggregate (GstAggregator * agg,
     gboolean timeout);
+static gboolean gst_cuda_ssim_src_query (GstAggregator * agg, GstQuery * query);
+static GstFlowReturn gst_cuda_ssim_flush (GstAggregator * agg);
+static gboolean gst_cuda_ssim_propose_allocation (GstAggregator * agg,
+    GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query);
+static void gst_cuda_ssim_set_context (GstElement * element,
+    GstContext * context);
+static GstFlowReturn gst_cuda_ssim_drain (GstCudaSsim * self, gboolean push);
 
 GType
 gst_cuda_ssim_window_get_type (void)
@@ -247,6 +285,11 @@ gst_cuda_ssim_class_init (GstCudaSsimClass * klass)
   agg_class->update_src_caps =
       GST_DEBUG_FUNCPTR (gst_cuda_ssim_update_src_caps);
   agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_cuda_ssim_aggregate);
+  agg_class->src_query = GST_DEBUG_FUNCPTR (gst_cuda_ssim_src_query);
+  agg_class->flush = GST_DEBUG_FUNCPTR (gst_cuda_ssim_flush);
+  agg_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_ssim_propose_allocation);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_cuda_ssim_set_context);
   agg_class->get_next_time = gst_aggregator_simple_get_next_time;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SSIM_WINDOW, 0);
@@ -347,13 +390,53 @@ gst_cuda_ssim_get_property (GObject * object, guint prop_id, GValue * value,
 }
 
 static void
+gst_cuda_ssim_set_context (GstElement * element, GstContext * context)
+{
+  GstCudaSsim *self = GST_CUDA_SSIM (element);
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = self->settings.cuda_device_id;
+  GST_OBJECT_UNLOCK (self);
+  gst_cuda_qa_context_set (element, context, device_id, &self->context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static void
+gst_cuda_ssim_release_pending (GstCudaSsimPending * p)
+{
+  gst_video_frame_unmap (&p->df);
+  gst_video_frame_unmap (&p->rf);
+  gst_buffer_unref (p->ref);
+}
+
+/* Pairs in flight are dropped unmeasured (stop, errors). */
+static void
+gst_cuda_ssim_forget_pending (GstCudaSsim * self)
+{
+  guint i;
+
+  for (i = 0; i < self->n_pending; i++) {
+    gst_cuda_ssim_release_pending (&self->pending[i]);
+    gst_buffer_unref (self->pending[i].dist);
+  }
+  self->n_pending = 0;
+}
+
+static void
 gst_cuda_ssim_free_backends (GstCudaSsim * self)
 {
   cq_ssim_cpu_free (self->cpu);
   self->cpu = NULL;
-  cq_ssim_cuda_free (self->cuda);
-  self->cuda = NULL;
-  self->measure = NULL;
+  if (self->cuda) {
+    gst_cuda_qa_context_push (self->lib_context);
+    cq_ssim_cuda_free (self->cuda);
+    gst_cuda_qa_context_pop (self->lib_context);
+    self->cuda = NULL;
+  }
+  gst_cuda_qa_context_clear (&self->lib_context);
+  self->submit = NULL;
+  self->collect = NULL;
 }
 
 static gboolean
@@ -374,12 +457,25 @@ gst_cuda_ssim_start (GstAggregator * agg)
   GST_OBJECT_UNLOCK (self);
 
   self->have_reference_info = self->have_distorted_info = FALSE;
+  self->n_pending = 0;
   self->reconfigure = TRUE;
   self->report_started = FALSE;
   self->measured = self->unpaired_reference = self->unpaired_distorted = 0;
   gst_video_info_init (&self->measured_info);
-  return gst_cuda_qa_backend_choose (GST_ELEMENT (self), backend, device_id,
-      &self->device);
+  if (!gst_cuda_qa_backend_choose (GST_ELEMENT (self), backend, device_id,
+          &self->device))
+    return FALSE;
+  /* GStreamer's shared context where its CUDA library works: the kernels
+   * then run in the same context as nvcodec's and read its memory */
+  if (self->device >= 0
+      && gst_cuda_qa_context_ensure (GST_ELEMENT (self), device_id,
+          &self->context))
+    self->device = gst_cuda_qa_context_device (self->context);
+  GST_OBJECT_LOCK (self);
+  self->in_flight = self->settings.frames_in_flight >= 0 ?
+      (guint) self->settings.frames_in_flight : self->device >= 0 ? 1 : 0;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
 }
 
 static gboolean
@@ -387,7 +483,9 @@ gst_cuda_ssim_stop (GstAggregator * agg)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (agg);
 
+  gst_cuda_ssim_forget_pending (self);
   gst_cuda_ssim_free_backends (self);
+  gst_cuda_qa_context_clear (&self->context);
   gst_cuda_qa_report_stop (self->report);
   self->report_started = FALSE;
   return TRUE;
@@ -403,6 +501,8 @@ gst_cuda_ssim_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     GstCaps *caps;
     GstVideoInfo info;
 
+    /* pairs in flight leave in the format they came in */
+    gst_cuda_ssim_drain (self, TRUE);
     gst_event_parse_caps (event, &caps);
     if (!gst_video_info_from_caps (&info, caps)) {
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
@@ -413,9 +513,11 @@ gst_cuda_ssim_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     if (pad == self->reference_pad) {
       self->reference_info = info;
       self->have_reference_info = TRUE;
+      self->reference_cuda = gst_cuda_qa_caps_is_cuda (caps);
     } else {
       self->distorted_info = info;
       self->have_distorted_info = TRUE;
+      self->distorted_cuda = gst_cuda_qa_caps_is_cuda (caps);
       /* the src pad carries the distorted stream's caps */
       gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (agg));
     }
@@ -486,12 +588,15 @@ gst_cuda_ssim_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
   GstAggregatorPad *other;
   GstCaps *templ, *other_caps, *filter, *result, *tmp;
 
+  if (gst_cuda_qa_context_query (GST_ELEMENT (self), query, self->context))
+    return TRUE;
   if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
     return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
 
   other = pad == self->reference_pad ? self->distorted_pad :
       self->reference_pad;
-  templ = gst_pad_get_pad_template_caps (GST_PAD (pad));
+  templ = gst_cuda_qa_caps_filter_usable (gst_pad_get_pad_template_caps
+      (GST_PAD (pad)));
   gst_query_parse_caps (query, &filter);
   other_caps = gst_pad_get_current_caps (GST_PAD (other));
   if (other_caps) {
@@ -619,28 +724,82 @@ gst_cuda_ssim_plane_pointers (GstCudaSsim * self, GstVideoFrame * frame,
   }
 }
 
+/* The CPU measures at submit; collect has nothing left to wait for. */
 static gboolean
-gst_cuda_ssim_measure_cpu (GstCudaSsim * self, GstVideoFrame * ref,
-    GstVideoFrame * dist, CqSsimPlaneSums * sums, CqError * err)
+gst_cuda_ssim_submit_cpu (GstCudaSsim * self, GstCudaSsimPending * p,
+    gboolean device, CqError * err)
 {
   GstCudaSsimPlanePointers r, d;
 
-  gst_cuda_ssim_plane_pointers (self, ref, &r);
-  gst_cuda_ssim_plane_pointers (self, dist, &d);
+  (void) device;
+  gst_cuda_ssim_plane_pointers (self, &p->rf, &r);
+  gst_cuda_ssim_plane_pointers (self, &p->df, &d);
   return cq_ssim_cpu_measure (self->cpu, r.data, r.stride, d.data, d.stride,
-      sums, err) == CQ_OK;
+      p->sums, err) == CQ_OK;
 }
 
 static gboolean
-gst_cuda_ssim_measure_cuda (GstCudaSsim * self, GstVideoFrame * ref,
-    GstVideoFrame * dist, CqSsimPlaneSums * sums, CqError * err)
+gst_cuda_ssim_collect_cpu (GstCudaSsim * self, GstCudaSsimPending * p,
+    CqError * err)
+{
+  (void) self;
+  (void) p;
+  (void) err;
+  return TRUE;
+}
+
+/* device: the frames were mapped as CUDAMemory of the library's context */
+static gboolean
+gst_cuda_ssim_submit_cuda (GstCudaSsim * self, GstCudaSsimPending * p,
+    gboolean device, CqError * err)
 {
   GstCudaSsimPlanePointers r, d;
+  CqStatus ret;
 
-  gst_cuda_ssim_plane_pointers (self, ref, &r);
-  gst_cuda_ssim_plane_pointers (self, dist, &d);
-  return cq_ssim_cuda_measure_host (self->cuda, r.data, r.stride, d.data,
-      d.stride, sums, err) == CQ_OK;
+  gst_cuda_ssim_plane_pointers (self, &p->rf, &r);
+  gst_cuda_ssim_plane_pointers (self, &p->df, &d);
+  gst_cuda_qa_context_push (self->lib_context);
+  if (device)
+    ret = cq_ssim_cuda_submit_device (self->cuda, r.data, r.stride, d.data,
+        d.stride, err);
+  else
+    ret = cq_ssim_cuda_submit_host (self->cuda, r.data, r.stride, d.data,
+        d.stride, err);
+  gst_cuda_qa_context_pop (self->lib_context);
+  return ret == CQ_OK;
+}
+
+static gboolean
+gst_cuda_ssim_collect_cuda (GstCudaSsim * self, GstCudaSsimPending * p,
+    CqError * err)
+{
+  CqStatus ret;
+
+  gst_cuda_qa_context_push (self->lib_context);
+  ret = cq_ssim_cuda_collect (self->cuda, p->sums, err);
+  gst_cuda_qa_context_pop (self->lib_context);
+  return ret == CQ_OK;
+}
+
+/* The CUDA measurement in ctx (the element's shared context or that of the
+ * memory arriving), or on self->device without GStreamer's CUDA. */
+static gboolean
+gst_cuda_ssim_open_cuda (GstCudaSsim * self, GstCudaContext * ctx,
+    CqError * err)
+{
+  gst_cuda_ssim_free_backends (self);
+  if (!gst_cuda_qa_context_push (ctx))
+    return cq_error_set (err, CQ_ERROR_CUDA, "cannot make the CUDA context "
+        "of device %d current", gst_cuda_qa_context_device (ctx)), FALSE;
+  self->cuda = cq_ssim_cuda_new (ctx ? CQ_CUDA_CURRENT_CONTEXT : self->device,
+      self->active_window, self->cq_planes, self->n_planes, err);
+  gst_cuda_qa_context_pop (ctx);
+  if (!self->cuda)
+    return FALSE;
+  self->lib_context = gst_cuda_qa_context_ref (ctx);
+  self->submit = gst_cuda_ssim_submit_cuda;
+  self->collect = gst_cuda_ssim_collect_cuda;
+  return TRUE;
 }
 
 /* Starts the report with this stream's fields (once per run). */
@@ -689,24 +848,35 @@ gst_cuda_ssim_set_info (GstCudaSsim * self, const GstVideoInfo * info)
     goto planes_changed;
   gst_cuda_ssim_free_backends (self);
   if (self->device >= 0) {
-    self->cuda = cq_ssim_cuda_new (self->device, self->active_window,
-        self->cq_planes, self->n_planes, &err);
-    if (!self->cuda)
+    if (!gst_cuda_ssim_open_cuda (self, self->context, &err))
       goto backend_failed;
-    self->measure = gst_cuda_ssim_measure_cuda;
   } else {
     self->cpu = cq_ssim_cpu_new (self->active_window, self->cq_planes,
         self->n_planes, 0, &err);
     if (!self->cpu)
       goto backend_failed;
-    self->measure = gst_cuda_ssim_measure_cpu;
+    self->submit = gst_cuda_ssim_submit_cpu;
+    self->collect = gst_cuda_ssim_collect_cpu;
   }
+  /* CUDAMemory on the CPU backend, or on one pad only, is read through host
+   * mappings */
+  self->device_input = self->device >= 0 && self->reference_cuda
+      && self->distorted_cuda;
   self->measured_info = *info;
+  if (self->in_flight > 0 && GST_VIDEO_INFO_FPS_N (info) > 0) {
+    /* a pair leaves when the next one arrives */
+    GstClockTime frame = gst_util_uint64_scale_int (GST_SECOND *
+        self->in_flight, GST_VIDEO_INFO_FPS_D (info),
+        GST_VIDEO_INFO_FPS_N (info));
+
+    gst_aggregator_set_latency (GST_AGGREGATOR (self), frame, frame);
+  }
   GST_INFO_OBJECT (self, "comparing %u plane(s) of %s %dx%d with the %s "
-      "window on %s", self->n_planes, GST_VIDEO_INFO_NAME (info),
-      GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
-      cq_ssim_window_name (self->active_window),
-      self->device >= 0 ? "CUDA" : "the CPU");
+      "window on %s from %s memory, %u pair(s) in flight", self->n_planes,
+      GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), cq_ssim_window_name (self->active_window),
+      self->device >= 0 ? "CUDA" : "the CPU",
+      self->device_input ? "CUDA" : "system", self->in_flight);
   if (!self->report_started && !gst_cuda_ssim_start_report (self))
     return FALSE;
   return TRUE;
@@ -801,19 +971,130 @@ gst_cuda_ssim_post_alert (GstCudaSsim * self, GstBuffer * buf,
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
-/* Measures a pair; the distorted buffer (taken) gets the meta and goes
- * downstream. */
+/* Reads the sums of the oldest pair in flight; its distorted buffer gets
+ * the meta and goes downstream (push), or for a flush is dropped after
+ * the scores are reported. */
 static GstFlowReturn
-gst_cuda_ssim_measure_pair (GstCudaSsim * self, GstBuffer * ref,
-    GstBuffer * dist, const GstSegment * segment)
+gst_cuda_ssim_complete_oldest (GstCudaSsim * self, gboolean push)
 {
-  CqSsimPlaneSums sums[CQ_SSIM_MAX_PLANES];
+  GstCudaSsimPending p = self->pending[0];
   gdouble values[MAX_FIELDS];
-  GstVideoFrame rf, df;
   CqError err = { CQ_OK, "" };
   gboolean ok, post;
   gdouble threshold;
   GstClockTime interval;
+  GstBuffer *dist;
+
+  self->n_pending--;
+  memmove (&self->pending[0], &self->pending[1],
+      self->n_pending * sizeof (self->pending[0]));
+  ok = self->collect (self, &p, &err);
+  gst_cuda_ssim_release_pending (&p);
+  dist = p.dist;
+  if (!ok)
+    goto measure_failed;
+
+  gst_cuda_ssim_values (self, p.sums, values);
+  GST_OBJECT_LOCK (self);
+  post = self->settings.post_messages;
+  interval = self->settings.interval;
+  threshold = self->threshold;
+  GST_OBJECT_UNLOCK (self);
+  /* the frames' mappings are gone: a shallow copy at most */
+  dist = gst_buffer_make_writable (dist);
+  gst_cuda_qa_report_frame (self->report, dist, &p.segment, values, post,
+      interval);
+  self->measured++;
+  if (threshold > 0.0 && values[0] < threshold)
+    gst_cuda_ssim_post_alert (self, dist, &p.segment, values[0], threshold);
+  if (!push) {
+    gst_buffer_unref (dist);
+    return GST_FLOW_OK;
+  }
+  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), dist);
+
+  /* ERRORS */
+measure_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("SSIM measurement failed on %s",
+            self->device >= 0 ? "CUDA" : "the CPU"), ("%s", err.message));
+    gst_buffer_unref (dist);
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Completes every pair in flight (see complete_oldest). */
+static GstFlowReturn
+gst_cuda_ssim_drain (GstCudaSsim * self, gboolean push)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  while (self->n_pending > 0) {
+    GstFlowReturn r = gst_cuda_ssim_complete_oldest (self, push);
+
+    if (ret == GST_FLOW_OK)
+      ret = r;
+  }
+  return ret;
+}
+
+static GstFlowReturn
+gst_cuda_ssim_flush (GstAggregator * agg)
+{
+  gst_cuda_ssim_drain (GST_CUDA_SSIM (agg), FALSE);
+  return GST_FLOW_OK;
+}
+
+/* Whether the pair is measured in place on the device: both frames
+ * CUDAMemory of one context, which the measurement moves into if it is not
+ * the one in use. Other pairs are read through host mappings. */
+static gboolean
+gst_cuda_ssim_pair_on_device (GstCudaSsim * self, GstBuffer * ref,
+    GstBuffer * dist, CqError * err, gboolean * failed)
+{
+  GstCudaContext *rc, *dc;
+
+  *failed = FALSE;
+  if (!self->device_input)
+    return FALSE;
+  rc = gst_cuda_qa_buffer_context (ref);
+  dc = gst_cuda_qa_buffer_context (dist);
+  if (!rc || rc != dc) {
+    GST_LOG_OBJECT (self, "frames in different CUDA contexts: compared "
+        "through host memory");
+    return FALSE;
+  }
+  if (rc != self->lib_context) {
+    GST_INFO_OBJECT (self, "memory of another CUDA context (device %d): "
+        "measuring in that context", gst_cuda_qa_context_device (rc));
+    gst_cuda_ssim_drain (self, TRUE);
+    if (!gst_cuda_ssim_open_cuda (self, rc, err)) {
+      *failed = TRUE;
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_cuda_ssim_map (GstVideoFrame * frame, const GstVideoInfo * info,
+    GstBuffer * buf, gboolean device)
+{
+  if (device)
+    return gst_cuda_qa_frame_map_device (frame, info, buf);
+  return gst_video_frame_map (frame, (GstVideoInfo *) info, buf, GST_MAP_READ);
+}
+
+/* Starts measuring a pair (ref borrowed, dist taken); the oldest pair
+ * leaves once more than in_flight are in flight. */
+static GstFlowReturn
+gst_cuda_ssim_submit_pair (GstCudaSsim * self, GstBuffer * ref,
+    GstBuffer * dist, const GstSegment * segment)
+{
+  GstCudaSsimPending *p;
+  CqError err = { CQ_OK, "" };
+  gboolean device, failed;
 
   if (!self->have_reference_info || !self->have_distorted_info)
     goto not_negotiated;
@@ -826,38 +1107,37 @@ gst_cuda_ssim_measure_pair (GstCudaSsim * self, GstBuffer * ref,
     goto mismatch;
   if (self->reconfigure) {
     if (!gst_video_info_is_equal (&self->measured_info,
-            &self->distorted_info) || !self->measure) {
+            &self->distorted_info) || !self->submit
+        || self->device_input != (self->device >= 0 && self->reference_cuda
+            && self->distorted_cuda)) {
       if (!gst_cuda_ssim_set_info (self, &self->distorted_info))
         goto setup_failed;
     }
     self->reconfigure = FALSE;
   }
 
-  if (!gst_video_frame_map (&rf, &self->reference_info, ref, GST_MAP_READ))
+  device = gst_cuda_ssim_pair_on_device (self, ref, dist, &err, &failed);
+  if (failed)
+    goto measure_failed;
+  p = &self->pending[self->n_pending];
+  if (!gst_cuda_ssim_map (&p->rf, &self->reference_info, ref, device))
     goto map_failed_ref;
-  if (!gst_video_frame_map (&df, &self->distorted_info, dist, GST_MAP_READ)) {
-    gst_video_frame_unmap (&rf);
+  if (!gst_cuda_ssim_map (&p->df, &self->distorted_info, dist, device)) {
+    gst_video_frame_unmap (&p->rf);
     goto map_failed_dist;
   }
-  ok = self->measure (self, &rf, &df, sums, &err);
-  gst_video_frame_unmap (&df);
-  gst_video_frame_unmap (&rf);
-  if (!ok)
+  if (!self->submit (self, p, device, &err)) {
+    gst_video_frame_unmap (&p->df);
+    gst_video_frame_unmap (&p->rf);
     goto measure_failed;
-
-  gst_cuda_ssim_values (self, sums, values);
-  GST_OBJECT_LOCK (self);
-  post = self->settings.post_messages;
-  interval = self->settings.interval;
-  threshold = self->threshold;
-  GST_OBJECT_UNLOCK (self);
-  dist = gst_buffer_make_writable (dist);
-  gst_cuda_qa_report_frame (self->report, dist, segment, values, post,
-      interval);
-  self->measured++;
-  if (threshold > 0.0 && values[0] < threshold)
-    gst_cuda_ssim_post_alert (self, dist, segment, values[0], threshold);
-  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), dist);
+  }
+  p->ref = gst_buffer_ref (ref);
+  p->dist = dist;
+  p->segment = *segment;
+  self->n_pending++;
+  if (self->n_pending > self->in_flight)
+    return gst_cuda_ssim_complete_oldest (self, TRUE);
+  return GST_FLOW_OK;
 
   /* ERRORS */
 not_negotiated:
@@ -892,10 +1172,11 @@ map_failed_ref:
   {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
         ("could not map a %" G_GSIZE_FORMAT "-byte reference buffer as %s "
-            "%dx%d", gst_buffer_get_size (ref),
+            "%dx%d (%s memory)", gst_buffer_get_size (ref),
             GST_VIDEO_INFO_NAME (&self->reference_info),
             GST_VIDEO_INFO_WIDTH (&self->reference_info),
-            GST_VIDEO_INFO_HEIGHT (&self->reference_info)));
+            GST_VIDEO_INFO_HEIGHT (&self->reference_info),
+            device ? "CUDA" : "host"));
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
@@ -903,10 +1184,11 @@ map_failed_dist:
   {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
         ("could not map a %" G_GSIZE_FORMAT "-byte distorted buffer as %s "
-            "%dx%d", gst_buffer_get_size (dist),
+            "%dx%d (%s memory)", gst_buffer_get_size (dist),
             GST_VIDEO_INFO_NAME (&self->distorted_info),
             GST_VIDEO_INFO_WIDTH (&self->distorted_info),
-            GST_VIDEO_INFO_HEIGHT (&self->distorted_info)));
+            GST_VIDEO_INFO_HEIGHT (&self->distorted_info),
+            device ? "CUDA" : "host"));
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
@@ -952,6 +1234,14 @@ gst_cuda_ssim_pair_tolerance (GstCudaSsim * self, GstBuffer * dist)
 static GstFlowReturn
 gst_cuda_ssim_pass_unpaired (GstCudaSsim * self, GstBuffer * dist)
 {
+  GstFlowReturn ret;
+
+  /* after the measured frames before it */
+  ret = gst_cuda_ssim_drain (self, TRUE);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (dist);
+    return ret;
+  }
   self->unpaired_distorted++;
   GST_LOG_OBJECT (self, "distorted frame %" GST_TIME_FORMAT " has no "
       "reference", GST_TIME_ARGS (GST_BUFFER_PTS (dist)));
@@ -1012,8 +1302,11 @@ gst_cuda_ssim_sync_segment (GstCudaSsim * self, GstSegment * segment)
   GST_OBJECT_LOCK (agg);
   changed = !gst_cuda_ssim_same_segment (src, segment);
   GST_OBJECT_UNLOCK (agg);
-  if (changed && segment->format == GST_FORMAT_TIME)
+  if (changed && segment->format == GST_FORMAT_TIME) {
+    /* pairs in flight leave in the segment they came in */
+    gst_cuda_ssim_drain (self, TRUE);
     gst_aggregator_update_segment (agg, segment);
+  }
 }
 
 static void
@@ -1046,8 +1339,10 @@ gst_cuda_ssim_aggregate (GstAggregator * agg, gboolean timeout)
   if (!ref && !dist) {
     if (gst_aggregator_pad_is_eos (self->reference_pad)
         && gst_aggregator_pad_is_eos (self->distorted_pad)) {
+      GstFlowReturn drained = gst_cuda_ssim_drain (self, TRUE);
+
       gst_cuda_ssim_finish (self);
-      return GST_FLOW_EOS;
+      return drained == GST_FLOW_OK ? GST_FLOW_EOS : drained;
     }
     return GST_AGGREGATOR_FLOW_NEED_DATA;
   }
@@ -1064,7 +1359,7 @@ gst_cuda_ssim_aggregate (GstAggregator * agg, gboolean timeout)
       gst_aggregator_pad_drop_buffer (self->reference_pad);
       gst_aggregator_pad_drop_buffer (self->distorted_pad);
       gst_cuda_ssim_advance (self, dist);
-      ret = gst_cuda_ssim_measure_pair (self, ref, dist, &segment);
+      ret = gst_cuda_ssim_submit_pair (self, ref, dist, &segment);
     } else if (ref_rt < dist_rt) {
       gst_cuda_ssim_drop_unpaired (self, ref);
       gst_buffer_unref (dist);
@@ -1092,4 +1387,27 @@ gst_cuda_ssim_aggregate (GstAggregator * agg, gboolean timeout)
   if (ref)
     gst_buffer_unref (ref);
   return ret;
+}
+
+static gboolean
+gst_cuda_ssim_src_query (GstAggregator * agg, GstQuery * query)
+{
+  GstCudaSsim *self = GST_CUDA_SSIM (agg);
+
+  if (gst_cuda_qa_context_query (GST_ELEMENT (self), query, self->context))
+    return TRUE;
+  return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
+}
+
+static gboolean
+gst_cuda_ssim_propose_allocation (GstAggregator * agg, GstAggregatorPad * pad,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstCudaSsim *self = GST_CUDA_SSIM (agg);
+
+  (void) pad;
+  (void) decide_query;
+  if (self->device < 0)
+    return FALSE;
+  return gst_cuda_qa_propose_pinned_pool (GST_ELEMENT (self), query);
 }

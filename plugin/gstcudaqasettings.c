@@ -15,7 +15,8 @@ enum
   SETTING_POST_MESSAGES,
   SETTING_INTERVAL,
   SETTING_LOCATION,
-  SETTING_LOG_FORMAT
+  SETTING_LOG_FORMAT,
+  SETTING_FRAMES_IN_FLIGHT
 };
 
 #define DEFAULT_BACKEND GST_CUDA_QA_BACKEND_AUTO
@@ -23,6 +24,7 @@ enum
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_INTERVAL 0
 #define DEFAULT_LOG_FORMAT GST_CUDA_QA_LOG_CSV
+#define DEFAULT_FRAMES_IN_FLIGHT -1
 
 void
 gst_cuda_qa_settings_install (GObjectClass * klass, guint first_prop_id,
@@ -64,6 +66,13 @@ gst_cuda_qa_settings_install (GObjectClass * klass, guint first_prop_id,
           "Format of the score log: csv (a header, a row a frame) or jsonl "
           "(a JSON object a line)", GST_TYPE_CUDA_QA_LOG_FORMAT,
           DEFAULT_LOG_FORMAT, flags | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass,
+      first_prop_id + SETTING_FRAMES_IN_FLIGHT,
+      g_param_spec_int ("frames-in-flight", "Frames in flight",
+          "Frames held while the GPU measures them, so that the next one "
+          "uploads meanwhile (adds that many frames of latency): -1 = 1 on "
+          "CUDA and 0 on the CPU", -1, 1, DEFAULT_FRAMES_IN_FLIGHT,
+          flags | GST_PARAM_MUTABLE_READY));
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_BACKEND, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_LOG_FORMAT, 0);
 }
@@ -77,6 +86,7 @@ gst_cuda_qa_settings_init (GstCudaQaSettings * settings)
   settings->interval = DEFAULT_INTERVAL;
   settings->location = NULL;
   settings->log_format = DEFAULT_LOG_FORMAT;
+  settings->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
 }
 
 void
@@ -111,6 +121,9 @@ gst_cuda_qa_settings_set_property (GstCudaQaSettings * settings,
     case SETTING_LOG_FORMAT:
       settings->log_format = g_value_get_enum (value);
       return TRUE;
+    case SETTING_FRAMES_IN_FLIGHT:
+      settings->frames_in_flight = g_value_get_int (value);
+      return TRUE;
     default:
       return FALSE;
   }
@@ -140,6 +153,9 @@ gst_cuda_qa_settings_get_property (const GstCudaQaSettings * settings,
       return TRUE;
     case SETTING_LOG_FORMAT:
       g_value_set_enum (value, settings->log_format);
+      return TRUE;
+    case SETTING_FRAMES_IN_FLIGHT:
+      g_value_set_int (value, settings->frames_in_flight);
       return TRUE;
     default:
       return FALSE;

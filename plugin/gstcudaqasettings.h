@@ -25,10 +25,11 @@ typedef struct
   guint64 interval;
   gchar *location;
   GstCudaQaLogFormat log_format;
+  gint frames_in_flight;        /* -1: by backend */
 } GstCudaQaSettings;
 
 /* How many property IDs the settings take, from the first one given. */
-#define GST_CUDA_QA_SETTINGS_N_PROPS 6
+#define GST_CUDA_QA_SETTINGS_N_PROPS 7
 
 /* Installs the properties with IDs first_prop_id ... + N_PROPS - 1;
  * message_name ("cudassim") goes into the blurbs. */

@@ -7,6 +7,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -800,6 +801,180 @@ GST_START_TEST (test_renegotiation)
 
 GST_END_TEST;
 
+
+/* Backend of the frames-in-flight checks: CUDASHARPNESS_TEST_BACKEND=cuda
+ * reruns them on the GPU (gpu suite, CK_RUN_CASE=inflight). */
+static const gchar *inflight_backend = "cpu";
+
+static void
+check_same_scores (GstBuffer * out, const GstStructure * expect, guint64 frame)
+{
+  GstCustomMeta *meta = gst_buffer_get_custom_meta (out, "CudaSharpnessMeta");
+  const GstStructure *s;
+  gdouble v[CQ_METRIC_COUNT], w[CQ_METRIC_COUNT];
+  guint64 f;
+  guint i;
+
+  fail_unless (meta != NULL);
+  s = gst_custom_meta_get_structure (meta);
+  get_all (s, v);
+  get_all (expect, w);
+  for (i = 0; i < CQ_METRIC_COUNT; i++)
+    fail_unless (fabs (v[i] - w[i]) <= 1e-12 * fabs (w[i]),
+        "%s: %.17g, alone %.17g", all_fields[i], v[i], w[i]);
+  fail_unless (gst_structure_get_uint64 (s, "frame", &f));
+  fail_unless_equals_uint64 (f, frame);
+}
+
+static guint
+count_frame_messages (GstBus * bus, const gchar * name)
+{
+  GstMessage *msg;
+  guint n = 0;
+
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    if (gst_structure_has_name (gst_message_get_structure (msg), name))
+      n++;
+    gst_message_unref (msg);
+  }
+  return n;
+}
+
+/* One frame in flight: a frame leaves when the next arrives, with the scores
+ * it gets alone; EOS pushes the last one, a flush drops it but still reports
+ * its scores; the latency grows by a frame. */
+GST_START_TEST (test_frames_in_flight)
+{
+  gchar *launch = g_strdup_printf ("cudasharpness backend=%s metrics=all "
+      "frames-in-flight=1", inflight_backend);
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBus *bus = attach_bus (h);
+  const gchar *caps = "video/x-raw,format=GRAY8,width=64,height=48,"
+      "framerate=30/1";
+  GstStructure *expect[3];
+  GstBuffer *in[3], *out;
+  GstQuery *query;
+  GstPad *srcpad;
+  GstClockTime min, max;
+  GstSegment segment;
+  gboolean live;
+  guint i;
+
+  for (i = 0; i < 3; i++) {
+    in[i] = make_frame (caps, NULL, NULL, 10 + i);
+    expect[i] = measure_frame ("cudasharpness backend=cpu metrics=all "
+        "frames-in-flight=0", caps, gst_buffer_copy_deep (in[i]));
+  }
+  gst_harness_set_src_caps_str (h, caps);
+  gst_harness_set_upstream_latency (h, 0);
+
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[0])),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[1])),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 1);
+  out = gst_harness_pull (h);
+  check_same_scores (out, expect[0], 0);
+  gst_buffer_unref (out);
+
+  query = gst_query_new_latency ();
+  srcpad = gst_element_get_static_pad (h->element, "src");
+  fail_unless (gst_pad_query (srcpad, query));
+  gst_object_unref (srcpad);
+  gst_query_parse_latency (query, &live, &min, &max);
+  fail_unless_equals_uint64 (min, FRAME_DURATION);
+  gst_query_unref (query);
+
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[2])),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  check_same_scores (out, expect[1], 1);
+  gst_buffer_unref (out);
+
+  /* frame 2 is in flight: a flush drops it, its scores are still posted */
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  fail_unless_equals_int (gst_harness_buffers_received (h), 2);
+  fail_unless_equals_int (count_frame_messages (bus, "cudasharpness"), 3);
+
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  fail_unless_equals_int (gst_harness_push (h, in[0]), GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 2);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_received (h), 3);
+  out = gst_harness_pull (h);
+  check_same_scores (out, expect[0], 3);
+  gst_buffer_unref (out);
+  fail_unless_equals_int (count_frame_messages (bus, "cudasharpness"), 1);
+
+  gst_buffer_unref (in[1]);
+  gst_buffer_unref (in[2]);
+  for (i = 0; i < 3; i++)
+    gst_structure_free (expect[i]);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_free (launch);
+}
+
+GST_END_TEST;
+
+/* Caps with memory:CUDAMemory: offered only where a CUDA device and
+ * GStreamer's CUDA library are usable; without them system memory is all
+ * there is and CUDAMemory caps are refused. */
+GST_START_TEST (test_cuda_memory_caps)
+{
+  GstElement *e = gst_element_factory_make ("cudasharpness", NULL);
+  GstPad *pad = gst_element_get_static_pad (e, "sink");
+  GstCaps *caps = gst_pad_query_caps (pad, NULL);
+  gboolean has_cuda = FALSE, has_sys = FALSE, device;
+  GstHarness *h;
+  guint i;
+
+  device = cq_cuda_device_count (NULL) > 0
+      && gst_element_factory_find ("cudaupload") != NULL;
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+    if (gst_caps_features_contains (f, "memory:CUDAMemory"))
+      has_cuda = TRUE;
+    if (gst_caps_features_is_equal (f, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
+      has_sys = TRUE;
+  }
+  fail_unless (has_sys);
+  if (!device)
+    fail_if (has_cuda, "CUDAMemory offered without a device: %"
+        GST_PTR_FORMAT, caps);
+  else
+    fail_unless (has_cuda, "no CUDAMemory on a CUDA host: %" GST_PTR_FORMAT,
+        caps);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (e);
+
+  if (!device) {
+    GstEvent *ev;
+
+    h = gst_harness_new_parse ("cudasharpness backend=cpu");
+    gst_harness_set_src_caps_str (h, "video/x-raw(memory:CUDAMemory),"
+        "format=GRAY8,width=8,height=8,framerate=30/1");
+    ev = gst_harness_try_pull_event (h);
+    while (ev && GST_EVENT_TYPE (ev) != GST_EVENT_CAPS) {
+      gst_event_unref (ev);
+      ev = gst_harness_try_pull_event (h);
+    }
+    fail_if (ev != NULL, "CUDAMemory caps went through");
+    fail_unless_equals_int (gst_harness_push (h, make_frame ("video/x-raw,"
+                "format=GRAY8,width=8,height=8", NULL, NULL, 0)),
+        GST_FLOW_NOT_NEGOTIATED);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 cudasharpness_suite (void)
 {
@@ -824,7 +999,26 @@ cudasharpness_suite (void)
   tcase_add_test (tc, test_rgb_gray);
   tcase_add_test (tc, test_meta_survives_videoconvert);
   tcase_add_test (tc, test_renegotiation);
+  tcase_add_test (tc, test_cuda_memory_caps);
+  tc = tcase_create ("inflight");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_frames_in_flight);
   return s;
 }
 
-GST_CHECK_MAIN (cudasharpness);
+int
+main (int argc, char **argv)
+{
+  CqError err;
+
+  gst_check_init (&argc, &argv);
+  if (g_getenv ("CUDASHARPNESS_TEST_BACKEND"))
+    inflight_backend = g_getenv ("CUDASHARPNESS_TEST_BACKEND");
+  if (g_str_equal (inflight_backend, "cuda")
+      && cq_cuda_device_count (&err) < 1) {
+    g_print ("SKIP: %s\n", err.message);
+    return 77;
+  }
+  return gst_check_run_suite (cudasharpness_suite (), "cudasharpness",
+      __FILE__);
+}
