@@ -340,3 +340,26 @@ cq_ssim_cuda_pending (const CqSsimCuda * cuda)
   (void) cuda;
   return 0;
 }
+
+CqStatus
+cq_sf_cuda_project_keep (CqSfCuda * cuda, unsigned first_view,
+    unsigned n_views, CqError * err)
+{
+  (void) cuda;
+  (void) first_view;
+  (void) n_views;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sf_cuda_pixels (CqSfCuda * cuda, unsigned index, const CqSfPixels * px,
+    void *dst, size_t pitch, int dst_on_device, CqError * err)
+{
+  (void) cuda;
+  (void) index;
+  (void) px;
+  (void) dst;
+  (void) pitch;
+  (void) dst_on_device;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}

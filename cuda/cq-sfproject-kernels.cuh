@@ -363,6 +363,33 @@ sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
       vol[((size_t) (kb + n) * sf.ny + j) * sf.nx + i] = acc[n];
 }
 
+/* One view's line integrals to detector pixels, in double as the CPU
+ * path computes them (CqSfPixels). */
+__global__ void
+sf_pixels_kernel (const float *li, int nu, int nv, CqSfPixels p,
+    unsigned char *dst, size_t pitch)
+{
+  const int u = blockIdx.x * blockDim.x + threadIdx.x;
+  const int v = blockIdx.y * blockDim.y + threadIdx.y;
+  double integral, x;
+
+  if (u >= nu || v >= nv)
+    return;
+  integral = p.mu_scale * (double) li[(size_t) v * nu + u];
+  if (p.counts) {
+    x = p.photons * exp (-integral);
+    if (p.bytes == 1)
+      x = 255.0 * x / p.photons;
+  } else {
+    x = integral / p.integral_scale;
+  }
+  x = fmin (fmax (floor (x + 0.5), 0.0), p.levels);
+  if (p.bytes == 1)
+    dst[(size_t) v * pitch + u] = (unsigned char) x;
+  else
+    ((unsigned short *) (dst + (size_t) v * pitch))[u] = (unsigned short) x;
+}
+
 }                               /* namespace cq */
 
 #endif /* CQ_SFPROJECT_KERNELS_CUH */

@@ -113,6 +113,28 @@ CqStatus cq_sf_cuda_set_volume (CqSfCuda * cuda, const float *volume,
  * n_views <= the geometry's) and copies them to proj on the host. */
 CqStatus cq_sf_cuda_project (CqSfCuda * cuda, unsigned first_view,
     unsigned n_views, float *proj, CqError * err);
+/* How line integrals become detector pixels (cudasfproject's formats):
+ * counts: x = photons·exp(−mu_scale·L), times 255/photons for 8-bit;
+ * line integral: x = mu_scale·L / integral_scale; then clamp (round (x),
+ * 0, levels), stored in `bytes` (1 or 2, little-endian) per pixel. */
+typedef struct
+{
+  int counts;
+  double photons, mu_scale, integral_scale, levels;
+  unsigned bytes;
+} CqSfPixels;
+
+/* Projects views [first_view, first_view + n_views) and keeps them on the
+ * device for cq_sf_cuda_pixels (nothing comes back to the host). */
+CqStatus cq_sf_cuda_project_keep (CqSfCuda * cuda, unsigned first_view,
+    unsigned n_views, CqError * err);
+/* Converts view `index` of the kept batch into pixels at dst (pitch bytes a
+ * row): device memory of the current context when dst_on_device, else host
+ * memory (the 8/16-bit frame is what crosses PCIe). Returns when dst is
+ * complete. */
+CqStatus cq_sf_cuda_pixels (CqSfCuda * cuda, unsigned index,
+    const CqSfPixels * px, void *dst, size_t pitch, int dst_on_device,
+    CqError * err);
 /* volume = Aᵀ proj for the same views, host in and out. */
 CqStatus cq_sf_cuda_backproject (CqSfCuda * cuda, const float *proj,
     unsigned first_view, unsigned n_views, float *volume, CqError * err);

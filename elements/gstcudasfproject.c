@@ -28,6 +28,7 @@
 
 #include "gstcudasfproject.h"
 #include "gstcudaqabackend.h"
+#include "gstcudaqacuda.h"
 #include "gstcudaqareport.h"
 #include "cq-phantom.h"
 #include "cq-sfproject.h"
@@ -35,9 +36,19 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sf_project_debug);
 #define GST_CAT_DEFAULT gst_cuda_sf_project_debug
 
+/* System memory first (what a sink without preference gets); a CUDA
+ * element downstream that prefers CUDAMemory gets it */
+#if HAVE_GST_CUDA
+#define SF_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY8 }") "; " \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CUDA_QA_CAPS_FEATURE, \
+        "{ GRAY16_LE, GRAY8 }")
+#else
+#define SF_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY8 }")
+#endif
+
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY8 }")));
+    GST_STATIC_CAPS (SF_CAPS));
 
 enum
 {
@@ -102,6 +113,10 @@ struct _GstCudaSfProject
   gdouble active_photons, active_mu_scale;
   gboolean active_noise;
   gint device;
+  gboolean started;
+  GstCudaContext *context;      /* shared gst.cuda.context, if usable */
+  gboolean device_output;       /* CUDAMemory caps */
+  gboolean gpu_pixels;          /* pixels converted on the GPU (no noise) */
   float *volume;
   gdouble *volume_d, *batch_d;  /* CPU backend */
   CqSfCuda *cuda;
@@ -131,6 +146,11 @@ static void gst_cuda_sf_project_get_times (GstBaseSrc * src, GstBuffer * buf,
     GstClockTime * start, GstClockTime * end);
 static gboolean gst_cuda_sf_project_start (GstBaseSrc * src);
 static gboolean gst_cuda_sf_project_stop (GstBaseSrc * src);
+static gboolean gst_cuda_sf_project_query (GstBaseSrc * src, GstQuery * query);
+static gboolean gst_cuda_sf_project_decide_allocation (GstBaseSrc * src,
+    GstQuery * query);
+static void gst_cuda_sf_project_set_context (GstElement * element,
+    GstContext * context);
 static GstFlowReturn gst_cuda_sf_project_fill (GstPushSrc * src,
     GstBuffer * buf);
 
@@ -281,6 +301,11 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
   src_class->start = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_start);
   src_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_stop);
   push_class->fill = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_fill);
+  src_class->query = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_query);
+  src_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_sf_project_decide_allocation);
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_cuda_sf_project_set_context);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SF_PROJECT_OUTPUT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SF_PROJECT_PHANTOM, 0);
@@ -502,12 +527,21 @@ gst_cuda_sf_project_get_caps (GstBaseSrc * src, GstCaps * filter)
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
   GstCaps *caps = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (src));
-  guint nu, nv;
+  guint nu, nv, i;
 
   GST_OBJECT_LOCK (self);
   nu = self->geometry.nu;
   nv = self->geometry.nv;
   GST_OBJECT_UNLOCK (self);
+  caps = gst_cuda_qa_caps_filter_usable (caps);
+  /* CUDAMemory needs the CUDA backend in GStreamer's context */
+  if (self->started && !self->context) {
+    caps = gst_caps_make_writable (caps);
+    for (i = gst_caps_get_size (caps); i > 0; i--)
+      if (gst_caps_features_contains (gst_caps_get_features (caps, i - 1),
+              GST_CUDA_QA_CAPS_FEATURE))
+        gst_caps_remove_structure (caps, i - 1);
+  }
   if (nu > 0 && nv > 0) {
     caps = gst_caps_make_writable (caps);
     gst_caps_set_simple (caps, "width", G_TYPE_INT, (gint) nu, "height",
@@ -544,9 +578,78 @@ gst_cuda_sf_project_set_caps (GstBaseSrc * src, GstCaps * caps)
         ("invalid caps %" GST_PTR_FORMAT, caps));
     return FALSE;
   }
+  self->device_output = gst_cuda_qa_caps_is_cuda (caps);
   /* the base class's pool then recycles frame-sized buffers */
   gst_base_src_set_blocksize (src, GST_VIDEO_INFO_SIZE (&self->info));
   return TRUE;
+}
+
+static void
+gst_cuda_sf_project_set_context (GstElement * element, GstContext * context)
+{
+  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (element);
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = self->cuda_device_id;
+  GST_OBJECT_UNLOCK (self);
+  gst_cuda_qa_context_set (element, context, device_id, &self->context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_cuda_sf_project_query (GstBaseSrc * src, GstQuery * query)
+{
+  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
+
+  if (gst_cuda_qa_context_query (GST_ELEMENT (self), query, self->context))
+    return TRUE;
+  return GST_BASE_SRC_CLASS (parent_class)->query (src, query);
+}
+
+/* CUDAMemory comes from a CUDA pool of our context (pitched frames with a
+ * video meta); system memory from whatever downstream offers. */
+static gboolean
+gst_cuda_sf_project_decide_allocation (GstBaseSrc * src, GstQuery * query)
+{
+  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstCaps *caps;
+  guint min = 2, max = 0;
+
+  if (!self->device_output)
+    return GST_BASE_SRC_CLASS (parent_class)->decide_allocation (src, query);
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, &max);
+    min = MAX (min, 2);
+  }
+  pool = gst_cuda_qa_device_pool_new (self->context);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps,
+      GST_VIDEO_INFO_SIZE (&self->info), min, max);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config))
+    goto config_failed;
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool,
+        GST_VIDEO_INFO_SIZE (&self->info), min, max);
+  else
+    gst_query_add_allocation_pool (query, pool,
+        GST_VIDEO_INFO_SIZE (&self->info), min, max);
+  gst_object_unref (pool);
+  return GST_BASE_SRC_CLASS (parent_class)->decide_allocation (src, query);
+
+  /* ERRORS */
+config_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, (NULL),
+        ("the CUDA buffer pool refused %" GST_PTR_FORMAT, caps));
+    gst_object_unref (pool);
+    return FALSE;
+  }
 }
 
 /* Live: the base class waits for each frame's time on the clock, which
@@ -601,8 +704,12 @@ gst_cuda_sf_project_read_volume (GstCudaSfProject * self,
 static void
 gst_cuda_sf_project_free (GstCudaSfProject * self)
 {
-  cq_sf_cuda_free (self->cuda);
-  self->cuda = NULL;
+  if (self->cuda) {
+    gst_cuda_qa_context_push (self->context);
+    cq_sf_cuda_free (self->cuda);
+    gst_cuda_qa_context_pop (self->context);
+    self->cuda = NULL;
+  }
   g_clear_pointer (&self->volume, g_free);
   g_clear_pointer (&self->volume_d, g_free);
   g_clear_pointer (&self->batch_d, g_free);
@@ -660,9 +767,20 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
           &self->device))
     goto failed;
   if (self->device >= 0) {
-    self->cuda = cq_sf_cuda_new (self->device, &self->g, &err);
-    if (!self->cuda || cq_sf_cuda_set_volume (self->cuda, self->volume,
-            &err) != CQ_OK)
+    gboolean ok;
+
+    /* GStreamer's shared context where its CUDA library works, so that
+     * CUDAMemory frames are in the context of the elements downstream */
+    if (gst_cuda_qa_context_ensure (GST_ELEMENT (self), device_id,
+            &self->context))
+      self->device = gst_cuda_qa_context_device (self->context);
+    gst_cuda_qa_context_push (self->context);
+    self->cuda = cq_sf_cuda_new (self->context ? CQ_CUDA_CURRENT_CONTEXT :
+        self->device, &self->g, &err);
+    ok = self->cuda && cq_sf_cuda_set_volume (self->cuda, self->volume,
+        &err) == CQ_OK;
+    gst_cuda_qa_context_pop (self->context);
+    if (!ok)
       goto backend_failed;
   } else {
     self->volume_d = g_try_new (gdouble, n);
@@ -673,6 +791,10 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
       self->volume_d[i] = self->volume[i];
   }
   self->rand = g_rand_new_with_seed (seed);
+  /* noise is drawn on the CPU; otherwise frames are converted where the
+   * projections are */
+  self->gpu_pixels = self->cuda && !self->active_noise;
+  self->started = TRUE;
   self->batch_first = self->batch_count = 0;
   self->frame = 0;
   g_free (location);
@@ -725,7 +847,11 @@ failed:
 static gboolean
 gst_cuda_sf_project_stop (GstBaseSrc * src)
 {
-  gst_cuda_sf_project_free (GST_CUDA_SF_PROJECT (src));
+  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
+
+  gst_cuda_sf_project_free (self);
+  gst_cuda_qa_context_clear (&self->context);
+  self->started = FALSE;
   return TRUE;
 }
 
@@ -736,9 +862,17 @@ gst_cuda_sf_project_compute (GstCudaSfProject * self, guint first,
 {
   gsize cells = (gsize) self->g.nu * self->g.nv * count, i;
 
-  if (self->cuda)
-    return cq_sf_cuda_project (self->cuda, first, count, self->batch,
-        err) == CQ_OK;
+  if (self->cuda) {
+    CqStatus ret;
+
+    gst_cuda_qa_context_push (self->context);
+    if (self->gpu_pixels)
+      ret = cq_sf_cuda_project_keep (self->cuda, first, count, err);
+    else
+      ret = cq_sf_cuda_project (self->cuda, first, count, self->batch, err);
+    gst_cuda_qa_context_pop (self->context);
+    return ret == CQ_OK;
+  }
   if (cq_sf_project_cpu (&self->g, self->volume_d, first, count,
           self->batch_d, 0, err) != CQ_OK)
     return FALSE;
@@ -816,6 +950,7 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
     self->batch_count = count;
   }
   li = self->batch + (gsize) (view - self->batch_first) * g->nu * g->nv;
+
   /* how a pixel value turns back into a line integral of mu: counts,
    * ∫μ = ln (value-scale / pixel), value-scale = the pixel value of I0
    * (pixels saturate at the format's maximum); line-integral,
@@ -823,6 +958,36 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
   value_scale = counts ? (gray8 ? 255.0 : I0) :
       (self->max_integral > 0 ? self->max_integral / levels : 1.0 / levels);
 
+  if (self->gpu_pixels) {
+    CqSfPixels px;
+    gboolean ok;
+
+    px.counts = counts;
+    px.photons = I0;
+    px.mu_scale = mu;
+    px.integral_scale = value_scale;
+    px.levels = levels;
+    px.bytes = gray8 ? 1 : 2;
+    if (self->device_output)
+      ok = gst_cuda_qa_frame_map_device_write (&frame, &self->info, buf);
+    else
+      ok = gst_video_frame_map (&frame, &self->info, buf, GST_MAP_WRITE);
+    if (!ok)
+      goto map_failed;
+    gst_cuda_qa_context_push (self->context);
+    ok = cq_sf_cuda_pixels (self->cuda, view - self->batch_first, &px,
+        GST_VIDEO_FRAME_PLANE_DATA (&frame, 0),
+        GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), self->device_output,
+        &err) == CQ_OK;
+    gst_cuda_qa_context_pop (self->context);
+    gst_video_frame_unmap (&frame);
+    if (!ok)
+      goto compute_failed;
+    goto done;
+  }
+
+  /* noise, or the CPU backend: on the host (CUDAMemory is uploaded when
+   * downstream maps it for the device) */
   if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_WRITE))
     goto map_failed;
   for (v = 0; v < g->nv; v++) {
@@ -850,6 +1015,7 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
   }
   gst_video_frame_unmap (&frame);
 
+done:
   if (fps_n > 0) {
     GST_BUFFER_PTS (buf) = gst_util_uint64_scale (self->frame,
         fps_d * GST_SECOND, fps_n);

@@ -1,0 +1,511 @@
+/* GPU suite: frames that stay on the GPU. CUDAMemory input (from
+ * cudaupload and from NVDEC) gives exactly the scores of the same frames in
+ * system memory; the elements share GStreamer's CUDA context; the pinned
+ * pool reaches a cooperating upstream; cudasfproject's CUDAMemory output
+ * equals its system-memory output. Skips (77) without a device or without
+ * nvcodec.
+ *
+ *   test-gpu-cudamemory [--quick]   (--quick: the small cases only, for
+ *                                     compute-sanitizer)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#define GST_USE_UNSTABLE_API
+#include <gst/check/gstcheck.h>
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <math.h>
+#include <string.h>
+
+#include "cq-common.h"
+
+static gboolean quick = FALSE;
+
+typedef struct
+{
+  GPtrArray *metas;             /* GstStructure, in buffer order */
+  GPtrArray *frames;            /* GBytes of each frame's pixels, if asked */
+  gboolean cuda_caps;           /* the sink saw memory:CUDAMemory */
+} Scores;
+
+static void
+scores_free (Scores * s)
+{
+  g_ptr_array_unref (s->metas);
+  g_ptr_array_unref (s->frames);
+  g_free (s);
+}
+
+/* Runs desc (with an appsink named sink) to EOS; keeps every buffer's
+ * meta_name structure and, with keep_frames, its pixels (as system
+ * memory). */
+static Scores *
+run_scores (const gchar * desc, const gchar * meta_name, gboolean keep_frames)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *sink;
+  GstBus *bus;
+  GstMessage *msg;
+  Scores *s = g_new0 (Scores, 1);
+
+  fail_unless (pipeline != NULL, "%s: %s", desc, error ? error->message : "");
+  s->metas = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_structure_free);
+  s->frames = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  bus = gst_element_get_bus (pipeline);
+  fail_if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE, "%s does not start", desc);
+  for (;;) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        20 * GST_SECOND);
+    GstBuffer *buf;
+    GstCustomMeta *meta;
+    GstCaps *caps;
+
+    if (!sample) {
+      msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+      if (msg) {
+        GError *e = NULL;
+        gchar *dbg = NULL;
+
+        gst_message_parse_error (msg, &e, &dbg);
+        fail ("%s: %s (%s)", desc, e->message, dbg);
+      }
+      fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)),
+          "%s: no sample in 20 s", desc);
+      break;
+    }
+    buf = gst_sample_get_buffer (sample);
+    caps = gst_sample_get_caps (sample);
+    s->cuda_caps = gst_caps_features_contains (gst_caps_get_features (caps,
+            0), "memory:CUDAMemory");
+    meta = gst_buffer_get_custom_meta (buf, meta_name);
+    fail_unless (meta != NULL, "%s: a buffer without %s", desc, meta_name);
+    g_ptr_array_add (s->metas,
+        gst_structure_copy (gst_custom_meta_get_structure (meta)));
+    if (keep_frames) {
+      GstMapInfo map;
+
+      /* CUDAMemory maps to host memory without GST_MAP_CUDA */
+      fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+      g_ptr_array_add (s->frames, g_bytes_new (map.data, map.size));
+      gst_buffer_unmap (buf, &map);
+    }
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return s;
+}
+
+/* Every double field equal (bit for bit, inf included). */
+static void
+assert_same_scores (const Scores * a, const Scores * b, const gchar * what)
+{
+  guint i, f;
+
+  fail_unless (a->metas->len > 0, "%s: no frames", what);
+  fail_unless_equals_int (a->metas->len, b->metas->len);
+  for (i = 0; i < a->metas->len; i++) {
+    const GstStructure *x = g_ptr_array_index (a->metas, i);
+    const GstStructure *y = g_ptr_array_index (b->metas, i);
+
+    for (f = 0; f < (guint) gst_structure_n_fields (x); f++) {
+      const gchar *name = gst_structure_nth_field_name (x, f);
+      gdouble u, v;
+
+      if (gst_structure_get_field_type (x, name) != G_TYPE_DOUBLE)
+        continue;
+      fail_unless (gst_structure_get_double (x, name, &u));
+      fail_unless (gst_structure_get_double (y, name, &v), "%s: no %s",
+          what, name);
+      fail_unless (u == v || (isnan (u) && isnan (v)),
+          "%s: frame %u %s: %.17g vs %.17g", what, i, name, u, v);
+    }
+  }
+}
+
+static gboolean
+have_nvcodec (void)
+{
+  GstElementFactory *f = gst_element_factory_find ("cudaupload");
+
+  if (!f)
+    return FALSE;
+  gst_object_unref (f);
+  return TRUE;
+}
+
+GST_START_TEST (test_sharpness_cuda_memory_equals_system)
+{
+  const gchar *formats[] = { "GRAY8", "I420", "NV12", "P010_10LE", "RGBA",
+    "BGRx"
+  };
+  const gchar *rois[] = { "", "roi-x=13 roi-y=7 roi-width=301 roi-height=97" };
+  guint k, r, n = quick ? 2 : G_N_ELEMENTS (formats);
+
+  for (k = 0; k < n; k++)
+    for (r = 0; r < G_N_ELEMENTS (rois); r++) {
+      gchar *src = g_strdup_printf ("videotestsrc pattern=ball num-buffers=5 "
+          "! video/x-raw,format=%s,width=%d,height=%d,framerate=30/1",
+          formats[k], quick ? 352 : 1280, quick ? 288 : 720);
+      gchar *sys = g_strdup_printf ("%s ! cudasharpness backend=cuda "
+          "metrics=all %s ! appsink name=sink sync=false", src, rois[r]);
+      gchar *dev = g_strdup_printf ("%s ! cudaupload ! "
+          "video/x-raw(memory:CUDAMemory) ! cudasharpness backend=cuda "
+          "metrics=all %s ! appsink name=sink sync=false", src, rois[r]);
+      Scores *a = run_scores (sys, "CudaSharpnessMeta", FALSE);
+      Scores *b = run_scores (dev, "CudaSharpnessMeta", FALSE);
+
+      fail_if (a->cuda_caps);
+      fail_unless (b->cuda_caps, "%s did not stay in CUDAMemory", dev);
+      assert_same_scores (a, b, dev);
+      scores_free (a);
+      scores_free (b);
+      g_free (sys);
+      g_free (dev);
+      g_free (src);
+    }
+}
+
+GST_END_TEST;
+
+/* Each pad on its own: system memory, CUDAMemory, or one of each (read
+ * through host memory). */
+GST_START_TEST (test_ssim_cuda_memory_equals_system)
+{
+  const gchar *windows[] = { "box8", "ffmpeg", "gauss11" };
+  const gchar *formats[] = { "I420", "NV12", "RGBA" };
+  const gchar *up[2] = { "", "cudaupload ! video/x-raw(memory:CUDAMemory) !" };
+  guint w, k, m, nk = quick ? 1 : G_N_ELEMENTS (formats);
+
+  for (w = 0; w < G_N_ELEMENTS (windows); w++)
+    for (k = 0; k < nk; k++) {
+      Scores *base = NULL;
+
+      for (m = 0; m < 4; m++) {
+        gchar *desc = g_strdup_printf ("cudassim name=q backend=cuda "
+            "window=%s planes=all ! appsink name=sink sync=false "
+            "videotestsrc pattern=ball num-buffers=5 ! video/x-raw,format=%s,"
+            "width=%d,height=%d,framerate=30/1 ! %s q.reference "
+            "videotestsrc pattern=ball motion=sweep num-buffers=5 ! "
+            "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! %s "
+            "q.distorted", windows[w], formats[k], quick ? 352 : 1280,
+            quick ? 288 : 720, up[m & 1], formats[k], quick ? 352 : 1280,
+            quick ? 288 : 720, up[m >> 1]);
+        Scores *s = run_scores (desc, "CudaSsimMeta", FALSE);
+
+        fail_unless ((guint) s->cuda_caps == (m >> 1), "%s: output memory",
+            desc);
+        if (!base)
+          base = s;
+        else {
+          assert_same_scores (base, s, desc);
+          scores_free (s);
+        }
+        g_free (desc);
+      }
+      scores_free (base);
+    }
+}
+
+GST_END_TEST;
+
+static GstCudaContext *
+query_context (GstPad * pad)
+{
+  GstQuery *query = gst_query_new_context ("gst.cuda.context");
+  GstContext *context = NULL;
+  GstCudaContext *ctx = NULL;
+
+  if (gst_pad_query (pad, query)) {
+    gst_query_parse_context (query, &context);
+    if (context)
+      gst_structure_get (gst_context_get_structure (context), "cuda-context",
+          GST_TYPE_CUDA_CONTEXT, &ctx, NULL);
+  }
+  gst_query_unref (query);
+  return ctx;
+}
+
+/* cudaupload and the measuring elements end up in one CUDA context,
+ * whichever of them creates it. */
+GST_START_TEST (test_context_shared_with_cudaupload)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=-1 ! "
+      "video/x-raw,width=320,height=240 ! tee name=t "
+      "t. ! queue ! cudaupload name=up ! cudasharpness name=s backend=cuda ! "
+      "fakesink t. ! queue ! cudaupload name=up2 ! q.reference "
+      "t. ! queue ! q.distorted "
+      "cudassim name=q backend=cuda ! fakesink", NULL);
+  GstElement *up, *up2, *s, *q;
+  GstPad *up_src, *up2_src, *s_sink, *q_ref;
+  GstCudaContext *c_up, *c_up2, *c_s, *c_q;
+
+  fail_unless (pipeline != NULL);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (pipeline, NULL, NULL,
+          10 * GST_SECOND) != GST_STATE_CHANGE_FAILURE);
+  up = gst_bin_get_by_name (GST_BIN (pipeline), "up");
+  up2 = gst_bin_get_by_name (GST_BIN (pipeline), "up2");
+  s = gst_bin_get_by_name (GST_BIN (pipeline), "s");
+  q = gst_bin_get_by_name (GST_BIN (pipeline), "q");
+  up_src = gst_element_get_static_pad (up, "src");
+  up2_src = gst_element_get_static_pad (up2, "src");
+  s_sink = gst_element_get_static_pad (s, "sink");
+  q_ref = gst_element_get_static_pad (q, "reference");
+  c_up = query_context (up_src);
+  c_up2 = query_context (up2_src);
+  c_s = query_context (s_sink);
+  c_q = query_context (q_ref);
+  fail_unless (c_up && c_s && c_q && c_up2, "a context is missing: %p %p %p "
+      "%p", c_up, c_up2, c_s, c_q);
+  fail_unless (c_up == c_s, "cudasharpness has its own context");
+  fail_unless (c_up2 == c_q, "cudassim has its own context");
+  fail_unless (c_s == c_q, "the two measuring elements differ");
+  gst_object_unref (c_up);
+  gst_object_unref (c_up2);
+  gst_object_unref (c_s);
+  gst_object_unref (c_q);
+  gst_object_unref (up_src);
+  gst_object_unref (up2_src);
+  gst_object_unref (s_sink);
+  gst_object_unref (q_ref);
+  gst_object_unref (up);
+  gst_object_unref (up2);
+  gst_object_unref (s);
+  gst_object_unref (q);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+static GstPadProbeReturn
+count_pinned (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  guint *counts = user_data;
+  GstMapInfo map;
+
+  (void) pad;
+  if (gst_buffer_map (buf, &map, GST_MAP_READ)) {
+    counts[cq_cuda_is_pinned (map.data) ? 0 : 1]++;
+    gst_buffer_unmap (buf, &map);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* videotestsrc takes the pool cudasharpness / cudassim propose: every frame
+ * arrives in page-locked memory, and the scores equal pageable frames'. */
+GST_START_TEST (test_pinned_pool)
+{
+  const gchar *launch[2] = {
+    "videotestsrc pattern=ball num-buffers=8 ! video/x-raw,format=NV12,"
+        "width=640,height=360 ! cudasharpness name=e backend=cuda ! "
+        "appsink name=sink sync=false",
+    "cudassim name=e backend=cuda ! appsink name=sink sync=false "
+        "videotestsrc pattern=ball num-buffers=8 ! video/x-raw,format=I420,"
+        "width=640,height=360 ! e.reference videotestsrc pattern=ball "
+        "motion=sweep num-buffers=8 ! video/x-raw,format=I420,width=640,"
+        "height=360 ! e.distorted"
+  };
+  const gchar *pads[2] = { "sink", "distorted" };
+  const gchar *metas[2] = { "CudaSharpnessMeta", "CudaSsimMeta" };
+  guint k;
+
+  for (k = 0; k < 2; k++) {
+    GstElement *pipeline = gst_parse_launch (launch[k], NULL);
+    GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), "e");
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+    GstPad *pad = gst_element_get_static_pad (e, pads[k]);
+    guint counts[2] = { 0, 0 }, frames = 0;
+    GstSample *sample;
+    gchar *pageable, **parts;
+    Scores *a, *b;
+
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_pinned, counts,
+        NULL);
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+                20 * GST_SECOND))) {
+      frames++;
+      gst_sample_unref (sample);
+    }
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    fail_unless_equals_int (frames, 8);
+    fail_unless_equals_int (counts[0], 8);
+    fail_unless_equals_int (counts[1], 0);
+    gst_object_unref (pad);
+    gst_object_unref (e);
+    gst_object_unref (sink);
+    gst_object_unref (pipeline);
+
+    /* identity drop-allocation=true hides the pool: pageable frames */
+    parts = g_strsplit (launch[k], k == 0 ? "! cudasharpness" : "! e.", -1);
+    pageable = g_strjoinv (k == 0 ? "! identity drop-allocation=true ! "
+        "cudasharpness" : "! identity drop-allocation=true ! e.", parts);
+    g_strfreev (parts);
+    a = run_scores (launch[k], metas[k], FALSE);
+    b = run_scores (pageable, metas[k], FALSE);
+    assert_same_scores (a, b, launch[k]);
+    scores_free (a);
+    scores_free (b);
+    g_free (pageable);
+  }
+}
+
+GST_END_TEST;
+
+/* cudasfproject straight into CUDAMemory: the same frames and the same
+ * sharpness as through system memory. */
+GST_START_TEST (test_sfproject_cuda_memory)
+{
+  const gchar *outputs[] = { "counts", "line-integral" };
+  const gchar *formats[] = { "GRAY16_LE", "GRAY8" };
+  guint o, f;
+
+  for (o = 0; o < 2; o++)
+    for (f = 0; f < 2; f++) {
+      gchar *src = g_strdup_printf ("cudasfproject backend=cuda "
+          "num-buffers=6 volume-size=64 detector-width=96 detector-height=80 "
+          "views=24 output=%s", outputs[o]);
+      gchar *sys = g_strdup_printf ("%s ! video/x-raw,format=%s ! "
+          "cudasharpness backend=cuda metrics=all ! appsink name=sink "
+          "sync=false", src, formats[f]);
+      gchar *dev = g_strdup_printf ("%s ! video/x-raw(memory:CUDAMemory),"
+          "format=%s ! cudasharpness backend=cuda metrics=all ! "
+          "appsink name=sink sync=false", src, formats[f]);
+      Scores *a = run_scores (sys, "CudaSharpnessMeta", TRUE);
+      Scores *b = run_scores (dev, "CudaSharpnessMeta", TRUE);
+      guint i;
+
+      fail_unless (b->cuda_caps);
+      assert_same_scores (a, b, dev);
+      for (i = 0; i < a->frames->len; i++)
+        fail_unless (g_bytes_equal (g_ptr_array_index (a->frames, i),
+                g_ptr_array_index (b->frames, i)), "%s: frame %u differs",
+            dev, i);
+      scores_free (a);
+      scores_free (b);
+      g_free (sys);
+      g_free (dev);
+      g_free (src);
+    }
+}
+
+GST_END_TEST;
+
+/* NVDEC output measured in place equals the same frames downloaded. */
+GST_START_TEST (test_nvdec)
+{
+  const gchar *dir = g_getenv ("H264_DIR");
+  GstElementFactory *f = gst_element_factory_find ("nvh264dec");
+  gchar *ref, *dist, *dec_ref, *dec_dist, *a_desc, *b_desc;
+  Scores *a, *b;
+  gdouble ssim;
+  guint i;
+
+  if (!f || !dir) {
+    g_print ("skipped: %s\n", f ? "H264_DIR not set" : "no nvh264dec");
+    if (f)
+      gst_object_unref (f);
+    return;
+  }
+  gst_object_unref (f);
+  ref = g_build_filename (dir, "reference.mp4", NULL);
+  dist = g_build_filename (dir, "distorted.mp4", NULL);
+  dec_ref = g_strdup_printf ("filesrc location=%s ! qtdemux ! h264parse ! "
+      "nvh264dec ! video/x-raw(memory:CUDAMemory)", ref);
+  dec_dist = g_strdup_printf ("filesrc location=%s ! qtdemux ! h264parse ! "
+      "nvh264dec ! video/x-raw(memory:CUDAMemory)", dist);
+
+  a_desc = g_strdup_printf ("%s ! cudasharpness metrics=all ! "
+      "appsink name=sink sync=false", dec_dist);
+  b_desc = g_strdup_printf ("%s ! cudadownload ! video/x-raw ! "
+      "cudasharpness metrics=all ! appsink name=sink sync=false", dec_dist);
+  a = run_scores (a_desc, "CudaSharpnessMeta", FALSE);
+  b = run_scores (b_desc, "CudaSharpnessMeta", FALSE);
+  fail_unless (a->cuda_caps);
+  fail_unless_equals_int (a->metas->len, 60);
+  assert_same_scores (a, b, a_desc);
+  scores_free (a);
+  scores_free (b);
+  g_free (a_desc);
+  g_free (b_desc);
+
+  a_desc = g_strdup_printf ("cudassim name=q planes=all ! appsink name=sink "
+      "sync=false %s ! q.reference %s ! q.distorted", dec_ref, dec_dist);
+  b_desc = g_strdup_printf ("cudassim name=q planes=all ! appsink name=sink "
+      "sync=false %s ! cudadownload ! video/x-raw ! q.reference %s ! "
+      "cudadownload ! video/x-raw ! q.distorted", dec_ref, dec_dist);
+  a = run_scores (a_desc, "CudaSsimMeta", FALSE);
+  b = run_scores (b_desc, "CudaSsimMeta", FALSE);
+  fail_unless (a->cuda_caps);
+  fail_unless_equals_int (a->metas->len, 60);
+  assert_same_scores (a, b, a_desc);
+  /* a 300 kbit/s re-encode of a near-lossless reference */
+  for (i = 0; i < a->metas->len; i++) {
+    fail_unless (gst_structure_get_double (g_ptr_array_index (a->metas, i),
+            "ssim", &ssim));
+    fail_unless (ssim > 0.5 && ssim < 1.0, "frame %u: ssim %g", i, ssim);
+  }
+  scores_free (a);
+  scores_free (b);
+  g_free (a_desc);
+  g_free (b_desc);
+  g_free (dec_ref);
+  g_free (dec_dist);
+  g_free (ref);
+  g_free (dist);
+}
+
+GST_END_TEST;
+
+static Suite *
+cudamemory_suite (void)
+{
+  Suite *s = suite_create ("cudamemory");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_sharpness_cuda_memory_equals_system);
+  tcase_add_test (tc, test_ssim_cuda_memory_equals_system);
+  tcase_add_test (tc, test_context_shared_with_cudaupload);
+  tcase_add_test (tc, test_pinned_pool);
+  tcase_add_test (tc, test_sfproject_cuda_memory);
+  if (!quick)
+    tcase_add_test (tc, test_nvdec);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  CqError err;
+  int i;
+
+  for (i = 1; i < argc; i++)
+    if (g_str_equal (argv[i], "--quick"))
+      quick = TRUE;
+  gst_check_init (NULL, NULL);
+  if (cq_cuda_device_count (&err) < 1) {
+    g_print ("SKIP: %s\n", err.message);
+    return 77;
+  }
+  if (!have_nvcodec ()) {
+    g_print ("SKIP: no nvcodec plugin (cudaupload)\n");
+    return 77;
+  }
+  return gst_check_run_suite (cudamemory_suite (), "cudamemory", __FILE__);
+}
