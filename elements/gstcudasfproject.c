@@ -36,15 +36,11 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sf_project_debug);
 #define GST_CAT_DEFAULT gst_cuda_sf_project_debug
 
-/* System memory first (what a sink without preference gets); a CUDA
- * element downstream that prefers CUDAMemory gets it */
-#if HAVE_GST_CUDA
-#define SF_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY8 }") "; " \
-    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CUDA_QA_CAPS_FEATURE, \
-        "{ GRAY16_LE, GRAY8 }")
-#else
+/* System memory only: GStreamer 1.22's CUDA allocator has no GRAY8 or
+ * GRAY16 layout (it aborts on them), so CUDAMemory output waits for a
+ * GStreamer that has. Frames are still converted on the GPU, and only the
+ * 8/16-bit frame crosses PCIe. */
 #define SF_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY8 }")
-#endif
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
@@ -115,7 +111,6 @@ struct _GstCudaSfProject
   gint device;
   gboolean started;
   GstCudaContext *context;      /* shared gst.cuda.context, if usable */
-  gboolean device_output;       /* CUDAMemory caps */
   gboolean gpu_pixels;          /* pixels converted on the GPU (no noise) */
   float *volume;
   gdouble *volume_d, *batch_d;  /* CPU backend */
@@ -147,8 +142,6 @@ static void gst_cuda_sf_project_get_times (GstBaseSrc * src, GstBuffer * buf,
 static gboolean gst_cuda_sf_project_start (GstBaseSrc * src);
 static gboolean gst_cuda_sf_project_stop (GstBaseSrc * src);
 static gboolean gst_cuda_sf_project_query (GstBaseSrc * src, GstQuery * query);
-static gboolean gst_cuda_sf_project_decide_allocation (GstBaseSrc * src,
-    GstQuery * query);
 static void gst_cuda_sf_project_set_context (GstElement * element,
     GstContext * context);
 static GstFlowReturn gst_cuda_sf_project_fill (GstPushSrc * src,
@@ -302,8 +295,6 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
   src_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_stop);
   push_class->fill = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_fill);
   src_class->query = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_query);
-  src_class->decide_allocation =
-      GST_DEBUG_FUNCPTR (gst_cuda_sf_project_decide_allocation);
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_sf_project_set_context);
 
@@ -527,21 +518,12 @@ gst_cuda_sf_project_get_caps (GstBaseSrc * src, GstCaps * filter)
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
   GstCaps *caps = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (src));
-  guint nu, nv, i;
+  guint nu, nv;
 
   GST_OBJECT_LOCK (self);
   nu = self->geometry.nu;
   nv = self->geometry.nv;
   GST_OBJECT_UNLOCK (self);
-  caps = gst_cuda_qa_caps_filter_usable (caps);
-  /* CUDAMemory needs the CUDA backend in GStreamer's context */
-  if (self->started && !self->context) {
-    caps = gst_caps_make_writable (caps);
-    for (i = gst_caps_get_size (caps); i > 0; i--)
-      if (gst_caps_features_contains (gst_caps_get_features (caps, i - 1),
-              GST_CUDA_QA_CAPS_FEATURE))
-        gst_caps_remove_structure (caps, i - 1);
-  }
   if (nu > 0 && nv > 0) {
     caps = gst_caps_make_writable (caps);
     gst_caps_set_simple (caps, "width", G_TYPE_INT, (gint) nu, "height",
@@ -578,7 +560,6 @@ gst_cuda_sf_project_set_caps (GstBaseSrc * src, GstCaps * caps)
         ("invalid caps %" GST_PTR_FORMAT, caps));
     return FALSE;
   }
-  self->device_output = gst_cuda_qa_caps_is_cuda (caps);
   /* the base class's pool then recycles frame-sized buffers */
   gst_base_src_set_blocksize (src, GST_VIDEO_INFO_SIZE (&self->info));
   return TRUE;
@@ -605,51 +586,6 @@ gst_cuda_sf_project_query (GstBaseSrc * src, GstQuery * query)
   if (gst_cuda_qa_context_query (GST_ELEMENT (self), query, self->context))
     return TRUE;
   return GST_BASE_SRC_CLASS (parent_class)->query (src, query);
-}
-
-/* CUDAMemory comes from a CUDA pool of our context (pitched frames with a
- * video meta); system memory from whatever downstream offers. */
-static gboolean
-gst_cuda_sf_project_decide_allocation (GstBaseSrc * src, GstQuery * query)
-{
-  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
-  GstBufferPool *pool;
-  GstStructure *config;
-  GstCaps *caps;
-  guint min = 2, max = 0;
-
-  if (!self->device_output)
-    return GST_BASE_SRC_CLASS (parent_class)->decide_allocation (src, query);
-
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (gst_query_get_n_allocation_pools (query) > 0) {
-    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, &max);
-    min = MAX (min, 2);
-  }
-  pool = gst_cuda_qa_device_pool_new (self->context);
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps,
-      GST_VIDEO_INFO_SIZE (&self->info), min, max);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config))
-    goto config_failed;
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool,
-        GST_VIDEO_INFO_SIZE (&self->info), min, max);
-  else
-    gst_query_add_allocation_pool (query, pool,
-        GST_VIDEO_INFO_SIZE (&self->info), min, max);
-  gst_object_unref (pool);
-  return GST_BASE_SRC_CLASS (parent_class)->decide_allocation (src, query);
-
-  /* ERRORS */
-config_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, (NULL),
-        ("the CUDA buffer pool refused %" GST_PTR_FORMAT, caps));
-    gst_object_unref (pool);
-    return FALSE;
-  }
 }
 
 /* Live: the base class waits for each frame's time on the clock, which
@@ -968,17 +904,12 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
     px.integral_scale = value_scale;
     px.levels = levels;
     px.bytes = gray8 ? 1 : 2;
-    if (self->device_output)
-      ok = gst_cuda_qa_frame_map_device_write (&frame, &self->info, buf);
-    else
-      ok = gst_video_frame_map (&frame, &self->info, buf, GST_MAP_WRITE);
-    if (!ok)
+    if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_WRITE))
       goto map_failed;
     gst_cuda_qa_context_push (self->context);
     ok = cq_sf_cuda_pixels (self->cuda, view - self->batch_first, &px,
         GST_VIDEO_FRAME_PLANE_DATA (&frame, 0),
-        GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), self->device_output,
-        &err) == CQ_OK;
+        GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), FALSE, &err) == CQ_OK;
     gst_cuda_qa_context_pop (self->context);
     gst_video_frame_unmap (&frame);
     if (!ok)
@@ -986,8 +917,7 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
     goto done;
   }
 
-  /* noise, or the CPU backend: on the host (CUDAMemory is uploaded when
-   * downstream maps it for the device) */
+  /* noise (drawn on the CPU), or the CPU backend: on the host */
   if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_WRITE))
     goto map_failed;
   for (v = 0; v < g->nv; v++) {

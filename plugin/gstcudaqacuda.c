@@ -17,7 +17,6 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
-#include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudaloader.h>
 #endif
 
@@ -195,19 +194,7 @@ gst_cuda_qa_frame_map_device (GstVideoFrame * frame,
       GST_MAP_READ | GST_MAP_CUDA);
 }
 
-gboolean
-gst_cuda_qa_frame_map_device_write (GstVideoFrame * frame,
-    const GstVideoInfo * info, GstBuffer * buf)
-{
-  return gst_video_frame_map (frame, (GstVideoInfo *) info, buf,
-      GST_MAP_WRITE | GST_MAP_CUDA);
-}
 
-GstBufferPool *
-gst_cuda_qa_device_pool_new (GstCudaContext * ctx)
-{
-  return gst_cuda_buffer_pool_new (ctx);
-}
 
 #else /* !HAVE_GST_CUDA */
 
@@ -290,22 +277,7 @@ gst_cuda_qa_frame_map_device (GstVideoFrame * frame,
   return FALSE;
 }
 
-gboolean
-gst_cuda_qa_frame_map_device_write (GstVideoFrame * frame,
-    const GstVideoInfo * info, GstBuffer * buf)
-{
-  (void) frame;
-  (void) info;
-  (void) buf;
-  return FALSE;
-}
 
-GstBufferPool *
-gst_cuda_qa_device_pool_new (GstCudaContext * ctx)
-{
-  (void) ctx;
-  return NULL;
-}
 
 #endif /* HAVE_GST_CUDA */
 

@@ -60,12 +60,6 @@ GstCudaContext *gst_cuda_qa_buffer_context (GstBuffer * buf);
  * device addresses, strides the memory's pitches. */
 gboolean gst_cuda_qa_frame_map_device (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buf);
-/* ... and for writing (a source filling CUDAMemory). */
-gboolean gst_cuda_qa_frame_map_device_write (GstVideoFrame * frame,
-    const GstVideoInfo * info, GstBuffer * buf);
-
-/* A buffer pool of CUDAMemory in ctx for caps. */
-GstBufferPool *gst_cuda_qa_device_pool_new (GstCudaContext * ctx);
 
 /* The allocator of page-locked (pinned, portable) host memory, NULL without
  * a CUDA device. Transfer full. */

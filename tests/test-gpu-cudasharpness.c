@@ -1,5 +1,6 @@
 /* GPU suite: the cudasharpness element with backend=cuda gives exactly the
- * scores of backend=cpu for every format, odd sizes and a ROI.
+ * scores of backend=cpu for every format, odd sizes and a ROI (with
+ * frames-in-flight=0: a harness pull wants each frame back at once).
  * Exits 77 (skipped) with the reason where no CUDA device is usable.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -75,7 +76,8 @@ GST_START_TEST (test_cuda_equals_cpu_every_format)
 
       measure ("cudasharpness backend=cpu metrics=all", caps,
           gst_buffer_ref (in), cpu);
-      measure ("cudasharpness backend=cuda metrics=all", caps, in, cuda);
+      measure ("cudasharpness backend=cuda frames-in-flight=0 metrics=all",
+          caps, in, cuda);
       for (i = 0; i < CQ_METRIC_COUNT; i++)
         fail_unless (memcmp (&cpu[i], &cuda[i], sizeof (gdouble)) == 0,
             "%s %ux%u %s: cpu %.17g cuda %.17g", formats[f], sizes[k][0],
@@ -93,7 +95,9 @@ GST_START_TEST (test_cuda_roi)
   GstBuffer *in = random_frame (caps, 77);
   gdouble cpu[CQ_METRIC_COUNT], cuda[CQ_METRIC_COUNT];
   gchar *a = g_strdup_printf ("cudasharpness backend=cpu metrics=all %s", roi);
-  gchar *b = g_strdup_printf ("cudasharpness backend=cuda metrics=all %s", roi);
+  gchar *b =
+      g_strdup_printf
+      ("cudasharpness backend=cuda frames-in-flight=0 metrics=all %s", roi);
 
   measure (a, caps, gst_buffer_ref (in), cpu);
   measure (b, caps, in, cuda);
@@ -113,7 +117,8 @@ GST_START_TEST (test_cuda_renegotiation)
   };
   GstHarness *hc = gst_harness_new_parse ("cudasharpness backend=cpu "
       "metrics=all");
-  GstHarness *hg = gst_harness_new_parse ("cudasharpness backend=cuda "
+  GstHarness *hg =
+      gst_harness_new_parse ("cudasharpness backend=cuda frames-in-flight=0 "
       "metrics=all");
   guint k, i;
 

@@ -1,0 +1,252 @@
+/* End-to-end element throughput: prints figures, asserts nothing.
+ *
+ * appsrc(s) push the same I420 frames again and again (new timestamps,
+ * shallow buffer copies) into cudasharpness or cudassim, then fakesink; the
+ * wall time from PLAYING to EOS gives frames (pairs) per second through
+ * the whole element: mapping, uploads, kernels, meta. Frames live in
+ *   pageable  malloc'd memory (GstBuffer wrapping it),
+ *   pinned    page-locked memory (what the elements' proposed pool gives),
+ *   cuda      CUDAMemory of a GstCudaContext shared with the element.
+ * "none" is appsrc ! fakesink alone: GStreamer's own per-buffer cost.
+ * Host figures are printed beside the host-to-device bound of the bytes
+ * the element uploads (only the measured planes).
+ *
+ *   bench-elements [--quick]
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#define GST_USE_UNSTABLE_API
+#include <gst/gst.h>
+#include <gst/app/app.h>
+#include <gst/video/video.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cq-cuda.h"
+
+#define N_FRAMES 4              /* distinct frames a stream cycles through */
+
+typedef enum
+{ MEM_PAGEABLE, MEM_PINNED, MEM_CUDA } Mem;
+static const gchar *mem_names[] = { "pageable", "pinned", "cuda" };
+
+static GstCudaContext *cuda_ctx;
+
+static void
+fill_frame (guint8 * d, gsize n, guint seed)
+{
+  guint64 s = 88172645463325252ull ^ seed;
+  gsize i;
+
+  for (i = 0; i < n; i++) {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    d[i] = (guint8) ((i * 7 + ((s >> 40) & 31)) & 0xff);
+  }
+}
+
+/* N_FRAMES buffers of one stream in the given memory. */
+static void
+make_frames (Mem mem, const GstVideoInfo * info, guint stream, GstBuffer ** out)
+{
+  guint i;
+
+  for (i = 0; i < N_FRAMES; i++) {
+    if (mem == MEM_CUDA) {
+      GstAllocator *alloc = gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+      GstMemory *m = gst_cuda_allocator_alloc (GST_CUDA_ALLOCATOR (alloc),
+          cuda_ctx, info);
+      GstCudaMemory *cm = GST_CUDA_MEMORY_CAST (m);
+      GstVideoFrame f;
+      guint p;
+
+      if (!m) {
+        fprintf (stderr, "cannot allocate CUDA memory\n");
+        exit (1);
+      }
+      gst_object_unref (alloc);
+      out[i] = gst_buffer_new ();
+      gst_buffer_append_memory (out[i], m);
+      /* the memory's pitched layout */
+      gst_buffer_add_video_meta_full (out[i], GST_VIDEO_FRAME_FLAG_NONE,
+          GST_VIDEO_INFO_FORMAT (&cm->info), cm->info.width, cm->info.height,
+          GST_VIDEO_INFO_N_PLANES (&cm->info), cm->info.offset,
+          cm->info.stride);
+      gst_video_frame_map (&f, (GstVideoInfo *) info, out[i], GST_MAP_WRITE);
+      for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++)
+        fill_frame (GST_VIDEO_FRAME_PLANE_DATA (&f, p),
+            (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&f, p) *
+            GST_VIDEO_FRAME_COMP_HEIGHT (&f, p), stream * 16 + i * 3 + p);
+      gst_video_frame_unmap (&f);
+      /* upload once, now */
+      gst_video_frame_map (&f, (GstVideoInfo *) info, out[i],
+          GST_MAP_READ | GST_MAP_CUDA);
+      gst_video_frame_unmap (&f);
+    } else {
+      guint8 *d = mem == MEM_PINNED ? cq_cuda_host_alloc (info->size, NULL) :
+          g_malloc (info->size);
+
+      fill_frame (d, info->size, stream * 16 + i);
+      out[i] = gst_buffer_new_wrapped_full (0, d, info->size, 0, info->size,
+          d, mem == MEM_PINNED ? (GDestroyNotify) cq_cuda_host_free : g_free);
+      gst_buffer_add_video_meta_full (out[i], GST_VIDEO_FRAME_FLAG_NONE,
+          GST_VIDEO_INFO_FORMAT (info), info->width, info->height,
+          GST_VIDEO_INFO_N_PLANES (info), (gsize *) info->offset,
+          (gint *) info->stride);
+    }
+  }
+}
+
+/* Seconds for `count` frames (pairs) through the pipeline. */
+static gdouble
+run (const gchar * element, const gchar * props, Mem mem, guint w, guint h,
+    guint count)
+{
+  GstVideoInfo info;
+  GstBuffer *frames[2][N_FRAMES];
+  GstElement *pipeline, *src[2];
+  GstCaps *caps;
+  gchar *caps_str, *desc;
+  guint n_src = g_str_equal (element, "cudassim") ? 2 : 1, i, k;
+  gint64 t0, t1;
+  GstMessage *msg;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, w, h);
+  info.fps_n = 30;
+  info.fps_d = 1;
+  caps = gst_video_info_to_caps (&info);
+  if (mem == MEM_CUDA)
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new ("memory:CUDAMemory", NULL));
+  caps_str = gst_caps_to_string (caps);
+  gst_caps_unref (caps);
+  if (n_src == 2)
+    desc = g_strdup_printf ("cudassim name=e %s post-messages=false ! "
+        "fakesink sync=false appsrc name=s0 format=time block=true "
+        "max-buffers=8 caps=\"%s\" ! e.reference appsrc name=s1 format=time "
+        "block=true max-buffers=8 caps=\"%s\" ! e.distorted", props,
+        caps_str, caps_str);
+  else if (g_str_equal (element, "none"))
+    desc = g_strdup_printf ("appsrc name=s0 format=time block=true "
+        "max-buffers=8 caps=\"%s\" ! fakesink sync=false", caps_str);
+  else
+    desc = g_strdup_printf ("appsrc name=s0 format=time block=true "
+        "max-buffers=8 caps=\"%s\" ! %s %s post-messages=false ! "
+        "fakesink sync=false", caps_str, element, props);
+  pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  g_free (caps_str);
+  if (mem == MEM_CUDA) {
+    GstContext *c = gst_context_new_cuda_context (cuda_ctx);
+
+    gst_element_set_context (pipeline, c);
+    gst_context_unref (c);
+  }
+  for (k = 0; k < n_src; k++) {
+    gchar name[4] = { 's', (gchar) ('0' + k), 0 };
+
+    src[k] = gst_bin_get_by_name (GST_BIN (pipeline), name);
+    make_frames (mem, &info, k, frames[k]);
+  }
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  t0 = g_get_monotonic_time ();
+  for (i = 0; i < count; i++)
+    for (k = 0; k < n_src; k++) {
+      GstBuffer *b = gst_buffer_copy (frames[k][i % N_FRAMES]);
+
+      GST_BUFFER_PTS (b) = gst_util_uint64_scale (i, GST_SECOND, 30);
+      GST_BUFFER_DURATION (b) = GST_SECOND / 30;
+      gst_app_src_push_buffer (GST_APP_SRC (src[k]), b);
+    }
+  for (k = 0; k < n_src; k++)
+    gst_app_src_end_of_stream (GST_APP_SRC (src[k]));
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  t1 = g_get_monotonic_time ();
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *e;
+    gchar *dbg;
+
+    gst_message_parse_error (msg, &e, &dbg);
+    fprintf (stderr, "%s: %s (%s)\n", element, e->message, dbg);
+    exit (1);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  for (k = 0; k < n_src; k++) {
+    for (i = 0; i < N_FRAMES; i++)
+      gst_buffer_unref (frames[k][i]);
+    gst_object_unref (src[k]);
+  }
+  gst_object_unref (pipeline);
+  return (t1 - t0) * 1e-6;
+}
+
+int
+main (int argc, char **argv)
+{
+  static const guint sizes[][2] = { {1920, 1080}, {3840, 2160} };
+  static const struct
+  {
+    const gchar *element, *props, *label;
+    gdouble plane_bytes;        /* uploaded bytes a frame, × w·h */
+  } cases[] = {
+    {"none", "", "appsrc ! fakesink", 0},
+    {"cudasharpness", "", "cudasharpness (luma)", 1.0},
+    {"cudassim", "window=ffmpeg", "cudassim ffmpeg luma", 2.0},
+    {"cudassim", "window=box8", "cudassim box8 luma", 2.0},
+    {"cudassim", "window=box8 planes=all", "cudassim box8 all", 3.0},
+    {"cudassim", "window=ffmpeg planes=all", "cudassim ffmpeg all", 3.0},
+  };
+  gboolean quick = argc > 1 && g_str_equal (argv[1], "--quick");
+  gdouble bw[2];
+  char dev[128];
+  guint s, c, m;
+
+  gst_init (&argc, &argv);
+  if (cq_cuda_device_count (NULL) < 1 || !gst_cuda_load_library ()) {
+    printf ("SKIP: no CUDA device\n");
+    return 77;
+  }
+  gst_cuda_memory_init_once ();
+  cuda_ctx = gst_cuda_context_new (0);
+  cq_cuda_device_describe (0, dev, sizeof (dev), NULL);
+  cq_cuda_h2d_bandwidth (0, 64u << 20, 0, &bw[0], NULL);
+  cq_cuda_h2d_bandwidth (0, 64u << 20, 1, &bw[1], NULL);
+  printf ("device: %s\nhost-to-device: pageable %.1f GB/s, pinned %.1f "
+      "GB/s (64 MiB cudaMemcpy)\n", dev, bw[0], bw[1]);
+  printf ("%-22s %-9s %-9s %10s %9s %12s %6s\n", "element", "size", "memory",
+      "frames/s", "us/frame", "bound/s", "of");
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (c = 0; c < G_N_ELEMENTS (cases); c++)
+      for (m = 0; m < 3; m++) {
+        guint w = sizes[s][0], h = sizes[s][1];
+        guint count = m == MEM_CUDA ? 4000 : s == 0 ? 1500 : 400;
+        gdouble secs, rate, bound = 0;
+
+        if (quick)
+          count /= 10;
+        secs = run (cases[c].element, cases[c].props, (Mem) m, w, h, count);
+        rate = count / secs;
+        if (m != MEM_CUDA && cases[c].plane_bytes > 0)
+          bound = bw[m] * 1e9 / (cases[c].plane_bytes * w * h);
+        printf ("%-22s %4ux%-4u %-9s %10.0f %9.1f", cases[c].label, w, h,
+            mem_names[m], rate, 1e6 / rate);
+        if (bound > 0)
+          printf (" %12.0f %5.0f%%\n", bound, 100.0 * rate / bound);
+        else
+          printf ("\n");
+        fflush (stdout);
+      }
+  gst_object_unref (cuda_ctx);
+  return 0;
+}
