@@ -1086,6 +1086,17 @@ gst_cuda_ssim_map (GstVideoFrame * frame, const GstVideoInfo * info,
   return gst_video_frame_map (frame, (GstVideoInfo *) info, buf, GST_MAP_READ);
 }
 
+static void
+gst_cuda_ssim_map_error (GstCudaSsim * self, const gchar * which,
+    GstBuffer * buf, const GstVideoInfo * info, gboolean device)
+{
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+      ("could not map a %" G_GSIZE_FORMAT "-byte %s buffer as %s %dx%d (%s "
+          "memory)", gst_buffer_get_size (buf), which,
+          GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
+          GST_VIDEO_INFO_HEIGHT (info), device ? "CUDA" : "host"));
+}
+
 /* Starts measuring a pair (ref borrowed, dist taken); the oldest pair
  * leaves once more than in_flight are in flight. */
 static GstFlowReturn
@@ -1170,25 +1181,15 @@ setup_failed:
   }
 map_failed_ref:
   {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-        ("could not map a %" G_GSIZE_FORMAT "-byte reference buffer as %s "
-            "%dx%d (%s memory)", gst_buffer_get_size (ref),
-            GST_VIDEO_INFO_NAME (&self->reference_info),
-            GST_VIDEO_INFO_WIDTH (&self->reference_info),
-            GST_VIDEO_INFO_HEIGHT (&self->reference_info),
-            device ? "CUDA" : "host"));
+    gst_cuda_ssim_map_error (self, "reference", ref, &self->reference_info,
+        device);
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
 map_failed_dist:
   {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-        ("could not map a %" G_GSIZE_FORMAT "-byte distorted buffer as %s "
-            "%dx%d (%s memory)", gst_buffer_get_size (dist),
-            GST_VIDEO_INFO_NAME (&self->distorted_info),
-            GST_VIDEO_INFO_WIDTH (&self->distorted_info),
-            GST_VIDEO_INFO_HEIGHT (&self->distorted_info),
-            device ? "CUDA" : "host"));
+    gst_cuda_ssim_map_error (self, "distorted", dist, &self->distorted_info,
+        device);
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
