@@ -109,7 +109,6 @@ struct _GstCudaSfProject
   gdouble active_photons, active_mu_scale;
   gboolean active_noise;
   gint device;
-  gboolean started;
   GstCudaContext *context;      /* shared gst.cuda.context, if usable */
   gboolean gpu_pixels;          /* pixels converted on the GPU (no noise) */
   float *volume;
@@ -730,7 +729,6 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   /* noise is drawn on the CPU; otherwise frames are converted where the
    * projections are */
   self->gpu_pixels = self->cuda && !self->active_noise;
-  self->started = TRUE;
   self->batch_first = self->batch_count = 0;
   self->frame = 0;
   g_free (location);
@@ -787,7 +785,6 @@ gst_cuda_sf_project_stop (GstBaseSrc * src)
 
   gst_cuda_sf_project_free (self);
   gst_cuda_qa_context_clear (&self->context);
-  self->started = FALSE;
   return TRUE;
 }
 
@@ -909,7 +906,7 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
     gst_cuda_qa_context_push (self->context);
     ok = cq_sf_cuda_pixels (self->cuda, view - self->batch_first, &px,
         GST_VIDEO_FRAME_PLANE_DATA (&frame, 0),
-        GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), FALSE, &err) == CQ_OK;
+        GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), &err) == CQ_OK;
     gst_cuda_qa_context_pop (self->context);
     gst_video_frame_unmap (&frame);
     if (!ok)

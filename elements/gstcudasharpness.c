@@ -688,6 +688,15 @@ backend_failed:
   }
 }
 
+/* Submitting or collecting a frame failed: the library's message. */
+static void
+gst_cuda_sharpness_measure_error (GstCudaSharpness * self, const CqError * err)
+{
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("Sharpness measurement failed on %s",
+          self->device >= 0 ? "CUDA" : "the CPU"), ("%s", err->message));
+}
+
 /* Reads the scores of the oldest frame in flight, attaches them and hands
  * the buffer back (taken by the caller). */
 static GstFlowReturn
@@ -726,9 +735,7 @@ gst_cuda_sharpness_collect_oldest (GstCudaSharpness * self, GstBuffer ** out)
   /* ERRORS */
 measure_failed:
   {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Sharpness measurement failed on %s",
-            self->device >= 0 ? "CUDA" : "the CPU"), ("%s", err.message));
+    gst_cuda_sharpness_measure_error (self, &err);
     gst_buffer_unref (p.buf);
     return GST_FLOW_ERROR;
   }
@@ -870,9 +877,7 @@ map_failed:
   }
 measure_failed:
   {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Sharpness measurement failed on %s",
-            self->device >= 0 ? "CUDA" : "the CPU"), ("%s", err.message));
+    gst_cuda_sharpness_measure_error (self, &err);
     gst_buffer_unref (buf);
     return GST_FLOW_ERROR;
   }

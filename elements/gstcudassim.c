@@ -971,6 +971,15 @@ gst_cuda_ssim_post_alert (GstCudaSsim * self, GstBuffer * buf,
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
+/* Submitting or collecting a frame failed: the library's message. */
+static void
+gst_cuda_ssim_measure_error (GstCudaSsim * self, const CqError * err)
+{
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("SSIM measurement failed on %s",
+          self->device >= 0 ? "CUDA" : "the CPU"), ("%s", err->message));
+}
+
 /* Reads the sums of the oldest pair in flight; its distorted buffer gets
  * the meta and goes downstream (push), or for a flush is dropped after
  * the scores are reported. */
@@ -1016,9 +1025,7 @@ gst_cuda_ssim_complete_oldest (GstCudaSsim * self, gboolean push)
   /* ERRORS */
 measure_failed:
   {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("SSIM measurement failed on %s",
-            self->device >= 0 ? "CUDA" : "the CPU"), ("%s", err.message));
+    gst_cuda_ssim_measure_error (self, &err);
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
@@ -1195,9 +1202,7 @@ map_failed_dist:
   }
 measure_failed:
   {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("SSIM measurement failed on %s",
-            self->device >= 0 ? "CUDA" : "the CPU"), ("%s", err.message));
+    gst_cuda_ssim_measure_error (self, &err);
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
