@@ -353,12 +353,13 @@ cq_sf_cuda_project_keep (CqSfCuda * cuda, unsigned first_view,
 
 CqStatus
 cq_sf_cuda_pixels (CqSfCuda * cuda, unsigned index, const CqSfPixels * px,
-    void *dst, size_t pitch, CqError * err)
+    void *dst, size_t pitch, int dst_on_device, CqError * err)
 {
   (void) cuda;
   (void) index;
   (void) px;
   (void) dst;
   (void) pitch;
+  (void) dst_on_device;
   return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
 }

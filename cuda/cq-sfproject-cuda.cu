@@ -33,7 +33,7 @@ struct CqSfCuda
   int *slots;                   /* projector launch order: x-major first */
   float2 *views_host;           /* staging of the two above */
   int *slots_host;
-  unsigned char *pixels;        /* one converted view, before download */
+  unsigned char *pixels;        /* one converted view, for host output */
   size_t pixels_pitch;
 };
 
@@ -297,11 +297,13 @@ cq_sf_cuda_project_keep (CqSfCuda * cu, unsigned first_view,
 
 extern "C" CqStatus
 cq_sf_cuda_pixels (CqSfCuda * cu, unsigned index, const CqSfPixels * px,
-    void *dst, size_t pitch, CqError * err)
+    void *dst, size_t pitch, int dst_on_device, CqError * err)
 {
   const size_t row_bytes = (size_t) cu->g.nu * px->bytes;
   const dim3 block (32, 8);
   const dim3 grid ((cu->g.nu + 31) / 32, (cu->g.nv + 7) / 8);
+  unsigned char *out = (unsigned char *) dst;
+  size_t out_pitch = pitch;
 
   if (index >= cu->g.n_views || index >= (unsigned) cq::kSfMaxViews
       || (px->bytes != 1 && px->bytes != 2) || pitch < row_bytes)
@@ -309,17 +311,22 @@ cq_sf_cuda_pixels (CqSfCuda * cu, unsigned index, const CqSfPixels * px,
         "pitch %zu: not a kept view or a row of %u pixels", index,
         px->bytes, pitch, cu->g.nu);
   CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
-  if (!cu->pixels)
-    CQ_CUDA_TRY (cudaMallocPitch ((void **) &cu->pixels, &cu->pixels_pitch,
-            (size_t) cu->g.nu * 2, cu->g.nv), err,
-        "cannot allocate the pixel staging");
+  if (!dst_on_device) {
+    if (!cu->pixels)
+      CQ_CUDA_TRY (cudaMallocPitch ((void **) &cu->pixels, &cu->pixels_pitch,
+              (size_t) cu->g.nu * 2, cu->g.nv), err,
+          "cannot allocate the pixel staging");
+    out = cu->pixels;
+    out_pitch = cu->pixels_pitch;
+  }
   cq::sf_pixels_kernel <<<grid, block, 0, cu->stream>>> (cu->proj +
       (size_t) index * cu->g.nu * cu->g.nv, (int) cu->g.nu, (int) cu->g.nv,
-      *px, cu->pixels, cu->pixels_pitch);
+      *px, out, out_pitch);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the pixel kernel");
-  CQ_CUDA_TRY (cudaMemcpy2DAsync (dst, pitch, cu->pixels, cu->pixels_pitch,
-          row_bytes, cu->g.nv, cudaMemcpyDeviceToHost, cu->stream), err,
-      "cannot download the pixels");
+  if (!dst_on_device)
+    CQ_CUDA_TRY (cudaMemcpy2DAsync (dst, pitch, out, out_pitch, row_bytes,
+            cu->g.nv, cudaMemcpyDeviceToHost, cu->stream), err,
+        "cannot download the pixels");
   CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
       "the projector failed");
   return CQ_OK;

@@ -128,11 +128,13 @@ typedef struct
  * device for cq_sf_cuda_pixels (nothing comes back to the host). */
 CqStatus cq_sf_cuda_project_keep (CqSfCuda * cuda, unsigned first_view,
     unsigned n_views, CqError * err);
-/* Converts view `index` of the kept batch into pixels on the GPU and
- * copies them to dst in host memory (pitch bytes a row): only the 8/16-bit
- * frame crosses PCIe. Returns when dst is complete. */
+/* Converts view `index` of the kept batch into pixels at dst (pitch bytes a
+ * row): device memory of the current context when dst_on_device, else host
+ * memory (the 8/16-bit frame is what crosses PCIe). Returns when dst is
+ * complete. */
 CqStatus cq_sf_cuda_pixels (CqSfCuda * cuda, unsigned index,
-    const CqSfPixels * px, void *dst, size_t pitch, CqError * err);
+    const CqSfPixels * px, void *dst, size_t pitch, int dst_on_device,
+    CqError * err);
 /* volume = Aᵀ proj for the same views, host in and out. */
 CqStatus cq_sf_cuda_backproject (CqSfCuda * cuda, const float *proj,
     unsigned first_view, unsigned n_views, float *volume, CqError * err);

@@ -12,7 +12,10 @@
  * no GPU is usable. Frames are detector counts I = I0·exp(−∫μ) (optionally
  * with Poisson noise) or scaled line integrals, in GRAY16_LE or GRAY8; each
  * carries a `CudaSfProjectMeta` with its view, rotation, angle and the
- * geometry. See docs/elements/cudasfproject.md.
+ * geometry. Frames stay on the GPU (`video/x-raw(memory:CUDAMemory)`, in
+ * the `gst.cuda.context` shared with nvcodec) when the element downstream
+ * asks for CUDAMemory, as cudasharpness does. See
+ * docs/elements/cudasfproject.md.
  *
  * ## Example launch line
  * |[
@@ -36,11 +39,13 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sf_project_debug);
 #define GST_CAT_DEFAULT gst_cuda_sf_project_debug
 
-/* System memory only: GStreamer 1.22's CUDA allocator has no GRAY8 or
- * GRAY16 layout (it aborts on them), so CUDAMemory output waits for a
- * GStreamer that has. Frames are still converted on the GPU, and only the
- * 8/16-bit frame crosses PCIe. */
-#define SF_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY16_LE, GRAY8 }")
+#define SF_FORMATS "{ GRAY16_LE, GRAY8 }"
+#if HAVE_GST_CUDA
+#define SF_CAPS GST_VIDEO_CAPS_MAKE (SF_FORMATS) "; " \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CUDA_QA_CAPS_FEATURE, SF_FORMATS)
+#else
+#define SF_CAPS GST_VIDEO_CAPS_MAKE (SF_FORMATS)
+#endif
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
@@ -111,6 +116,8 @@ struct _GstCudaSfProject
   gint device;
   GstCudaContext *context;      /* shared gst.cuda.context, if usable */
   gboolean gpu_pixels;          /* pixels converted on the GPU (no noise) */
+  gboolean prefer_device;       /* downstream names CUDAMemory */
+  gboolean device_output;       /* CUDAMemory caps */
   float *volume;
   gdouble *volume_d, *batch_d;  /* CPU backend */
   CqSfCuda *cuda;
@@ -141,6 +148,9 @@ static void gst_cuda_sf_project_get_times (GstBaseSrc * src, GstBuffer * buf,
 static gboolean gst_cuda_sf_project_start (GstBaseSrc * src);
 static gboolean gst_cuda_sf_project_stop (GstBaseSrc * src);
 static gboolean gst_cuda_sf_project_query (GstBaseSrc * src, GstQuery * query);
+static gboolean gst_cuda_sf_project_negotiate (GstBaseSrc * src);
+static gboolean gst_cuda_sf_project_decide_allocation (GstBaseSrc * src,
+    GstQuery * query);
 static void gst_cuda_sf_project_set_context (GstElement * element,
     GstContext * context);
 static GstFlowReturn gst_cuda_sf_project_fill (GstPushSrc * src,
@@ -294,6 +304,9 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
   src_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_stop);
   push_class->fill = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_fill);
   src_class->query = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_query);
+  src_class->negotiate = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_negotiate);
+  src_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cuda_sf_project_decide_allocation);
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_cuda_sf_project_set_context);
 
@@ -511,18 +524,46 @@ gst_cuda_sf_project_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* The frame size is the detector's: caps fix it from the properties. */
+/* The frame size is the detector's: caps fix it from the properties.
+ * CUDAMemory needs GStreamer's CUDA library, a device and, once started, the
+ * CUDA backend in the shared context; it comes first only for a peer that
+ * names it (a sink that takes anything gets plain system memory). */
 static GstCaps *
 gst_cuda_sf_project_get_caps (GstBaseSrc * src, GstCaps * filter)
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
   GstCaps *caps = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (src));
-  guint nu, nv;
+  gboolean device_ok, prefer_device;
+  guint nu, nv, i;
 
   GST_OBJECT_LOCK (self);
   nu = self->geometry.nu;
   nv = self->geometry.nv;
+  device_ok = !GST_BASE_SRC_IS_STARTED (src) || self->context != NULL;
+  prefer_device = self->prefer_device;
   GST_OBJECT_UNLOCK (self);
+  caps = gst_cuda_qa_caps_filter_usable (caps);
+  if (!device_ok || prefer_device) {
+    GstCaps *device = gst_caps_new_empty ();
+
+    caps = gst_caps_make_writable (caps);
+    for (i = 0; i < gst_caps_get_size (caps);) {
+      GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+      if (f && !gst_caps_features_is_any (f)
+          && gst_caps_features_contains (f, GST_CUDA_QA_CAPS_FEATURE)) {
+        f = gst_caps_features_copy (f);
+        gst_caps_append_structure_full (device,
+            gst_caps_steal_structure (caps, i), f);
+      } else {
+        i++;
+      }
+    }
+    if (device_ok)
+      caps = gst_caps_merge (device, caps);
+    else
+      gst_caps_unref (device);
+  }
   if (nu > 0 && nv > 0) {
     caps = gst_caps_make_writable (caps);
     gst_caps_set_simple (caps, "width", G_TYPE_INT, (gint) nu, "height",
@@ -549,6 +590,33 @@ gst_cuda_sf_project_fixate (GstBaseSrc * src, GstCaps * caps)
   return GST_BASE_SRC_CLASS (parent_class)->fixate (src, caps);
 }
 
+/* Whether downstream names CUDAMemory itself (not merely takes anything):
+ * then get_caps puts CUDAMemory first and the default negotiation picks
+ * it. */
+static gboolean
+gst_cuda_sf_project_negotiate (GstBaseSrc * src)
+{
+  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
+  GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_SRC_PAD (src), NULL);
+  gboolean prefer = FALSE;
+  guint i;
+
+  for (i = 0; peer && !gst_caps_is_any (peer) &&
+      i < gst_caps_get_size (peer); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (peer, i);
+
+    if (f && !gst_caps_features_is_any (f)
+        && gst_caps_features_contains (f, GST_CUDA_QA_CAPS_FEATURE))
+      prefer = TRUE;
+  }
+  if (peer)
+    gst_caps_unref (peer);
+  GST_OBJECT_LOCK (self);
+  self->prefer_device = prefer;
+  GST_OBJECT_UNLOCK (self);
+  return GST_BASE_SRC_CLASS (parent_class)->negotiate (src);
+}
+
 static gboolean
 gst_cuda_sf_project_set_caps (GstBaseSrc * src, GstCaps * caps)
 {
@@ -559,6 +627,15 @@ gst_cuda_sf_project_set_caps (GstBaseSrc * src, GstCaps * caps)
         ("invalid caps %" GST_PTR_FORMAT, caps));
     return FALSE;
   }
+  self->device_output = gst_cuda_qa_caps_is_cuda (caps);
+  if (self->device_output && !self->context) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("CUDAMemory output needs the CUDA backend in GStreamer's CUDA "
+            "context; caps %" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "frames in %s", self->device_output ?
+      "CUDAMemory" : "system memory");
   /* the base class's pool then recycles frame-sized buffers */
   gst_base_src_set_blocksize (src, GST_VIDEO_INFO_SIZE (&self->info));
   return TRUE;
@@ -585,6 +662,72 @@ gst_cuda_sf_project_query (GstBaseSrc * src, GstQuery * query)
   if (gst_cuda_qa_context_query (GST_ELEMENT (self), query, self->context))
     return TRUE;
   return GST_BASE_SRC_CLASS (parent_class)->query (src, query);
+}
+
+/* CUDAMemory comes from a pool of pitched gray frames in our context (with
+ * a video meta); system memory from whatever downstream offers or, where it
+ * offers nothing and frames are downloaded from the GPU, from a pool of
+ * pinned memory (a download into pageable memory runs at a fraction of
+ * the PCIe speed). */
+static gboolean
+gst_cuda_sf_project_decide_allocation (GstBaseSrc * src, GstQuery * query)
+{
+  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstCaps *caps;
+  guint size, min = 2, max = 0;
+
+  if (!self->device_output) {
+    if (self->gpu_pixels && gst_query_get_n_allocation_pools (query) == 0
+        && gst_query_get_n_allocation_params (query) == 0)
+      gst_cuda_qa_propose_pinned_pool (GST_ELEMENT (self), query);
+    return GST_BASE_SRC_CLASS (parent_class)->decide_allocation (src, query);
+  }
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, &max);
+    min = MAX (min, 2);
+    if (max)
+      max = MAX (max, min);
+  }
+  pool = gst_cuda_qa_device_pool_new (self->context);
+  if (!pool)
+    goto no_pool;
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps,
+      GST_VIDEO_INFO_SIZE (&self->info), min, max);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config))
+    goto config_failed;
+  /* the pool's size is the pitched one it settled on */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+  gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return GST_BASE_SRC_CLASS (parent_class)->decide_allocation (src, query);
+
+  /* ERRORS */
+no_pool:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
+        ("no CUDA buffer pool for %" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+config_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, (NULL),
+        ("the CUDA buffer pool refused %" GST_PTR_FORMAT
+            " (could not allocate a %dx%d frame?)", caps,
+            GST_VIDEO_INFO_WIDTH (&self->info),
+            GST_VIDEO_INFO_HEIGHT (&self->info)));
+    gst_object_unref (pool);
+    return FALSE;
+  }
 }
 
 /* Live: the base class waits for each frame's time on the clock, which
@@ -901,12 +1044,17 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
     px.integral_scale = value_scale;
     px.levels = levels;
     px.bytes = gray8 ? 1 : 2;
-    if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_WRITE))
+    if (self->device_output)
+      ok = gst_cuda_qa_frame_map_device_write (&frame, &self->info, buf);
+    else
+      ok = gst_video_frame_map (&frame, &self->info, buf, GST_MAP_WRITE);
+    if (!ok)
       goto map_failed;
     gst_cuda_qa_context_push (self->context);
     ok = cq_sf_cuda_pixels (self->cuda, view - self->batch_first, &px,
         GST_VIDEO_FRAME_PLANE_DATA (&frame, 0),
-        GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), &err) == CQ_OK;
+        GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), self->device_output,
+        &err) == CQ_OK;
     gst_cuda_qa_context_pop (self->context);
     gst_video_frame_unmap (&frame);
     if (!ok)
@@ -914,7 +1062,8 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
     goto done;
   }
 
-  /* noise (drawn on the CPU), or the CPU backend: on the host */
+  /* noise (drawn on the CPU), or the CPU backend: on the host (CUDAMemory
+   * is uploaded when downstream maps it for the device) */
   if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_WRITE))
     goto map_failed;
   for (v = 0; v < g->nv; v++) {

@@ -194,7 +194,176 @@ gst_cuda_qa_frame_map_device (GstVideoFrame * frame,
       GST_MAP_READ | GST_MAP_CUDA);
 }
 
+gboolean
+gst_cuda_qa_frame_map_device_write (GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buf)
+{
+  return gst_video_frame_map (frame, (GstVideoInfo *) info, buf,
+      GST_MAP_WRITE | GST_MAP_CUDA);
+}
 
+/* ---- a CUDAMemory pool for single-plane gray frames ----
+ *
+ * GStreamer 1.22's CUDA allocator lays out only the formats nvcodec uses and
+ * aborts on GRAY8/GRAY16_LE. A gray frame is one pitched plane, which is
+ * exactly the layout the allocator gives a packed 4-byte format: each
+ * memory is allocated as RGBA rows wide enough for a gray row (so the
+ * memory stays a well-formed GstCudaMemory that nvcodec can copy), and the
+ * buffer's GstVideoMeta describes it as the gray frame with the memory's
+ * pitch as stride. Everything downstream maps frames through that meta. */
+
+typedef struct
+{
+  GstBufferPool parent;
+  GstCudaContext *context;
+  GstCudaAllocator *allocator;
+  GstVideoInfo info;            /* the gray frame */
+  GstVideoInfo alloc_info;      /* the RGBA stand-in it is allocated as */
+  gsize pitch;
+} GstCudaQaDevicePool;
+
+typedef struct
+{
+  GstBufferPoolClass parent_class;
+} GstCudaQaDevicePoolClass;
+
+GType gst_cuda_qa_device_pool_get_type (void);
+G_DEFINE_TYPE (GstCudaQaDevicePool, gst_cuda_qa_device_pool,
+    GST_TYPE_BUFFER_POOL);
+
+static const gchar **
+gst_cuda_qa_device_pool_get_options (GstBufferPool * pool)
+{
+  static const gchar *options[] = { GST_BUFFER_POOL_OPTION_VIDEO_META, NULL };
+
+  (void) pool;
+  return options;
+}
+
+static GstMemory *
+gst_cuda_qa_device_pool_alloc_memory (GstCudaQaDevicePool * self)
+{
+  return gst_cuda_allocator_alloc (self->allocator, self->context,
+      &self->alloc_info);
+}
+
+static gboolean
+gst_cuda_qa_device_pool_set_config (GstBufferPool * pool, GstStructure * config)
+{
+  GstCudaQaDevicePool *self = (GstCudaQaDevicePool *) pool;
+  GstCaps *caps = NULL;
+  guint min, max, row_bytes;
+  GstMemory *probe;
+
+  if (!gst_buffer_pool_config_get_params (config, &caps, NULL, &min, &max)
+      || !caps || !gst_video_info_from_caps (&self->info, caps))
+    goto bad_caps;
+  if (GST_VIDEO_INFO_N_PLANES (&self->info) != 1
+      || GST_VIDEO_INFO_N_COMPONENTS (&self->info) != 1)
+    goto bad_caps;
+  row_bytes = GST_VIDEO_INFO_WIDTH (&self->info) *
+      GST_VIDEO_INFO_COMP_PSTRIDE (&self->info, 0);
+  gst_video_info_set_format (&self->alloc_info, GST_VIDEO_FORMAT_RGBA,
+      (row_bytes + 3) / 4, GST_VIDEO_INFO_HEIGHT (&self->info));
+
+  /* the pitch (and so the buffer size) is the driver's choice: learn it */
+  probe = gst_cuda_qa_device_pool_alloc_memory (self);
+  if (!probe)
+    goto no_memory;
+  self->pitch = GST_CUDA_MEMORY_CAST (probe)->info.stride[0];
+  gst_buffer_pool_config_set_params (config, caps, probe->size, min, max);
+  gst_memory_unref (probe);
+  return
+      GST_BUFFER_POOL_CLASS (gst_cuda_qa_device_pool_parent_class)->set_config
+      (pool, config);
+
+  /* ERRORS */
+bad_caps:
+  {
+    GST_WARNING_OBJECT (pool, "not single-plane gray video: %" GST_PTR_FORMAT,
+        caps);
+    return FALSE;
+  }
+no_memory:
+  {
+    GST_WARNING_OBJECT (pool, "cannot allocate a %ux%u CUDA frame",
+        GST_VIDEO_INFO_WIDTH (&self->info),
+        GST_VIDEO_INFO_HEIGHT (&self->info));
+    return FALSE;
+  }
+}
+
+static GstFlowReturn
+gst_cuda_qa_device_pool_alloc_buffer (GstBufferPool * pool,
+    GstBuffer ** buffer, GstBufferPoolAcquireParams * params)
+{
+  GstCudaQaDevicePool *self = (GstCudaQaDevicePool *) pool;
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
+  gint stride[GST_VIDEO_MAX_PLANES] = { 0, };
+  GstMemory *mem;
+  GstBuffer *buf;
+
+  (void) params;
+  mem = gst_cuda_qa_device_pool_alloc_memory (self);
+  if (!mem)
+    return GST_FLOW_ERROR;
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, mem);
+  stride[0] = (gint) GST_CUDA_MEMORY_CAST (mem)->info.stride[0];
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&self->info), GST_VIDEO_INFO_WIDTH (&self->info),
+      GST_VIDEO_INFO_HEIGHT (&self->info), 1, offset, stride);
+  *buffer = buf;
+  return GST_FLOW_OK;
+}
+
+static void
+gst_cuda_qa_device_pool_finalize (GObject * object)
+{
+  GstCudaQaDevicePool *self = (GstCudaQaDevicePool *) object;
+
+  gst_clear_object (&self->context);
+  gst_clear_object (&self->allocator);
+  G_OBJECT_CLASS (gst_cuda_qa_device_pool_parent_class)->finalize (object);
+}
+
+static void
+gst_cuda_qa_device_pool_class_init (GstCudaQaDevicePoolClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
+
+  gobject_class->finalize = gst_cuda_qa_device_pool_finalize;
+  pool_class->get_options = gst_cuda_qa_device_pool_get_options;
+  pool_class->set_config = gst_cuda_qa_device_pool_set_config;
+  pool_class->alloc_buffer = gst_cuda_qa_device_pool_alloc_buffer;
+}
+
+static void
+gst_cuda_qa_device_pool_init (GstCudaQaDevicePool * self)
+{
+  (void) self;
+}
+
+GstBufferPool *
+gst_cuda_qa_device_pool_new (GstCudaContext * ctx)
+{
+  GstCudaQaDevicePool *self;
+
+  g_return_val_if_fail (ctx != NULL, NULL);
+  if (!gst_cuda_qa_cuda_memory_usable ())
+    return NULL;
+  self = g_object_new (gst_cuda_qa_device_pool_get_type (), NULL);
+  gst_object_ref_sink (self);
+  self->context = gst_object_ref (ctx);
+  self->allocator = (GstCudaAllocator *)
+      gst_allocator_find (GST_CUDA_MEMORY_TYPE_NAME);
+  if (!self->allocator) {
+    gst_object_unref (self);
+    return NULL;
+  }
+  return GST_BUFFER_POOL_CAST (self);
+}
 
 #else /* !HAVE_GST_CUDA */
 
@@ -277,7 +446,22 @@ gst_cuda_qa_frame_map_device (GstVideoFrame * frame,
   return FALSE;
 }
 
+gboolean
+gst_cuda_qa_frame_map_device_write (GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buf)
+{
+  (void) frame;
+  (void) info;
+  (void) buf;
+  return FALSE;
+}
 
+GstBufferPool *
+gst_cuda_qa_device_pool_new (GstCudaContext * ctx)
+{
+  (void) ctx;
+  return NULL;
+}
 
 #endif /* HAVE_GST_CUDA */
 

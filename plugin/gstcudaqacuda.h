@@ -61,6 +61,15 @@ GstCudaContext *gst_cuda_qa_buffer_context (GstBuffer * buf);
 gboolean gst_cuda_qa_frame_map_device (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buf);
 
+/* ... and for writing on the device (a source filling CUDAMemory). */
+gboolean gst_cuda_qa_frame_map_device_write (GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buf);
+
+/* A buffer pool of single-plane CUDAMemory frames (GRAY8, GRAY16_LE) in ctx:
+ * pitched device rows, described by a GstVideoMeta. GStreamer 1.22's own
+ * CUDA pool cannot lay out gray formats. NULL without gstreamer-cuda. */
+GstBufferPool *gst_cuda_qa_device_pool_new (GstCudaContext * ctx);
+
 /* The allocator of page-locked (pinned, portable) host memory, NULL without
  * a CUDA device. Transfer full. */
 GstAllocator *gst_cuda_qa_pinned_allocator_get (void);

@@ -71,6 +71,9 @@ GST_START_TEST (test_caps)
   fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), 40);
   fail_unless_equals_int (GST_VIDEO_INFO_FPS_N (&info), 30);
   fail_unless_equals_uint64 (gst_buffer_get_size (buf), 48 * 40 * 2);
+  /* a peer that takes anything gets system memory, GPU or not */
+  fail_unless (gst_caps_features_is_equal (gst_caps_get_features (caps, 0),
+          GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY), "%" GST_PTR_FORMAT, caps);
   gst_caps_unref (caps);
   gst_buffer_unref (buf);
   gst_harness_teardown (h);
@@ -371,6 +374,61 @@ GST_START_TEST (test_live_pacing)
 
 GST_END_TEST;
 
+/* CUDAMemory output is offered only where a CUDA device and GStreamer's
+ * CUDA library are; elsewhere asking for it fails negotiation with an
+ * error, not a crash. */
+GST_START_TEST (test_cuda_memory_caps)
+{
+  GstElement *e = gst_element_factory_make ("cudasfproject", NULL);
+  GstPad *pad = gst_element_get_static_pad (e, "src");
+  GstCaps *caps = gst_pad_query_caps (pad, NULL);
+  gboolean has_cuda = FALSE, has_sys = FALSE, device;
+  GstElementFactory *up = gst_element_factory_find ("cudaupload");
+  guint i;
+
+  device = cq_cuda_device_count (NULL) > 0 && up != NULL;
+  if (up)
+    gst_object_unref (up);
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+    if (gst_caps_features_contains (f, "memory:CUDAMemory"))
+      has_cuda = TRUE;
+    if (gst_caps_features_is_equal (f, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
+      has_sys = TRUE;
+  }
+  fail_unless (has_sys);
+  if (!device)
+    fail_if (has_cuda, "CUDAMemory offered without a device: %"
+        GST_PTR_FORMAT, caps);
+  else
+    fail_unless (has_cuda, "no CUDAMemory on a CUDA host: %" GST_PTR_FORMAT,
+        caps);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (e);
+
+  if (!device || g_str_equal (backend, "cpu")) {
+    GstElement *pipeline = gst_parse_launch ("cudasfproject backend=cpu "
+        "num-buffers=2 " SMALL "! video/x-raw(memory:CUDAMemory) ! fakesink",
+        NULL);
+    GstBus *bus = gst_element_get_bus (pipeline);
+    GstMessage *msg;
+
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR,
+        "CUDAMemory output without a CUDA context did not fail");
+    gst_message_unref (msg);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (pipeline);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 cudasfproject_suite (void)
 {
@@ -386,6 +444,7 @@ cudasfproject_suite (void)
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_volume_file);
   tcase_add_test (tc, test_live_pacing);
+  tcase_add_test (tc, test_cuda_memory_caps);
   return s;
 }
 

@@ -8,10 +8,12 @@
  *   pinned    page-locked memory (what the elements' proposed pool gives),
  *   cuda      CUDAMemory of a GstCudaContext shared with the element.
  * "none" is appsrc ! fakesink alone: GStreamer's own per-buffer cost.
+ * Last, cudasfproject ! cudasharpness with the frames in system memory and
+ * in CUDAMemory.
  * Host figures are printed beside the host-to-device bound of the bytes
  * the element uploads (only the measured planes).
  *
- *   bench-elements [--quick]
+ *   bench-elements [--quick] [--sfproject]   (--sfproject: that part only)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -191,6 +193,92 @@ run (const gchar * element, const gchar * props, Mem mem, guint w, guint h,
   return (t1 - t0) * 1e-6;
 }
 
+typedef struct
+{
+  gint64 first, last;
+  guint n;
+} Stamps;
+
+static GstPadProbeReturn
+stamp_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Stamps *st = user_data;
+
+  (void) pad;
+  (void) info;
+  st->last = g_get_monotonic_time ();
+  if (st->n++ == 0)
+    st->first = st->last;
+  return GST_PAD_PROBE_OK;
+}
+
+/* Frames a second from the first to the last buffer reaching the sink
+ * named "sink" (start-up, such as the volume upload, left out). */
+static gdouble
+run_source (const gchar * desc)
+{
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  Stamps st = { 0, 0, 0 };
+  GstMessage *msg;
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, stamp_buffer, &st, NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *e;
+    gchar *dbg;
+
+    gst_message_parse_error (msg, &e, &dbg);
+    fprintf (stderr, "%s: %s (%s)\n", desc, e->message, dbg);
+    exit (1);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return st.n > 1 ? (st.n - 1) / ((st.last - st.first) * 1e-6) : 0;
+}
+
+/* cudasfproject ! cudasharpness: frames through system memory (downloaded,
+ * then uploaded from the pinned pool cudasharpness proposes) or left in
+ * CUDAMemory. A 16³ volume keeps the projector's share small, so the
+ * figures show the frame transport. */
+static void
+bench_sfproject (gboolean quick)
+{
+  static const guint sizes[][2] = { {1024, 768}, {2048, 1536} };
+  static const struct
+  {
+    const gchar *label, *link, *element;
+  } cases[] = {
+    {"system memory", "video/x-raw", "cudasharpness"},
+    {"CUDAMemory", "video/x-raw(ANY)", "cudasharpness"},
+    {"system, no element", "video/x-raw", "identity"},
+  };
+  guint s, c, n = quick ? 200 : 2000;
+
+  printf ("\ncudasfproject (16^3 volume, GRAY16_LE) ! X ! fakesink\n");
+  printf ("%-22s %-9s %10s %9s\n", "frames", "size", "frames/s", "us/frame");
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+      gchar *desc = g_strdup_printf ("cudasfproject backend=cuda "
+          "num-buffers=%u volume-width=16 volume-height=16 volume-depth=16 "
+          "detector-width=%u detector-height=%u views=64 ! %s,"
+          "format=GRAY16_LE ! %s ! fakesink name=sink sync=false", n,
+          sizes[s][0], sizes[s][1], cases[c].link, cases[c].element);
+      gdouble rate = run_source (desc);
+
+      printf ("%-22s %4ux%-4u %10.0f %9.1f\n", cases[c].label, sizes[s][0],
+          sizes[s][1], rate, 1e6 / rate);
+      fflush (stdout);
+      g_free (desc);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -207,12 +295,16 @@ main (int argc, char **argv)
     {"cudassim", "window=box8 planes=all", "cudassim box8 all", 3.0},
     {"cudassim", "window=ffmpeg planes=all", "cudassim ffmpeg all", 3.0},
   };
-  gboolean quick = argc > 1 && g_str_equal (argv[1], "--quick");
+  gboolean quick = FALSE, sf_only = FALSE;
   gdouble bw[2];
   char dev[128];
   guint s, c, m;
 
   gst_init (&argc, &argv);
+  for (s = 1; s < (guint) argc; s++) {
+    quick |= g_str_equal (argv[s], "--quick");
+    sf_only |= g_str_equal (argv[s], "--sfproject");
+  }
   if (cq_cuda_device_count (NULL) < 1 || !gst_cuda_load_library ()) {
     printf ("SKIP: no CUDA device\n");
     return 77;
@@ -226,7 +318,7 @@ main (int argc, char **argv)
       "GB/s (64 MiB cudaMemcpy)\n", dev, bw[0], bw[1]);
   printf ("%-22s %-9s %-9s %10s %9s %12s %6s\n", "element", "size", "memory",
       "frames/s", "us/frame", "bound/s", "of");
-  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+  for (s = 0; s < (sf_only ? 0 : G_N_ELEMENTS (sizes)); s++)
     for (c = 0; c < G_N_ELEMENTS (cases); c++)
       for (m = 0; m < 3; m++) {
         guint w = sizes[s][0], h = sizes[s][1];
@@ -247,6 +339,7 @@ main (int argc, char **argv)
           printf ("\n");
         fflush (stdout);
       }
+  bench_sfproject (quick);
   gst_object_unref (cuda_ctx);
   return 0;
 }
