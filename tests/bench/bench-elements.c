@@ -13,7 +13,9 @@
  * Host figures are printed beside the host-to-device bound of the bytes
  * the element uploads (only the measured planes).
  *
- *   bench-elements [--quick] [--sfproject]   (--sfproject: that part only)
+ *   bench-elements [--quick] [--sfproject] [--only LABEL] [--memory MEM]
+ *     --sfproject: that part only; --only: the cases whose label contains
+ *     LABEL; --memory: pageable, pinned or cuda only
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -296,6 +298,7 @@ main (int argc, char **argv)
     {"cudassim", "window=ffmpeg planes=all", "cudassim ffmpeg all", 3.0},
   };
   gboolean quick = FALSE, sf_only = FALSE;
+  const gchar *only = NULL, *only_mem = NULL;
   gdouble bw[2];
   char dev[128];
   guint s, c, m;
@@ -304,6 +307,10 @@ main (int argc, char **argv)
   for (s = 1; s < (guint) argc; s++) {
     quick |= g_str_equal (argv[s], "--quick");
     sf_only |= g_str_equal (argv[s], "--sfproject");
+    if (g_str_equal (argv[s], "--only") && s + 1 < (guint) argc)
+      only = argv[++s];
+    else if (g_str_equal (argv[s], "--memory") && s + 1 < (guint) argc)
+      only_mem = argv[++s];
   }
   if (cq_cuda_device_count (NULL) < 1 || !gst_cuda_load_library ()) {
     printf ("SKIP: no CUDA device\n");
@@ -325,6 +332,9 @@ main (int argc, char **argv)
         guint count = m == MEM_CUDA ? 4000 : s == 0 ? 1500 : 400;
         gdouble secs, rate, bound = 0;
 
+        if ((only && !strstr (cases[c].label, only))
+            || (only_mem && !g_str_equal (only_mem, mem_names[m])))
+          continue;
         if (quick)
           count /= 10;
         secs = run (cases[c].element, cases[c].props, (Mem) m, w, h, count);
@@ -339,7 +349,8 @@ main (int argc, char **argv)
           printf ("\n");
         fflush (stdout);
       }
-  bench_sfproject (quick);
+  if (!only && !only_mem)
+    bench_sfproject (quick);
   gst_object_unref (cuda_ctx);
   return 0;
 }
