@@ -2,8 +2,9 @@
  *
  * appsrc(s) push the same I420 frames again and again (new timestamps,
  * shallow buffer copies) into cudasharpness or cudassim, then fakesink; the
- * wall time from PLAYING to EOS gives frames (pairs) per second through
- * the whole element: mapping, uploads, kernels, meta. Frames live in
+ * time between the first and the last buffer at fakesink gives frames
+ * (pairs) per second through the whole element in the steady state
+ * (mapping, uploads, kernels, meta; start-up left out). Frames live in
  *   pageable  malloc'd memory (GstBuffer wrapping it),
  *   pinned    page-locked memory (what the elements' proposed pool gives),
  *   cuda      CUDAMemory of a GstCudaContext shared with the element.
@@ -110,91 +111,6 @@ make_frames (Mem mem, const GstVideoInfo * info, guint stream, GstBuffer ** out)
   }
 }
 
-/* Seconds for `count` frames (pairs) through the pipeline. */
-static gdouble
-run (const gchar * element, const gchar * props, Mem mem, guint w, guint h,
-    guint count)
-{
-  GstVideoInfo info;
-  GstBuffer *frames[2][N_FRAMES];
-  GstElement *pipeline, *src[2];
-  GstCaps *caps;
-  gchar *caps_str, *desc;
-  guint n_src = g_str_equal (element, "cudassim") ? 2 : 1, i, k;
-  gint64 t0, t1;
-  GstMessage *msg;
-
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, w, h);
-  info.fps_n = 30;
-  info.fps_d = 1;
-  caps = gst_video_info_to_caps (&info);
-  if (mem == MEM_CUDA)
-    gst_caps_set_features (caps, 0,
-        gst_caps_features_new ("memory:CUDAMemory", NULL));
-  caps_str = gst_caps_to_string (caps);
-  gst_caps_unref (caps);
-  if (n_src == 2)
-    desc = g_strdup_printf ("cudassim name=e %s post-messages=false ! "
-        "fakesink sync=false appsrc name=s0 format=time block=true "
-        "max-buffers=8 caps=\"%s\" ! e.reference appsrc name=s1 format=time "
-        "block=true max-buffers=8 caps=\"%s\" ! e.distorted", props,
-        caps_str, caps_str);
-  else if (g_str_equal (element, "none"))
-    desc = g_strdup_printf ("appsrc name=s0 format=time block=true "
-        "max-buffers=8 caps=\"%s\" ! fakesink sync=false", caps_str);
-  else
-    desc = g_strdup_printf ("appsrc name=s0 format=time block=true "
-        "max-buffers=8 caps=\"%s\" ! %s %s post-messages=false ! "
-        "fakesink sync=false", caps_str, element, props);
-  pipeline = gst_parse_launch (desc, NULL);
-  g_free (desc);
-  g_free (caps_str);
-  if (mem == MEM_CUDA) {
-    GstContext *c = gst_context_new_cuda_context (cuda_ctx);
-
-    gst_element_set_context (pipeline, c);
-    gst_context_unref (c);
-  }
-  for (k = 0; k < n_src; k++) {
-    gchar name[4] = { 's', (gchar) ('0' + k), 0 };
-
-    src[k] = gst_bin_get_by_name (GST_BIN (pipeline), name);
-    make_frames (mem, &info, k, frames[k]);
-  }
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  t0 = g_get_monotonic_time ();
-  for (i = 0; i < count; i++)
-    for (k = 0; k < n_src; k++) {
-      GstBuffer *b = gst_buffer_copy (frames[k][i % N_FRAMES]);
-
-      GST_BUFFER_PTS (b) = gst_util_uint64_scale (i, GST_SECOND, 30);
-      GST_BUFFER_DURATION (b) = GST_SECOND / 30;
-      gst_app_src_push_buffer (GST_APP_SRC (src[k]), b);
-    }
-  for (k = 0; k < n_src; k++)
-    gst_app_src_end_of_stream (GST_APP_SRC (src[k]));
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
-      GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  t1 = g_get_monotonic_time ();
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *e;
-    gchar *dbg;
-
-    gst_message_parse_error (msg, &e, &dbg);
-    fprintf (stderr, "%s: %s (%s)\n", element, e->message, dbg);
-    exit (1);
-  }
-  gst_message_unref (msg);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  for (k = 0; k < n_src; k++) {
-    for (i = 0; i < N_FRAMES; i++)
-      gst_buffer_unref (frames[k][i]);
-    gst_object_unref (src[k]);
-  }
-  gst_object_unref (pipeline);
-  return (t1 - t0) * 1e-6;
-}
-
 typedef struct
 {
   gint64 first, last;
@@ -212,6 +128,101 @@ stamp_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   if (st->n++ == 0)
     st->first = st->last;
   return GST_PAD_PROBE_OK;
+}
+
+/* Frames (pairs) a second through the pipeline, in the steady state:
+ * between the first and the last buffer reaching fakesink, so that the
+ * start-up (caps, allocations of device frames and pinned staging) is
+ * left out. */
+static gdouble
+run (const gchar * element, const gchar * props, Mem mem, guint w, guint h,
+    guint count)
+{
+  GstVideoInfo info;
+  GstBuffer *frames[2][N_FRAMES];
+  GstElement *pipeline, *src[2];
+  GstCaps *caps;
+  gchar *caps_str, *desc;
+  guint n_src = g_str_equal (element, "cudassim") ? 2 : 1, i, k;
+  Stamps st = { 0, 0, 0 };
+  GstElement *sink;
+  GstPad *sink_pad;
+  GstMessage *msg;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, w, h);
+  info.fps_n = 30;
+  info.fps_d = 1;
+  caps = gst_video_info_to_caps (&info);
+  if (mem == MEM_CUDA)
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new ("memory:CUDAMemory", NULL));
+  caps_str = gst_caps_to_string (caps);
+  gst_caps_unref (caps);
+  if (n_src == 2)
+    desc = g_strdup_printf ("cudassim name=e %s post-messages=false ! "
+        "fakesink name=sink sync=false appsrc name=s0 format=time block=true "
+        "max-buffers=8 caps=\"%s\" ! e.reference appsrc name=s1 format=time "
+        "block=true max-buffers=8 caps=\"%s\" ! e.distorted", props,
+        caps_str, caps_str);
+  else if (g_str_equal (element, "none"))
+    desc = g_strdup_printf ("appsrc name=s0 format=time block=true "
+        "max-buffers=8 caps=\"%s\" ! fakesink name=sink sync=false",
+        caps_str);
+  else
+    desc = g_strdup_printf ("appsrc name=s0 format=time block=true "
+        "max-buffers=8 caps=\"%s\" ! %s %s post-messages=false ! "
+        "fakesink name=sink sync=false", caps_str, element, props);
+  pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  g_free (caps_str);
+  if (mem == MEM_CUDA) {
+    GstContext *c = gst_context_new_cuda_context (cuda_ctx);
+
+    gst_element_set_context (pipeline, c);
+    gst_context_unref (c);
+  }
+  for (k = 0; k < n_src; k++) {
+    gchar name[4] = { 's', (gchar) ('0' + k), 0 };
+
+    src[k] = gst_bin_get_by_name (GST_BIN (pipeline), name);
+    make_frames (mem, &info, k, frames[k]);
+  }
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  sink_pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (sink_pad, GST_PAD_PROBE_TYPE_BUFFER, stamp_buffer, &st,
+      NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (i = 0; i < count; i++)
+    for (k = 0; k < n_src; k++) {
+      GstBuffer *b = gst_buffer_copy (frames[k][i % N_FRAMES]);
+
+      GST_BUFFER_PTS (b) = gst_util_uint64_scale (i, GST_SECOND, 30);
+      GST_BUFFER_DURATION (b) = GST_SECOND / 30;
+      gst_app_src_push_buffer (GST_APP_SRC (src[k]), b);
+    }
+  for (k = 0; k < n_src; k++)
+    gst_app_src_end_of_stream (GST_APP_SRC (src[k]));
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *e;
+    gchar *dbg;
+
+    gst_message_parse_error (msg, &e, &dbg);
+    fprintf (stderr, "%s: %s (%s)\n", element, e->message, dbg);
+    exit (1);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  for (k = 0; k < n_src; k++) {
+    for (i = 0; i < N_FRAMES; i++)
+      gst_buffer_unref (frames[k][i]);
+    gst_object_unref (src[k]);
+  }
+  gst_object_unref (sink_pad);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return st.n > 1 ? (st.n - 1) / ((st.last - st.first) * 1e-6) : 0;
 }
 
 /* Frames a second from the first to the last buffer reaching the sink
@@ -329,16 +340,16 @@ main (int argc, char **argv)
     for (c = 0; c < G_N_ELEMENTS (cases); c++)
       for (m = 0; m < 3; m++) {
         guint w = sizes[s][0], h = sizes[s][1];
-        guint count = m == MEM_CUDA ? 4000 : s == 0 ? 1500 : 400;
-        gdouble secs, rate, bound = 0;
+        guint count = m == MEM_CUDA ? 4000 : s == 0 ? 1500 :
+            m == MEM_PINNED ? 1000 : 400;
+        gdouble rate, bound = 0;
 
         if ((only && !strstr (cases[c].label, only))
             || (only_mem && !g_str_equal (only_mem, mem_names[m])))
           continue;
         if (quick)
           count /= 10;
-        secs = run (cases[c].element, cases[c].props, (Mem) m, w, h, count);
-        rate = count / secs;
+        rate = run (cases[c].element, cases[c].props, (Mem) m, w, h, count);
         if (m != MEM_CUDA && cases[c].plane_bytes > 0)
           bound = bw[m] * 1e9 / (cases[c].plane_bytes * w * h);
         printf ("%-22s %4ux%-4u %-9s %10.0f %9.1f", cases[c].label, w, h,
