@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cq-copy.h"
 #include "cq-cuda-private.h"
 #include "cq-sharpness-kernels.cuh"
 
-/* Pageable frames are staged in this many chunks of rows. */
-#define STAGING_CHUNKS 8
+/* Pageable frames are staged in chunks of rows, at most this many. */
+#define MAX_CHUNKS 8
+#define CHUNK_BYTES (1u << 20)
 /* Frames in flight between submit and collect: each has its own device
  * frame, staging and results, so that one uploads (copy stream) while the
  * previous one is measured (compute stream). */
@@ -373,22 +375,23 @@ cq_sharpness_cuda_submit_host (CqSharpnessCuda * cu, const void *data,
             cu->row_bytes, cu->height, cudaMemcpyHostToDevice,
             cu->copy_stream), err, "cannot upload the frame");
   } else {
+    /* chunks of at least CHUNK_BYTES: the copy of one overlaps the DMA of
+     * the one before, and each is big enough to be split over threads */
+    const uint64_t bytes = (uint64_t) cu->row_bytes * cu->height;
+    const unsigned chunks = (unsigned) (bytes / CHUNK_BYTES < 1 ? 1 :
+        bytes / CHUNK_BYTES > MAX_CHUNKS ? MAX_CHUNKS : bytes / CHUNK_BYTES);
     unsigned chunk, rows_done = 0;
 
-    for (chunk = 0; chunk < STAGING_CHUNKS && rows_done < cu->height; chunk++) {
+    for (chunk = 0; chunk < chunks && rows_done < cu->height; chunk++) {
       unsigned rows_end =
-          (unsigned) ((uint64_t) cu->height * (chunk + 1) / STAGING_CHUNKS);
-      unsigned rows = rows_end - rows_done, r;
+          (unsigned) ((uint64_t) cu->height * (chunk + 1) / chunks);
+      unsigned rows = rows_end - rows_done;
       unsigned char *stage = cu->staging[slot] + rows_done * cu->row_bytes;
 
       if (rows == 0)
         continue;
-      if (stride == cu->row_bytes)
-        memcpy (stage, src + rows_done * stride, rows * cu->row_bytes);
-      else
-        for (r = 0; r < rows; r++)
-          memcpy (stage + r * cu->row_bytes,
-              src + (size_t) (rows_done + r) * stride, cu->row_bytes);
+      cq_copy_rows (stage, cu->row_bytes, src + (size_t) rows_done * stride,
+          stride, cu->row_bytes, rows);
       CQ_CUDA_TRY (cudaMemcpy2DAsync (frame + rows_done * cu->frame_pitch,
               cu->frame_pitch, stage, cu->row_bytes, cu->row_bytes, rows,
               cudaMemcpyHostToDevice, cu->copy_stream), err,

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cq-copy.h"
 #include "cq-cuda-private.h"
 #include "cq-ssim-kernels.cuh"
 
@@ -514,7 +515,6 @@ upload_rows (CqSsimCuda * cu, unsigned char *dst, size_t dst_pitch,
     unsigned r0, unsigned r1, unsigned char **stage, CqError * err)
 {
   const unsigned n = r1 - r0;
-  unsigned r;
 
   if (n == 0)
     return CQ_OK;
@@ -523,12 +523,7 @@ upload_rows (CqSsimCuda * cu, unsigned char *dst, size_t dst_pitch,
   if (!pinned) {
     unsigned char *s = *stage;
 
-    if (src_stride == row_bytes)
-      memcpy (s, src, (size_t) n * row_bytes);
-    else
-      for (r = 0; r < n; r++)
-        memcpy (s + (size_t) r * row_bytes, src + (size_t) r * src_stride,
-            row_bytes);
+    cq_copy_rows (s, row_bytes, src, src_stride, row_bytes, n);
     src = s;
     src_stride = row_bytes;
     *stage += (size_t) n * row_bytes;

@@ -1,0 +1,182 @@
+/* cudaquality compute library: multi-threaded row copies.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cq-copy.h"
+
+#define MAX_HELPERS 3
+/* below this, waking the helpers costs about what they save */
+#define MIN_PARALLEL_BYTES ((size_t) 256 << 10)
+
+typedef struct
+{
+  unsigned char *dst;
+  const unsigned char *src;
+  size_t dst_stride, src_stride, row_bytes, rows;
+} Part;
+
+static struct
+{
+  pthread_mutex_t busy;         /* held by the caller whose copy runs */
+  pthread_mutex_t lock;
+  pthread_cond_t start, done;
+  unsigned helpers;
+  unsigned long generation;
+  unsigned remaining;
+  Part parts[MAX_HELPERS];
+} pool = {
+  PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+  PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, {{0}}
+};
+
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+static void
+copy_part (const Part * p)
+{
+  size_t r;
+
+  if (p->rows == 0)
+    return;
+  if (p->dst_stride == p->row_bytes && p->src_stride == p->row_bytes) {
+    memcpy (p->dst, p->src, p->row_bytes * p->rows);
+    return;
+  }
+  for (r = 0; r < p->rows; r++)
+    memcpy (p->dst + r * p->dst_stride, p->src + r * p->src_stride,
+        p->row_bytes);
+}
+
+static void *
+helper_main (void *data)
+{
+  const unsigned index = (unsigned) (size_t) data;
+  unsigned long seen = 0;
+
+  for (;;) {
+    Part part;
+
+    pthread_mutex_lock (&pool.lock);
+    while (pool.generation == seen)
+      pthread_cond_wait (&pool.start, &pool.lock);
+    seen = pool.generation;
+    part = pool.parts[index];
+    pthread_mutex_unlock (&pool.lock);
+
+    copy_part (&part);
+
+    pthread_mutex_lock (&pool.lock);
+    if (--pool.remaining == 0)
+      pthread_cond_signal (&pool.done);
+    pthread_mutex_unlock (&pool.lock);
+  }
+  return NULL;
+}
+
+/* Helpers for all but one of the online cores, at most MAX_HELPERS; they
+ * live as long as the process. */
+static void
+pool_init (void)
+{
+  long cores = sysconf (_SC_NPROCESSORS_ONLN);
+  unsigned want = cores > 1 ? (unsigned) (cores - 1) : 0, i;
+  pthread_attr_t attr;
+
+  if (want > MAX_HELPERS)
+    want = MAX_HELPERS;
+  pthread_attr_init (&attr);
+  pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
+  for (i = 0; i < want; i++) {
+    pthread_t t;
+
+    if (pthread_create (&t, &attr, helper_main, (void *) (size_t) i) != 0)
+      break;
+  }
+  pthread_attr_destroy (&attr);
+  pool.helpers = i;
+}
+
+unsigned
+cq_copy_threads (void)
+{
+  pthread_once (&pool_once, pool_init);
+  return pool.helpers + 1;
+}
+
+void
+cq_copy_rows (void *dst, size_t dst_stride, const void *src,
+    size_t src_stride, size_t row_bytes, size_t rows)
+{
+  Part whole = { (unsigned char *) dst, (const unsigned char *) src,
+    dst_stride, src_stride, row_bytes, rows
+  };
+  size_t units, unit_bytes, done = 0;
+  unsigned n, i;
+
+  if (rows == 0 || row_bytes == 0)
+    return;
+  if (row_bytes * rows < MIN_PARALLEL_BYTES || cq_copy_threads () < 2
+      || pthread_mutex_trylock (&pool.busy) != 0) {
+    copy_part (&whole);
+    return;
+  }
+
+  /* split contiguous data by 64 KiB units, strided data by rows */
+  if (dst_stride == row_bytes && src_stride == row_bytes) {
+    unit_bytes = (size_t) 64 << 10;
+    units = (row_bytes * rows + unit_bytes - 1) / unit_bytes;
+  } else {
+    unit_bytes = 0;
+    units = rows;
+  }
+  n = pool.helpers + 1;
+  if (units < n)
+    n = (unsigned) units;
+
+  pthread_mutex_lock (&pool.lock);
+  for (i = 0; i < n; i++) {
+    size_t end = units * (i + 1) / n;
+    Part *p = i + 1 < n ? &pool.parts[i] : &whole;
+    Part part = whole;
+
+    if (unit_bytes) {
+      size_t b0 = done * unit_bytes, b1 = end * unit_bytes;
+
+      if (b1 > row_bytes * rows)
+        b1 = row_bytes * rows;
+      part.dst = whole.dst + b0;
+      part.src = whole.src + b0;
+      part.dst_stride = part.src_stride = part.row_bytes = b1 - b0;
+      part.rows = 1;
+    } else {
+      part.dst = whole.dst + done * dst_stride;
+      part.src = whole.src + done * src_stride;
+      part.rows = end - done;
+    }
+    *p = part;
+    done = end;
+  }
+  /* helpers beyond n get empty parts */
+  for (i = n - 1; i < pool.helpers; i++)
+    pool.parts[i].rows = 0;
+  pool.remaining = pool.helpers;
+  pool.generation++;
+  pthread_cond_broadcast (&pool.start);
+  pthread_mutex_unlock (&pool.lock);
+
+  copy_part (&whole);           /* the last part, on this thread */
+
+  pthread_mutex_lock (&pool.lock);
+  while (pool.remaining > 0)
+    pthread_cond_wait (&pool.done, &pool.lock);
+  pthread_mutex_unlock (&pool.lock);
+  pthread_mutex_unlock (&pool.busy);
+}
