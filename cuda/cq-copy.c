@@ -81,6 +81,19 @@ helper_main (void *data)
   return NULL;
 }
 
+/* A child of fork has none of the helpers (and may have inherited locks
+ * some other thread held): it copies on its own thread. */
+static void
+pool_after_fork_in_child (void)
+{
+  pthread_mutex_init (&pool.busy, NULL);
+  pthread_mutex_init (&pool.lock, NULL);
+  pthread_cond_init (&pool.start, NULL);
+  pthread_cond_init (&pool.done, NULL);
+  pool.helpers = 0;
+  pool.remaining = 0;
+}
+
 /* Helpers for all but one of the online cores, at most MAX_HELPERS; they
  * live as long as the process. */
 static void
@@ -92,6 +105,8 @@ pool_init (void)
 
   if (want > MAX_HELPERS)
     want = MAX_HELPERS;
+  if (pthread_atfork (NULL, NULL, pool_after_fork_in_child) != 0)
+    want = 0;
   pthread_attr_init (&attr);
   pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
   for (i = 0; i < want; i++) {

@@ -1,8 +1,8 @@
 /* CPU suite: cq_copy_rows (the multi-threaded staging copy) against a
  * byte-by-byte copy written here: contiguous and strided, sizes around the
  * parallel threshold and the 64 KiB split units, odd row counts, several
- * callers at once (one runs on the pool, the others alone), and nothing
- * written outside the rows.
+ * callers at once (one runs on the pool, the others alone), a child of
+ * fork (no helper threads there), and nothing written outside the rows.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cq-copy.h"
 
@@ -104,6 +106,22 @@ main (void)
 
     pthread_join (threads[t], &bad);
     failures += bad != NULL;
+  }
+  /* a child of fork has no helper threads: its copies must still finish */
+  {
+    pid_t pid = fork ();
+    int status = 0;
+
+    if (pid == 0) {
+      alarm (60);
+      _exit (check (3840, 2160, 3840, 3840, 5) | check (1921, 700, 2048,
+              1936, 6));
+    }
+    if (pid < 0 || waitpid (pid, &status, 0) != pid || !WIFEXITED (status)
+        || WEXITSTATUS (status) != 0) {
+      fprintf (stderr, "FAIL: copies in a child of fork (status %d)\n", status);
+      failures++;
+    }
   }
   printf ("%s\n", failures ? "FAILED" : "all copies exact");
   return failures ? 1 : 0;
