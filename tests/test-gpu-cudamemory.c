@@ -178,6 +178,27 @@ assert_same_scores (const Scores * a, const Scores * b, gdouble tol,
   }
 }
 
+/* sys (ending in cudasharpness ! appsink name=sink) stays in system memory,
+ * dev in CUDAMemory, and both give the same scores, bit for bit, and with
+ * frames, the same pixels. */
+static void
+assert_cuda_memory_same (const gchar * sys, const gchar * dev, gboolean frames)
+{
+  Scores *a = run_scores (sys, "CudaSharpnessMeta", frames);
+  Scores *b = run_scores (dev, "CudaSharpnessMeta", frames);
+  guint i;
+
+  fail_if (a->cuda_caps, "%s is not in system memory", sys);
+  fail_unless (b->cuda_caps, "%s did not stay in CUDAMemory", dev);
+  assert_same_scores (a, b, 0, dev);
+  fail_unless_equals_int (a->frames->len, b->frames->len);
+  for (i = 0; i < a->frames->len; i++)
+    fail_unless (g_bytes_equal (g_ptr_array_index (a->frames, i),
+            g_ptr_array_index (b->frames, i)), "%s: frame %u differs", dev, i);
+  scores_free (a);
+  scores_free (b);
+}
+
 static gboolean
 have_nvcodec (void)
 {
@@ -206,14 +227,7 @@ GST_START_TEST (test_sharpness_cuda_memory_equals_system)
       gchar *dev = g_strdup_printf ("%s ! cudaupload ! "
           "video/x-raw(memory:CUDAMemory) ! cudasharpness backend=cuda "
           "metrics=all %s ! appsink name=sink sync=false", src, rois[r]);
-      Scores *a = run_scores (sys, "CudaSharpnessMeta", FALSE);
-      Scores *b = run_scores (dev, "CudaSharpnessMeta", FALSE);
-
-      fail_if (a->cuda_caps);
-      fail_unless (b->cuda_caps, "%s did not stay in CUDAMemory", dev);
-      assert_same_scores (a, b, 0, dev);
-      scores_free (a);
-      scores_free (b);
+      assert_cuda_memory_same (sys, dev, FALSE);
       g_free (sys);
       g_free (dev);
       g_free (src);
@@ -420,7 +434,7 @@ GST_START_TEST (test_sfproject_cuda_memory)
 {
   const gchar *formats[] = { "GRAY16_LE", "GRAY8" };
   const gchar *noise[] = { "", "noise=true seed=7 photons=5000" };
-  guint k, n, i;
+  guint k, n;
 
   for (k = 0; k < G_N_ELEMENTS (formats); k++)
     for (n = 0; n < G_N_ELEMENTS (noise); n++) {
@@ -434,19 +448,7 @@ GST_START_TEST (test_sfproject_cuda_memory)
       gchar *dev = g_strdup_printf ("%s ! video/x-raw(ANY),format=%s ! "
           "cudasharpness backend=cuda metrics=all ! appsink name=sink "
           "sync=false", src, formats[k]);
-      Scores *a = run_scores (sys, "CudaSharpnessMeta", TRUE);
-      Scores *b = run_scores (dev, "CudaSharpnessMeta", TRUE);
-
-      fail_if (a->cuda_caps);
-      fail_unless (b->cuda_caps, "%s did not stay in CUDAMemory", dev);
-      assert_same_scores (a, b, 0, dev);
-      fail_unless_equals_int (a->frames->len, b->frames->len);
-      for (i = 0; i < a->frames->len; i++)
-        fail_unless (g_bytes_equal (g_ptr_array_index (a->frames, i),
-                g_ptr_array_index (b->frames, i)), "%s: frame %u differs",
-            dev, i);
-      scores_free (a);
-      scores_free (b);
+      assert_cuda_memory_same (sys, dev, TRUE);
       g_free (sys);
       g_free (dev);
       g_free (src);

@@ -112,6 +112,25 @@ make_frames (Mem mem, const GstVideoInfo * info, guint stream, GstBuffer ** out)
   }
 }
 
+/* Waits for EOS and stops the pipeline; an error ends the benchmark. */
+static void
+wait_eos (GstElement * pipeline, const gchar * what)
+{
+  GstMessage *msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *e;
+    gchar *dbg;
+
+    gst_message_parse_error (msg, &e, &dbg);
+    fprintf (stderr, "%s: %s (%s)\n", what, e->message, dbg);
+    exit (1);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+}
+
 typedef struct
 {
   gint64 first, last;
@@ -148,7 +167,6 @@ run (const gchar * element, const gchar * props, Mem mem, guint w, guint h,
   Stamps st = { 0, 0, 0 };
   GstElement *sink;
   GstPad *sink_pad;
-  GstMessage *msg;
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, w, h);
   info.fps_n = 30;
@@ -202,18 +220,7 @@ run (const gchar * element, const gchar * props, Mem mem, guint w, guint h,
     }
   for (k = 0; k < n_src; k++)
     gst_app_src_end_of_stream (GST_APP_SRC (src[k]));
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
-      GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *e;
-    gchar *dbg;
-
-    gst_message_parse_error (msg, &e, &dbg);
-    fprintf (stderr, "%s: %s (%s)\n", element, e->message, dbg);
-    exit (1);
-  }
-  gst_message_unref (msg);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  wait_eos (pipeline, element);
   for (k = 0; k < n_src; k++) {
     for (i = 0; i < N_FRAMES; i++)
       gst_buffer_unref (frames[k][i]);
@@ -234,22 +241,10 @@ run_source (const gchar * desc)
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   GstPad *pad = gst_element_get_static_pad (sink, "sink");
   Stamps st = { 0, 0, 0 };
-  GstMessage *msg;
 
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, stamp_buffer, &st, NULL);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
-      GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *e;
-    gchar *dbg;
-
-    gst_message_parse_error (msg, &e, &dbg);
-    fprintf (stderr, "%s: %s (%s)\n", desc, e->message, dbg);
-    exit (1);
-  }
-  gst_message_unref (msg);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
+  wait_eos (pipeline, desc);
   gst_object_unref (pad);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
