@@ -19,6 +19,8 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/gstcudaloader.h>
 #include <math.h>
 #include <string.h>
 
@@ -74,10 +76,13 @@ pack_frame (GstCaps * caps, GstBuffer * buf)
 
 /* Runs desc (with an appsink named sink) to EOS; keeps every buffer's
  * meta_name structure and, with keep_frames, its pixels (as system
- * memory). The pipeline is stopped before any assertion fails, so that a
- * failure under CK_FORK=no does not leave it running. */
+ * memory). The elements named in names (NULL-terminated) are given the CUDA
+ * contexts in ctxs before the pipeline starts. The pipeline is stopped
+ * before any assertion fails, so that a failure under CK_FORK=no does not
+ * leave it running. */
 static Scores *
-run_scores (const gchar * desc, const gchar * meta_name, gboolean keep_frames)
+run_scores_in (const gchar * desc, const gchar * meta_name,
+    gboolean keep_frames, const gchar * const *names, GstCudaContext ** ctxs)
 {
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &error);
@@ -86,11 +91,21 @@ run_scores (const gchar * desc, const gchar * meta_name, gboolean keep_frames)
   GstMessage *msg;
   Scores *s = g_new0 (Scores, 1);
   gchar *problem = NULL;
+  guint i;
 
   if (g_getenv ("CUDAMEMORY_TEST_VERBOSE"))
     g_printerr ("%s\n", desc);
   fail_unless (pipeline != NULL && error == NULL, "%s: %s", desc,
       error ? error->message : "");
+  for (i = 0; names && names[i]; i++) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), names[i]);
+    GstContext *c = gst_context_new_cuda_context (ctxs[i]);
+
+    fail_unless (e != NULL, "%s: no element %s", desc, names[i]);
+    gst_element_set_context (e, c);
+    gst_context_unref (c);
+    gst_object_unref (e);
+  }
   s->metas = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_structure_free);
   s->frames = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
@@ -147,6 +162,12 @@ run_scores (const gchar * desc, const gchar * meta_name, gboolean keep_frames)
   gst_object_unref (pipeline);
   fail_if (problem != NULL, "%s: %s", desc, problem);
   return s;
+}
+
+static Scores *
+run_scores (const gchar * desc, const gchar * meta_name, gboolean keep_frames)
+{
+  return run_scores_in (desc, meta_name, keep_frames, NULL, NULL);
 }
 
 /* Every double field equal within tol (0: bit for bit, inf included). */
@@ -426,6 +447,78 @@ GST_START_TEST (test_pinned_pool)
 
 GST_END_TEST;
 
+/* Frames in a CUDA context other than the measuring element's: the
+ * measurement moves into the frames' context (both frames of a pair in one
+ * other context) or reads them through host memory (a pair split across
+ * two contexts), with the scores of the same frames in system memory. */
+GST_START_TEST (test_memory_of_another_context)
+{
+  GstCudaContext *ctx[2];
+  const gchar *src = "videotestsrc pattern=ball num-buffers=6 ! "
+      "video/x-raw,format=NV12,width=640,height=360,framerate=30/1";
+  const gchar *src2 = "videotestsrc pattern=ball motion=sweep num-buffers=6 "
+      "! video/x-raw,format=NV12,width=640,height=360,framerate=30/1";
+  const gchar *names[] = { "up", "m", NULL };
+  const gchar *names_ssim[] = { "up", "up2", "q", NULL };
+  GstCudaContext *sharp_ctx[2], *ssim_ctx[3];
+  gchar *sys, *dev;
+  Scores *a, *b;
+  guint k;
+
+  /* nvcodec loads the driver library when its elements are made; this
+   * test may run before any is */
+  fail_unless (gst_cuda_load_library ());
+  ctx[0] = gst_cuda_context_new (0);
+  ctx[1] = gst_cuda_context_new (0);
+  fail_unless (ctx[0] && ctx[1]);
+  fail_unless (ctx[0] != ctx[1]);
+
+  /* cudasharpness in context 1, frames uploaded in context 0 */
+  sys = g_strdup_printf ("%s ! cudasharpness backend=cuda metrics=all ! "
+      "appsink name=sink sync=false", src);
+  dev = g_strdup_printf ("%s ! cudaupload name=up ! "
+      "video/x-raw(memory:CUDAMemory) ! cudasharpness name=m backend=cuda "
+      "metrics=all ! appsink name=sink sync=false", src);
+  sharp_ctx[0] = ctx[0];
+  sharp_ctx[1] = ctx[1];
+  a = run_scores (sys, "CudaSharpnessMeta", FALSE);
+  b = run_scores_in (dev, "CudaSharpnessMeta", FALSE, names, sharp_ctx);
+  fail_unless (b->cuda_caps);
+  assert_same_scores (a, b, 0, dev);
+  scores_free (a);
+  scores_free (b);
+  g_free (sys);
+  g_free (dev);
+
+  /* cudassim in context 1; the pair in context 0, then split over 0 and 1 */
+  sys = g_strdup_printf ("cudassim name=q backend=cuda planes=all ! "
+      "appsink name=sink sync=false %s ! q.reference %s ! q.distorted", src,
+      src2);
+  dev = g_strdup_printf ("cudassim name=q backend=cuda planes=all ! "
+      "appsink name=sink sync=false %s ! cudaupload name=up ! "
+      "video/x-raw(memory:CUDAMemory) ! q.reference %s ! "
+      "cudaupload name=up2 ! video/x-raw(memory:CUDAMemory) ! q.distorted",
+      src, src2);
+  a = run_scores (sys, "CudaSsimMeta", FALSE);
+  for (k = 0; k < 2; k++) {
+    ssim_ctx[0] = ctx[0];
+    ssim_ctx[1] = ctx[k];
+    ssim_ctx[2] = ctx[1];
+    b = run_scores_in (dev, "CudaSsimMeta", FALSE, names_ssim, ssim_ctx);
+    fail_unless (b->cuda_caps);
+    assert_same_scores (a, b, 0, k ? "pair split over two contexts" :
+        "pair in another context");
+    scores_free (b);
+  }
+  scores_free (a);
+  g_free (sys);
+  g_free (dev);
+  gst_object_unref (ctx[0]);
+  gst_object_unref (ctx[1]);
+}
+
+GST_END_TEST;
+
 /* cudasfproject writes its frames into CUDAMemory when cudasharpness
  * downstream asks for it: the same pixels (pitched rows read back) and the
  * same scores as through system memory, with and without noise (which is
@@ -534,6 +627,7 @@ cudamemory_suite (void)
   tcase_add_test (tc, test_ssim_cuda_memory_equals_system);
   tcase_add_test (tc, test_context_shared_with_cudaupload);
   tcase_add_test (tc, test_pinned_pool);
+  tcase_add_test (tc, test_memory_of_another_context);
   tcase_add_test (tc, test_sfproject_cuda_memory);
   if (!quick)
     tcase_add_test (tc, test_nvdec);
