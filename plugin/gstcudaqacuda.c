@@ -219,7 +219,6 @@ typedef struct
   GstCudaAllocator *allocator;
   GstVideoInfo info;            /* the gray frame */
   GstVideoInfo alloc_info;      /* the RGBA stand-in it is allocated as */
-  gsize pitch;
 } GstCudaQaDevicePool;
 
 typedef struct
@@ -266,11 +265,10 @@ gst_cuda_qa_device_pool_set_config (GstBufferPool * pool, GstStructure * config)
   gst_video_info_set_format (&self->alloc_info, GST_VIDEO_FORMAT_RGBA,
       (row_bytes + 3) / 4, GST_VIDEO_INFO_HEIGHT (&self->info));
 
-  /* the pitch (and so the buffer size) is the driver's choice: learn it */
+  /* the buffer size (pitch × rows) is the driver's choice: learn it */
   probe = gst_cuda_qa_device_pool_alloc_memory (self);
   if (!probe)
     goto no_memory;
-  self->pitch = GST_CUDA_MEMORY_CAST (probe)->info.stride[0];
   gst_buffer_pool_config_set_params (config, caps, probe->size, min, max);
   gst_memory_unref (probe);
   return

@@ -460,7 +460,7 @@ GST_START_TEST (test_memory_of_another_context)
       "! video/x-raw,format=NV12,width=640,height=360,framerate=30/1";
   const gchar *names[] = { "up", "m", NULL };
   const gchar *names_ssim[] = { "up", "up2", "q", NULL };
-  GstCudaContext *sharp_ctx[2], *ssim_ctx[3];
+  GstCudaContext *ssim_ctx[3];
   gchar *sys, *dev;
   Scores *a, *b;
   guint k;
@@ -479,10 +479,8 @@ GST_START_TEST (test_memory_of_another_context)
   dev = g_strdup_printf ("%s ! cudaupload name=up ! "
       "video/x-raw(memory:CUDAMemory) ! cudasharpness name=m backend=cuda "
       "metrics=all ! appsink name=sink sync=false", src);
-  sharp_ctx[0] = ctx[0];
-  sharp_ctx[1] = ctx[1];
   a = run_scores (sys, "CudaSharpnessMeta", FALSE);
-  b = run_scores_in (dev, "CudaSharpnessMeta", FALSE, names, sharp_ctx);
+  b = run_scores_in (dev, "CudaSharpnessMeta", FALSE, names, ctx);
   fail_unless (b->cuda_caps);
   assert_same_scores (a, b, 0, dev);
   scores_free (a);
