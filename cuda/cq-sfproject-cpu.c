@@ -161,6 +161,25 @@ cq_sf_amplitude_theta (const CqSfGeometry * g, double s, double t)
   return sqrt (s * s + t * t + d2) / sqrt (s * s + d2);
 }
 
+double
+cq_sf_fov_radius (const CqSfGeometry * g)
+{
+  const double s_lo = cq_sf_cell_s (g, 0) - g->du / 2;
+  const double s_hi = cq_sf_cell_s (g, g->nu - 1) + g->du / 2;
+  const double s = fmin (-s_lo, s_hi);
+
+  return s > 0 ? g->sod * s / sqrt (s * s + g->sdd * g->sdd) : 0.0;
+}
+
+int
+cq_sf_column_in_fov (const CqSfGeometry * g, unsigned i, unsigned j)
+{
+  const double xc = cq_sf_voxel_x (g, i), yc = cq_sf_voxel_y (g, j);
+  const double r = cq_sf_fov_radius (g);
+
+  return !g->fov_mask || xc * xc + yc * yc <= r * r;
+}
+
 /* ---- one view's footprints ---- */
 
 /* Detector cells [*lo, *hi] (inclusive; empty when *lo > *hi) that the
@@ -192,6 +211,11 @@ column_footprint (const CqSfGeometry * g, double beta, unsigned i,
   double tau[4];
   int u;
 
+  if (!cq_sf_column_in_fov (g, i, j)) {
+    *u0 = 0;
+    *u1 = -1;
+    return;
+  }
   cq_sf_transaxial_taus (g, beta, xc, yc, tau);
   cell_range (tau[0], tau[3], g->nu, g->du, g->offset_u, u0, u1);
   for (u = *u0; u <= *u1; u++) {

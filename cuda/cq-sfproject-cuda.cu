@@ -1,12 +1,13 @@
 /* cudaquality compute library: SF-TR/A2 projector and backprojector on
  * CUDA, the launchers.
  *
- * The volume to project lives in a 3D CUDA array behind a texture object
- * (point sampling, unnormalised coordinates); projections and the
- * backprojected volume in linear device memory. A batch of views is one
- * launch per primary direction; the geometry goes to the kernels by value,
- * the views' cos/sin and launch order through small device arrays of the
- * context, so contexts on other streams never share them.
+ * The volume to project is kept z-fastest (a voxel column's slices
+ * contiguous, what the projector's lanes read together); projections and
+ * the backprojected volume are linear device memory in the API's layouts.
+ * A batch of views is one launch per primary direction; the geometry goes
+ * to the kernels by value, the views' cos/sin and launch order through
+ * small device arrays of the context, so contexts on other streams never
+ * share them.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -23,8 +24,7 @@ struct CqSfCuda
   int device;
   CqSfGeometry g;
   cudaStream_t stream;
-  cudaArray_t array;
-  cudaTextureObject_t tex;
+  float *volz;                  /* the volume to project, z fastest */
   float *proj;                  /* all views */
   float *scaled;                /* projections scaled for Aᵀ */
   float *vol;                   /* backprojection */
@@ -33,9 +33,26 @@ struct CqSfCuda
   int *slots;                   /* projector launch order: x-major first */
   float2 *views_host;           /* staging of the two above */
   int *slots_host;
+  unsigned cells;               /* the most cells a footprint touches */
+  unsigned proj_rows;           /* detector rows a projector lane */
   unsigned char *pixels;        /* one converted view, for host output */
   size_t pixels_pitch;
 };
+
+/* The most detector cells a column's footprint touches: its widest
+ * shadow (the square's diagonal) at the largest magnification, which is
+ * at the voxel corner nearest the source. */
+static unsigned
+cells_a_footprint (const CqSfGeometry * g)
+{
+  const double hx = fmax (fabs (cq_sf_voxel_x (g, 0)),
+      fabs (cq_sf_voxel_x (g, g->nx - 1))) + g->dx / 2;
+  const double hy = fmax (fabs (cq_sf_voxel_y (g, 0)),
+      fabs (cq_sf_voxel_y (g, g->ny - 1))) + g->dx / 2;
+  const double mag = g->sdd / (g->sod - sqrt (hx * hx + hy * hy));
+
+  return (unsigned) ceil (mag * g->dx * M_SQRT2 / g->du * 1.01) + 1;
+}
 
 extern "C" void
 cq_sf_cuda_free (CqSfCuda * cu)
@@ -45,9 +62,7 @@ cq_sf_cuda_free (CqSfCuda * cu)
   if (cq_cuda_select (cu->device) == cudaSuccess) {
     if (cu->stream)
       cudaStreamSynchronize (cu->stream);
-    if (cu->tex)
-      cudaDestroyTextureObject (cu->tex);
-    cudaFreeArray (cu->array);
+    cudaFree (cu->volz);
     cudaFree (cu->proj);
     cudaFree (cu->scaled);
     cudaFree (cu->vol);
@@ -94,6 +109,21 @@ cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
   k->z0 = (float) cq_sf_voxel_z (g, 0);
   k->u0 = (float) cq_sf_cell_s (g, 0);
   k->v0 = (float) cq_sf_cell_t (g, 0);
+  k->ul0 = (float) (cq_sf_cell_s (g, 0) - g->du / 2);
+  k->vl0 = (float) (cq_sf_cell_t (g, 0) - g->dv / 2);
+  k->zl0 = (float) (cq_sf_voxel_z (g, 0) - g->dz / 2);
+  k->idu = (float) (1.0 / g->du);
+  k->idv = (float) (1.0 / g->dv);
+  k->idz = (float) (1.0 / g->dz);
+  cu->cells = cells_a_footprint (g);
+  /* a lane's rows: the fewest that cover the detector in one block row,
+   * at most 4 (registers); CQ_SF_PROJ_ROWS overrides, for measurements */
+  cu->proj_rows = g->nv <= (unsigned) cq::kSfProjThreads ? 1 :
+      g->nv <= 2u * cq::kSfProjThreads ? 2 : 4;
+  if (getenv ("CQ_SF_PROJ_ROWS"))
+    cu->proj_rows = (unsigned) atoi (getenv ("CQ_SF_PROJ_ROWS"));
+  k->fov_r2 = g->fov_mask ? (float) (cq_sf_fov_radius (g) *
+      cq_sf_fov_radius (g)) : -1.0f;
   k->nx = (int) g->nx;
   k->ny = (int) g->ny;
   k->nz = (int) g->nz;
@@ -119,27 +149,11 @@ cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
   if (e == cudaSuccess)
     e = cudaMalloc ((void **) &cu->slots, cq::kSfMaxViews * sizeof (int));
   if (e == cudaSuccess) {
-    cudaChannelFormatDesc desc = cudaCreateChannelDesc < float >();
-
-    what = "cannot allocate the volume texture";
-    e = cudaMalloc3DArray (&cu->array, &desc, make_cudaExtent (g->nx, g->ny,
-            g->nz));
+    what = "cannot allocate the volume";
+    e = cudaMalloc ((void **) &cu->volz, voxels * sizeof (float));
   }
-  if (e == cudaSuccess) {
-    cudaResourceDesc res;
-    cudaTextureDesc td;
-
-    memset (&res, 0, sizeof (res));
-    res.resType = cudaResourceTypeArray;
-    res.res.array.array = cu->array;
-    memset (&td, 0, sizeof (td));
-    td.addressMode[0] = td.addressMode[1] = td.addressMode[2] =
-        cudaAddressModeBorder;
-    td.filterMode = cudaFilterModePoint;        /* weights are computed */
-    td.readMode = cudaReadModeElementType;
-    td.normalizedCoords = 0;
-    e = cudaCreateTextureObject (&cu->tex, &res, &td, NULL);
-  }
+  if (e == cudaSuccess)
+    e = cudaMemset (cu->volz, 0, voxels * sizeof (float));
   if (e == cudaSuccess) {
     what = "cannot allocate the projections";
     e = cudaMalloc ((void **) &cu->proj, cells * sizeof (float));
@@ -163,17 +177,17 @@ cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
 extern "C" CqStatus
 cq_sf_cuda_set_volume (CqSfCuda * cu, const float *volume, CqError * err)
 {
-  cudaMemcpy3DParms m;
+  const size_t voxels = (size_t) cu->g.nx * cu->g.ny * cu->g.nz;
 
   CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
-  memset (&m, 0, sizeof (m));
-  m.srcPtr = make_cudaPitchedPtr ((void *) volume, cu->g.nx * sizeof (float),
-      cu->g.nx, cu->g.ny);
-  m.dstArray = cu->array;
-  m.extent = make_cudaExtent (cu->g.nx, cu->g.ny, cu->g.nz);
-  m.kind = cudaMemcpyHostToDevice;
-  CQ_CUDA_TRY (cudaMemcpy3DAsync (&m, cu->stream), err,
+  /* up into the backprojection buffer, then reordered z-fastest */
+  CQ_CUDA_TRY (cudaMemcpyAsync (cu->vol, volume, voxels * sizeof (float),
+          cudaMemcpyHostToDevice, cu->stream), err,
       "cannot upload the volume");
+  cq::sf_zfirst_kernel <<<dim3 ((cu->g.nx + 31) / 32, (cu->g.nz + 31) / 32,
+          cu->g.ny), dim3 (32, 8), 0, cu->stream>>> (cu->k, cu->vol,
+      cu->volz);
+  CQ_CUDA_TRY (cudaGetLastError (), err, "cannot reorder the volume");
   CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
       "cannot upload the volume");
   return CQ_OK;
@@ -221,26 +235,36 @@ check_views (CqSfCuda * cu, unsigned n, CqError * err)
   return CQ_OK;
 }
 
-/* Enqueues the projection of views [first, first + n) into cu->proj. */
+/* Enqueues the projection of views [first, first + n) into cu->proj, x-
+ * and y-major views in one launch. A block stages its columns once for
+ * all its rows: the fewest rows a lane that cover the detector in one
+ * block row. */
+template < int ROWS > static void
+launch_project (CqSfCuda * cu, unsigned n, unsigned n_x)
+{
+  const unsigned rows = cq::kSfProjThreads * ROWS;
+  const dim3 grid ((cu->g.nu + cq::kSfStrip - 1) / cq::kSfStrip,
+      (cu->g.nv + rows - 1) / rows, n);
+
+  cq::sf_project_kernel < ROWS ><<<grid, cq::kSfProjThreads, 0,
+      cu->stream>>> (cu->k, cu->views, cu->slots, cu->volz, (int) n_x,
+      cu->proj);
+}
+
 static CqStatus
 enqueue_project (CqSfCuda * cu, unsigned first, unsigned n, CqError * err)
 {
-  /* 32 cells along u, 8 threads of kSfRows cells along v */
-  const dim3 block (32, 8);
-  const unsigned gx = (cu->g.nu + 31) / 32;
-  const unsigned gy = (cu->g.nv + 8 * cq::kSfRows - 1) / (8 * cq::kSfRows);
   unsigned n_x;
   CqStatus ret = set_views (cu, first, n, &n_x, err);
 
   if (ret != CQ_OK)
     return ret;
-  if (n_x > 0)
-    cq::sf_project_kernel < true ><<<dim3 (gx, gy, n_x), block, 0,
-        cu->stream>>> (cu->k, cu->views, cu->slots, cu->tex, 0, cu->proj);
-  if (n > n_x)
-    cq::sf_project_kernel < false ><<<dim3 (gx, gy, n - n_x), block, 0,
-        cu->stream>>> (cu->k, cu->views, cu->slots, cu->tex, (int) n_x,
-        cu->proj);
+  if (cu->proj_rows == 1)
+    launch_project < 1 > (cu, n, n_x);
+  else if (cu->proj_rows == 2)
+    launch_project < 2 > (cu, n, n_x);
+  else
+    launch_project < 4 > (cu, n, n_x);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the projector");
   return CQ_OK;
 }
@@ -249,18 +273,25 @@ static CqStatus
 enqueue_backproject (CqSfCuda * cu, unsigned first, unsigned n,
     CqError * err)
 {
-  const dim3 block (16, 16);
+  const dim3 block (32, cq::kSfBackThreads / 32);
+  const dim3 grid ((cu->g.nx + 31) / 32, (cu->g.ny + block.y - 1) / block.y,
+      (cu->g.nz + cq::kSfBackSlab - 1) / cq::kSfBackSlab);
   unsigned n_x;
   CqStatus ret = set_views (cu, first, n, &n_x, err);
 
   if (ret != CQ_OK)
     return ret;
   cq::sf_scale_kernel <<<dim3 ((cu->g.nu + 15) / 16, (cu->g.nv + 15) / 16,
-          n), block, 0, cu->stream>>> (cu->k, cu->proj, cu->scaled, (int) n);
-  cq::sf_backproject_kernel <<<dim3 ((cu->g.nx + 15) / 16,
-          (cu->g.ny + 15) / 16, (cu->g.nz + cq::kSfSlab - 1) / cq::kSfSlab),
-      block, 0, cu->stream>>> (cu->k, cu->views, cu->scaled, (int) n,
-      cu->vol);
+          n), dim3 (16, 16), 0, cu->stream>>> (cu->k, cu->proj, cu->scaled,
+      (int) n);
+  /* the fewest F1 registers that hold every footprint (wider ones are
+   * computed on the way) */
+  if (cu->cells <= 3)
+    cq::sf_backproject_kernel < 3 ><<<grid, block, 0, cu->stream>>> (cu->k,
+        cu->views, cu->scaled, (int) n, cu->vol);
+  else
+    cq::sf_backproject_kernel < 4 ><<<grid, block, 0, cu->stream>>> (cu->k,
+        cu->views, cu->scaled, (int) n, cu->vol);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the backprojector");
   return CQ_OK;
 }

@@ -14,11 +14,6 @@ namespace cq
 {
 
 constexpr int kSfMaxViews = 2048;       /* views a launch batch */
-#ifndef CQ_SF_SLAB
-#define CQ_SF_SLAB 16
-#endif
-constexpr int kSfSlab = CQ_SF_SLAB;     /* voxels along z a backprojector thread */
-constexpr int kSfCachedCells = 8;       /* F1 values kept in registers */
 
 struct SfConst
 {
@@ -26,6 +21,9 @@ struct SfConst
   float dx, dz, du, dv;
   float x0, y0, z0;             /* centre of voxel (0, 0, 0) */
   float u0, v0;                 /* centre of cell (0, 0) */
+  float ul0, vl0, zl0;          /* lower edges of cell 0, row 0, slice 0 */
+  float idu, idv, idz;          /* 1 / du, 1 / dv, 1 / dz (index guesses only) */
+  float fov_r2;                 /* field-of-view radius², < 0: no mask */
   int nx, ny, nz, nu, nv;
 };
 
@@ -45,17 +43,19 @@ sf_trapezoid (float t0, float t1, float t2, float t3, float lo, float hi)
   b1 = fmaxf (lo, t0);
   b2 = fminf (hi, t1);
   if (b2 > b1)
-    sum += (b2 - b1) * (t1 > t0 ? (0.5f * (b1 + b2) - t0) / (t1 - t0) :
-        0.5f);
+    sum = __fadd_rn (sum, __fmul_rn (__fsub_rn (b2, b1), t1 > t0 ?
+            __fdiv_rn (__fsub_rn (__fmul_rn (0.5f, __fadd_rn (b1, b2)), t0),
+                __fsub_rn (t1, t0)) : 0.5f));
   b1 = fmaxf (lo, t1);
   b2 = fminf (hi, t2);
   if (b2 > b1)
-    sum += b2 - b1;
+    sum = __fadd_rn (sum, __fsub_rn (b2, b1));
   b1 = fmaxf (lo, t2);
   b2 = fminf (hi, t3);
   if (b2 > b1)
-    sum += (b2 - b1) * (t3 > t2 ? (t3 - 0.5f * (b1 + b2)) / (t3 - t2) :
-        0.5f);
+    sum = __fadd_rn (sum, __fmul_rn (__fsub_rn (b2, b1), t3 > t2 ?
+            __fdiv_rn (__fsub_rn (t3, __fmul_rn (0.5f, __fadd_rn (b1, b2))),
+                __fsub_rn (t3, t2)) : 0.5f));
   return sum;
 }
 
@@ -63,21 +63,30 @@ sf_trapezoid (float t0, float t1, float t2, float t3, float lo, float hi)
 struct SfColumn
 {
   float t0, t1, t2, t3;
-  float qc, lphi;
+  float qc, lphi, mag;
 };
 
 __device__ __forceinline__ SfColumn
 sf_column (const SfConst & sf, float xc, float yc, float c, float s)
 {
-  const float h = 0.5f * sf.dx;
-  const float pc = xc * c + yc * s, qc = -xc * s + yc * c;
-  const float hp = h * (c + s), hm = h * (c - s);
+  /* every product and sum rounded explicitly: the compiler may not fuse
+   * them differently in the projector and the backprojector, whose
+   * weights must be the same floats */
+  const float h = __fmul_rn (0.5f, sf.dx);
+  const float pc = __fmaf_rn (xc, c, __fmul_rn (yc, s));
+  const float qc = __fmaf_rn (yc, c, -__fmul_rn (xc, s));
+  const float hp = __fmul_rn (h, __fadd_rn (c, s));
+  const float hm = __fmul_rn (h, __fsub_rn (c, s));
   /* corners (σx h, σy h): p = pc + σx h c + σy h s,
    * q = qc − σx h s + σy h c */
-  float ta = __fdividef (sf.D * (pc - hp), sf.R - (qc - hm));
-  float tb = __fdividef (sf.D * (pc + hm), sf.R - (qc - hp));
-  float tc = __fdividef (sf.D * (pc - hm), sf.R - (qc + hp));
-  float td = __fdividef (sf.D * (pc + hp), sf.R - (qc + hm));
+  float ta = __fdividef (__fmul_rn (sf.D, __fsub_rn (pc, hp)),
+      __fsub_rn (sf.R, __fsub_rn (qc, hm)));
+  float tb = __fdividef (__fmul_rn (sf.D, __fadd_rn (pc, hm)),
+      __fsub_rn (sf.R, __fsub_rn (qc, hp)));
+  float tc = __fdividef (__fmul_rn (sf.D, __fsub_rn (pc, hm)),
+      __fsub_rn (sf.R, __fadd_rn (qc, hp)));
+  float td = __fdividef (__fmul_rn (sf.D, __fadd_rn (pc, hp)),
+      __fsub_rn (sf.R, __fadd_rn (qc, hm)));
   float lo1 = fminf (ta, tb), hi1 = fmaxf (ta, tb);
   float lo2 = fminf (tc, td), hi2 = fmaxf (tc, td);
   SfColumn col;
@@ -89,42 +98,42 @@ sf_column (const SfConst & sf, float xc, float yc, float c, float s)
   col.qc = qc;
   {
     /* φ0 = β + α, tan α = p_c / (R − q_c) */
-    float a = sf.R - qc, inv = rsqrtf (a * a + pc * pc);
-    float ca = a * inv, sa = pc * inv;
-    float cphi = c * ca - s * sa, sphi = s * ca + c * sa;
+    const float a = __fsub_rn (sf.R, qc);
+    const float inv = rsqrtf (__fmaf_rn (a, a, __fmul_rn (pc, pc)));
+    const float ca = __fmul_rn (a, inv), sa = __fmul_rn (pc, inv);
+    const float cphi = __fmaf_rn (c, ca, -__fmul_rn (s, sa));
+    const float sphi = __fmaf_rn (s, ca, __fmul_rn (c, sa));
 
-    col.lphi = sf.dx / fmaxf (fabsf (cphi), fabsf (sphi));
+    col.lphi = __fdiv_rn (sf.dx, fmaxf (fabsf (cphi), fabsf (sphi)));
   }
+  col.mag = __fdiv_rn (sf.D, __fsub_rn (sf.R, qc));
   return col;
 }
 
-/* F2 · dv of voxel slice k at magnification mag over the cell [ta, tb]. */
+/* Centre of voxel column i (or j) along x (or y). */
 __device__ __forceinline__ float
-sf_axial (const SfConst & sf, float mag, int k, float ta, float tb)
+sf_voxel_centre (float first, float dx, int i)
 {
-  const float z = sf.z0 + k * sf.dz;
-  const float lo = mag * (z - 0.5f * sf.dz), hi = mag * (z + 0.5f * sf.dz);
-
-  return fmaxf (0.0f, fminf (tb, hi) - fmaxf (ta, lo));
+  return __fmaf_rn ((float) i, dx, first);
 }
 
+/* l_θ of the cell centred at (u, v), rounded alike wherever it is taken. */
 __device__ __forceinline__ float
-sf_theta (const SfConst & sf, float s, float t)
+sf_theta (const SfConst & sf, int u, int v)
 {
-  const float d2 = sf.D * sf.D;
+  const float s = __fmaf_rn ((float) u, sf.du, sf.u0);
+  const float t = __fmaf_rn ((float) v, sf.dv, sf.v0);
+  const float d2 = __fmul_rn (sf.D, sf.D);
+  const float s2d2 = __fmaf_rn (s, s, d2);
 
-  return sqrtf (s * s + t * t + d2) * rsqrtf (s * s + d2);
+  return __fmul_rn (__fsqrt_rn (__fmaf_rn (t, t, s2d2)), rsqrtf (s2d2));
 }
 
-/* Slices k whose axial footprint at magnification mag can touch [ta, tb]. */
-__device__ __forceinline__ void
-sf_slices (const SfConst & sf, float mag, float ta, float tb, int &k0,
-    int &k1)
+/* The factor of cell (u, v) in both directions: l_θ / (du dv). */
+__device__ __forceinline__ float
+sf_cell_factor (const SfConst & sf, int u, int v)
 {
-  const float zlo = ta / mag - 0.5f * sf.dz, zhi = tb / mag + 0.5f * sf.dz;
-
-  k0 = max (0, (int) ceilf ((zlo - sf.z0) / sf.dz - 1e-3f));
-  k1 = min (sf.nz - 1, (int) floorf ((zhi - sf.z0) / sf.dz + 1e-3f));
+  return __fdiv_rn (sf_theta (sf, u, v), __fmul_rn (sf.du, sf.dv));
 }
 
 /* Where the ray through detector coordinate s crosses the line x = a
@@ -153,102 +162,259 @@ sf_ray_line (const SfConst & sf, float s, float c, float sn, float &c0,
   return fabsf (den) > 1e-4f;
 }
 
-/* H100 sweep, 256³ x 64 views: 2 rows 18.1 ms, 4 rows 11.9, 8 rows 12.5,
- * 16 rows 20.0 (registers) */
-#ifndef CQ_SF_ROWS
-#define CQ_SF_ROWS 4
-#endif
-constexpr int kSfRows = CQ_SF_ROWS;     /* detector rows a projector thread takes */
-
-/* Ray-driven projector: a thread takes cell u and kSfRows cells along v of
- * launch view z. XMAJOR: the rays of these views run mostly along x; the
- * walk goes slab by slab along x and visits the voxels of each slab that
- * the cells' ray bundle can touch. The transaxial footprint of a voxel
- * column serves all the thread's rows; each slice is fetched once. */
-template < bool XMAJOR > __global__ void
-__launch_bounds__ (256)
-sf_project_kernel (const SfConst sf, const float2 * __restrict__ views,
-    const int *__restrict__ slots, cudaTextureObject_t vol, int slot_base,
-    float *proj)
+/* Edges of detector cells (u), rows (v) and, at magnification mag, of the
+ * magnified slices: cell u spans [edge(u), edge(u + 1)]. Both kernels take
+ * every boundary from these functions (explicit fma: no contraction
+ * differences), so a (voxel, cell) weight is the same float in both. */
+__device__ __forceinline__ float
+sf_cell_edge (const SfConst & sf, int u)
 {
-  const int u = blockIdx.x * blockDim.x + threadIdx.x;
-  const int vb = (blockIdx.y * blockDim.y + threadIdx.y) * kSfRows;
-  const int slot = __ldg (slots + slot_base + blockIdx.z);
-  const float2 cs = __ldg (views + slot);
-  const float c = cs.x, sn = cs.y;
-  const float h = 0.5f * sf.dx, hz = 0.5f * sf.dz;
+  return __fmaf_rn ((float) u, sf.du, sf.ul0);
+}
+
+__device__ __forceinline__ float
+sf_row_edge (const SfConst & sf, int v)
+{
+  return __fmaf_rn ((float) v, sf.dv, sf.vl0);
+}
+
+__device__ __forceinline__ float
+sf_slice_edge (const SfConst & sf, float mag, int k)
+{
+  return mag * __fmaf_rn ((float) k, sf.dz, sf.zl0);
+}
+
+/* Column (i, j) lies outside the field-of-view cylinder (mask on). */
+__device__ __forceinline__ bool
+sf_masked (const SfConst & sf, float xc, float yc)
+{
+  return sf.fov_r2 >= 0.0f && xc * xc + yc * yc > sf.fov_r2;
+}
+
+constexpr int kSfStrip = 8;             /* detector cells along u a projector block */
+constexpr int kSfProjThreads = 128;     /* a projector block: lanes along v */
+constexpr int kSfProjWarps = kSfProjThreads / 32;
+
+/* What a projector block stages for a group of slabs. */
+template < int ROWS > struct SfProjShared
+{
+  float w[kSfStrip][kSfProjThreads];    /* l_φ0 · F1 of each strip cell */
+  float mag[kSfProjThreads];
+  float imag[kSfProjThreads];
+  int col[kSfProjThreads];              /* j · nx + i */
+  int count[kSfProjWarps];
+  double acc[kSfStrip][ROWS][kSfProjThreads];   /* the lanes' sums */
+};
+constexpr int kSfProjFold = 8;          /* slab groups summed in float before double */
+
+
+/* Ray-driven projector, by strips: a block takes kSfStrip cells along u
+ * and kSfProjThreads × ROWS rows of launch view z (a lane ROWS consecutive
+ * rows of all the strip's cells). XMAJOR: the view's rays run mostly along
+ * x and the walk goes slab by slab along x. For each group of slabs the
+ * block stages the voxel columns the strip's ray bundle can touch (a warp
+ * a slab, a lane a candidate): footprint, l_φ0 · F1 for each cell of the
+ * strip, magnification. Then every lane resamples each staged column onto
+ * its rows once (the axial overlaps, walking slices and rows in step) and
+ * adds it to the strip's cells with their weights: the transaxial work is
+ * done once a column and strip, the axial work once a column and row. The
+ * volume is read z-fastest (a column's slices contiguous: the lanes of a
+ * warp read neighbouring slices). A group's float sums go into double
+ * sums, so that thousands of signed terms a cell keep the pair adjoint to
+ * 1e-7 (float sums alone drift by 1e-5). */
+template < bool XMAJOR, int ROWS > __device__ __forceinline__ void
+sf_project_block (const SfConst & sf, float c, float sn, int slot,
+    const float *__restrict__ volz, float *proj, SfProjShared < ROWS > &sh)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int u_first = blockIdx.x * kSfStrip;
+  const int r_first = (blockIdx.y * kSfProjThreads + threadIdx.x) * ROWS;
+  const float h = 0.5f * sf.dx;
   const int n_slabs = XMAJOR ? sf.nx : sf.ny;
   const int n_across = XMAJOR ? sf.ny : sf.nx;
   const float first_slab = XMAJOR ? sf.x0 : sf.y0;
   const float first_across = XMAJOR ? sf.y0 : sf.x0;
-  float s, sa, sb, ta[kSfRows], tb[kSfRows], acc[kSfRows];
-  float a0, a1, b0, b1, t_lo, t_hi;
+  const int u_end = min (u_first + kSfStrip, sf.nu);
+  const float sa = sf_cell_edge (sf, u_first), sb = sf_cell_edge (sf, u_end);
+  float tr[ROWS + 1], acc[kSfStrip][ROWS];
+  float a0, a1, b0, b1;
   bool bounded;
-  int rows;
 
-  if (u >= sf.nu || vb >= sf.nv)
-    return;
-  rows = min (kSfRows, sf.nv - vb);
-  s = sf.u0 + u * sf.du;
-  sa = s - 0.5f * sf.du;
-  sb = s + 0.5f * sf.du;
 #pragma unroll
-  for (int n = 0; n < kSfRows; n++) {
-    const float t = sf.v0 + (vb + n) * sf.dv;
-
-    ta[n] = t - 0.5f * sf.dv;
-    tb[n] = t + 0.5f * sf.dv;
-    acc[n] = 0.0f;
-  }
-  t_lo = ta[0];
-  t_hi = tb[rows - 1];
+  for (int m = 0; m < kSfStrip; m++)
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+      sh.acc[m][r][threadIdx.x] = 0.0;
+      acc[m][r] = 0.0f;
+    }
+#pragma unroll
+  for (int r = 0; r <= ROWS; r++)
+    tr[r] = sf_row_edge (sf, r_first + r);
   bounded = sf_ray_line < XMAJOR > (sf, sa, c, sn, a0, a1) &&
       sf_ray_line < XMAJOR > (sf, sb, c, sn, b0, b1);
 
-  for (int a = 0; a < n_slabs; a++) {
+  for (int slab0 = 0; slab0 < n_slabs; slab0 += kSfProjWarps) {
+    const int a = slab0 + warp;
     const float pos = first_slab + a * sf.dx;
-    int lo_b = 0, hi_b = n_across - 1;
+    int lo_b = 0, hi_b = -1;
 
-    if (bounded) {
-      const float e1 = a0 + a1 * (pos - h), e2 = a0 + a1 * (pos + h);
-      const float e3 = b0 + b1 * (pos - h), e4 = b0 + b1 * (pos + h);
-      const float lo = fminf (fminf (e1, e2), fminf (e3, e4)) - h;
-      const float hi = fmaxf (fmaxf (e1, e2), fmaxf (e3, e4)) + h;
+    if (a < n_slabs) {
+      lo_b = 0;
+      hi_b = n_across - 1;
+      if (bounded) {
+        const float e1 = a0 + a1 * (pos - h), e2 = a0 + a1 * (pos + h);
+        const float e3 = b0 + b1 * (pos - h), e4 = b0 + b1 * (pos + h);
+        const float lo = fminf (fminf (e1, e2), fminf (e3, e4)) - h;
+        const float hi = fmaxf (fmaxf (e1, e2), fmaxf (e3, e4)) + h;
 
-      lo_b = max (0, (int) ceilf ((lo - first_across) / sf.dx - 1e-3f));
-      hi_b = min (n_across - 1,
-          (int) floorf ((hi - first_across) / sf.dx + 1e-3f));
+        lo_b = max (0, (int) ceilf ((lo - first_across) / sf.dx - 1e-3f));
+        hi_b = min (n_across - 1,
+            (int) floorf ((hi - first_across) / sf.dx + 1e-3f));
+      }
     }
-    for (int b = lo_b; b <= hi_b; b++) {
+    for (int pass = 0;; pass++) {
+      const int b = lo_b + pass * 32 + lane;
       const int i = XMAJOR ? a : b, j = XMAJOR ? b : a;
-      const SfColumn col = sf_column (sf, sf.x0 + i * sf.dx,
-          sf.y0 + j * sf.dx, c, sn);
-      const float f1 = sf_trapezoid (col.t0, col.t1, col.t2, col.t3, sa, sb);
-      float mag, w;
-      int k0, k1;
+      float w[kSfStrip], mag = 0.0f;
+      bool valid = b <= hi_b;
+      unsigned ballot;
+      int offset = 0, total = 0;
 
-      if (f1 <= 0.0f)
-        continue;
-      mag = sf.D / (sf.R - col.qc);
-      w = col.lphi * f1;
-      sf_slices (sf, mag, t_lo, t_hi, k0, k1);
-      for (int k = k0; k <= k1; k++) {
-        const float z = sf.z0 + k * sf.dz;
-        const float lo = mag * (z - hz), hi = mag * (z + hz);
-        const float f = w * tex3D < float >(vol, i + 0.5f, j + 0.5f, k + 0.5f);
+      if (valid) {
+        const float xc = sf_voxel_centre (sf.x0, sf.dx, i);
+        const float yc = sf_voxel_centre (sf.y0, sf.dx, j);
+
+        valid = !sf_masked (sf, xc, yc);
+        if (valid) {
+          const SfColumn col = sf_column (sf, xc, yc, c, sn);
+
+          valid = col.t3 > sa && col.t0 < sb;
+          mag = col.mag;
+#pragma unroll
+          for (int m = 0; m < kSfStrip; m++)
+            w[m] = u_first + m < u_end ? col.lphi * sf_trapezoid (col.t0,
+                col.t1, col.t2, col.t3, sf_cell_edge (sf, u_first + m),
+                sf_cell_edge (sf, u_first + m + 1)) : 0.0f;
+        }
+      }
+      ballot = __ballot_sync (0xffffffffu, valid);
+      if (lane == 0)
+        sh.count[warp] = __popc (ballot);
+      __syncthreads ();
+#pragma unroll
+      for (int q = 0; q < kSfProjWarps; q++) {
+        offset += q < warp ? sh.count[q] : 0;
+        total += sh.count[q];
+      }
+      if (valid) {
+        const int at = offset + __popc (ballot & ((1u << lane) - 1u));
 
 #pragma unroll
-        for (int n = 0; n < kSfRows; n++)
-          acc[n] += f * fmaxf (0.0f, fminf (tb[n], hi) - fmaxf (ta[n], lo));
+        for (int m = 0; m < kSfStrip; m++)
+          sh.w[m][at] = w[m];
+        sh.mag[at] = mag;
+        sh.imag[at] = 1.0f / mag;
+        sh.col[at] = j * sf.nx + i;
       }
+      __syncthreads ();
+
+      for (int q = 0; q < total; q++) {
+        const float qm = sh.mag[q];
+        float g[ROWS];
+
+#pragma unroll
+        for (int r = 0; r < ROWS; r++)
+          g[r] = 0.0f;
+        if (tr[ROWS] > sf_slice_edge (sf, qm, 0)
+            && tr[0] < sf_slice_edge (sf, qm, sf.nz)) {
+          const float *vz = volz + (size_t) sh.col[q] * sf.nz;
+          float e_lo, e_hi, vk;
+          int k;
+
+          /* the slice holding the lane's first row edge */
+          k = (int) floorf ((tr[0] * sh.imag[q] - sf.zl0) * sf.idz);
+          k = min (max (k, 0), sf.nz - 1);
+          while (k > 0 && sf_slice_edge (sf, qm, k) > tr[0])
+            k--;
+          while (k < sf.nz - 1 && sf_slice_edge (sf, qm, k + 1) <= tr[0])
+            k++;
+          e_lo = sf_slice_edge (sf, qm, k);
+          e_hi = sf_slice_edge (sf, qm, k + 1);
+          vk = __ldg (vz + k);
+#pragma unroll
+          for (int r = 0; r < ROWS; r++) {
+            for (;;) {
+              const float seg = fminf (tr[r + 1], e_hi) - fmaxf (tr[r], e_lo);
+
+              if (seg > 0.0f)
+                g[r] += seg * vk;
+              if (e_hi >= tr[r + 1] || k >= sf.nz - 1)
+                break;
+              k++;
+              e_lo = e_hi;
+              e_hi = sf_slice_edge (sf, qm, k + 1);
+              vk = __ldg (vz + k);
+            }
+          }
+        }
+#pragma unroll
+        for (int m = 0; m < kSfStrip; m++) {
+          const float wm = sh.w[m][q];
+
+#pragma unroll
+          for (int r = 0; r < ROWS; r++)
+            acc[m][r] += wm * g[r];
+        }
+      }
+      /* another pass while any slab of the group has candidates left */
+      if (!__syncthreads_or (lo_b + (pass + 1) * 32 <= hi_b))
+        break;
+    }
+    if ((slab0 / kSfProjWarps + 1) % kSfProjFold == 0
+        || slab0 + kSfProjWarps >= n_slabs) {
+#pragma unroll
+      for (int m = 0; m < kSfStrip; m++)
+#pragma unroll
+        for (int r = 0; r < ROWS; r++) {
+          sh.acc[m][r][threadIdx.x] += acc[m][r];
+          acc[m][r] = 0.0f;
+        }
     }
   }
 #pragma unroll
-  for (int n = 0; n < kSfRows; n++)
-    if (n < rows)
-      proj[((size_t) slot * sf.nv + vb + n) * sf.nu + u] =
-          acc[n] * sf_theta (sf, s, sf.v0 + (vb + n) * sf.dv) /
-          (sf.du * sf.dv);
+  for (int r = 0; r < ROWS; r++) {
+    const int v = r_first + r;
+
+    if (v < sf.nv) {
+#pragma unroll
+      for (int m = 0; m < kSfStrip; m++) {
+        const int u = u_first + m;
+
+        if (u < u_end)
+          proj[((size_t) slot * sf.nv + v) * sf.nu + u] =
+              __fmul_rn ((float) sh.acc[m][r][threadIdx.x],
+              sf_cell_factor (sf, u, v));
+      }
+    }
+  }
+}
+
+/* Launch views [0, n_x) of the batch's order run mostly along x, the rest
+ * along y: one launch for both, so neither leaves a tail of its own. */
+template < int ROWS > __global__ void
+__launch_bounds__ (kSfProjThreads)
+sf_project_kernel (const SfConst sf, const float2 * __restrict__ views,
+    const int *__restrict__ slots, const float *__restrict__ volz, int n_x,
+    float *proj)
+{
+  __shared__ SfProjShared < ROWS > sh;
+  const int slot = __ldg (slots + blockIdx.z);
+  const float2 cs = __ldg (views + slot);
+
+  if ((int) blockIdx.z < n_x)
+    sf_project_block < true, ROWS > (sf, cs.x, cs.y, slot, volz, proj, sh);
+  else
+    sf_project_block < false, ROWS > (sf, cs.x, cs.y, slot, volz, proj, sh);
 }
 
 /* Scales projections by l_θ / (du dv), the cell side of Aᵀ. */
@@ -263,104 +429,176 @@ sf_scale_kernel (const SfConst sf, const float *in, float *out, int n_views)
   {
     const size_t at = ((size_t) blockIdx.z * sf.nv + v) * sf.nu + u;
 
-    out[at] = in[at] * sf_theta (sf, sf.u0 + u * sf.du,
-        sf.v0 + v * sf.dv) / (sf.du * sf.dv);
+    out[at] = __fmul_rn (in[at], sf_cell_factor (sf, u, v));
   }
 }
 
-/* Voxel-driven backprojector: a thread takes voxel column (i, j) for
- * kSfSlab slices and loops over the views; proj is already scaled. */
-/* Four blocks an SM (64 registers) hide the projection loads' latency:
- * H100, 256³ x 64 views: 8.2 ms; at 2 blocks 11.7 ms, at 8 13+ ms
- * (spills). */
-#ifndef CQ_SF_BACK_MIN_BLOCKS
-#define CQ_SF_BACK_MIN_BLOCKS 4
-#endif
+/* x-fastest volume to z-fastest (a column's slices contiguous), for the
+ * projector: a 32 × 32 tile of (x, z) for one y through shared memory. */
 __global__ void
-__launch_bounds__ (256, CQ_SF_BACK_MIN_BLOCKS)
+sf_zfirst_kernel (const SfConst sf, const float *__restrict__ in,
+    float *__restrict__ out)
+{
+  __shared__ float tile[32][33];
+  const int j = blockIdx.z;
+  const int i0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
+
+  for (int y = threadIdx.y; y < 32; y += blockDim.y) {
+    const int k = k0 + y, i = i0 + threadIdx.x;
+
+    if (k < sf.nz && i < sf.nx)
+      tile[y][threadIdx.x] = in[((size_t) k * sf.ny + j) * sf.nx + i];
+  }
+  __syncthreads ();
+  for (int y = threadIdx.y; y < 32; y += blockDim.y) {
+    const int i = i0 + y, k = k0 + threadIdx.x;
+
+    if (k < sf.nz && i < sf.nx)
+      out[((size_t) j * sf.nx + i) * sf.nz + k] = tile[threadIdx.x][y];
+  }
+}
+
+constexpr int kSfBackSlab = 16;         /* slices a backprojector thread */
+constexpr int kSfBackThreads = 256;
+constexpr int kSfBackFold = 8;          /* views summed in float before double */
+
+/* The cells [t0, t3] of a column's footprint touches (the guesses
+ * corrected on the edges) and their F1; false when none. */
+template < int CELLS > __device__ __forceinline__ bool
+sf_column_cells (const SfConst & sf, const SfColumn & col, int &u0, int &u1,
+    float (&f1)[CELLS])
+{
+  u0 = max (0, (int) floorf ((col.t0 - sf.ul0) * sf.idu));
+  u1 = min (sf.nu - 1, (int) floorf ((col.t3 - sf.ul0) * sf.idu));
+  if (u0 > 0 && u0 <= sf.nu - 1 && sf_cell_edge (sf, u0) > col.t0)
+    u0--;
+  if (u1 >= 0 && u1 < sf.nu - 1 && sf_cell_edge (sf, u1 + 1) < col.t3)
+    u1++;
+  if (u0 > u1)
+    return false;
+#pragma unroll
+  for (int m = 0; m < CELLS; m++)
+    f1[m] = u0 + m <= u1 ? sf_trapezoid (col.t0, col.t1, col.t2, col.t3,
+        sf_cell_edge (sf, u0 + m), sf_cell_edge (sf, u0 + m + 1)) : 0.0f;
+  return true;
+}
+
+/* The row holding detector coordinate e (row 0 below the detector). */
+__device__ __forceinline__ int
+sf_row_of (const SfConst & sf, float e)
+{
+  int r = (int) floorf ((e - sf.vl0) * sf.idv);
+
+  r = min (max (r, 0), sf.nv - 1);
+  while (r > 0 && sf_row_edge (sf, r) > e)
+    r--;
+  while (r < sf.nv - 1 && sf_row_edge (sf, r + 1) <= e)
+    r++;
+  return r;
+}
+
+/* Σ_u F1[u] · p[row][u] over the column's cells: CELLS values kept in
+ * registers when the footprint covers no more, else F1 computed on the
+ * way. */
+template < int CELLS > __device__ __forceinline__ float
+sf_row_sum (const SfConst & sf, const float *__restrict__ row,
+    const float (&f1)[CELLS], int u0, int u1, const SfColumn & col)
+{
+  float sum = 0.0f;
+
+  if (u1 - u0 < CELLS) {
+#pragma unroll
+    for (int m = 0; m < CELLS; m++)
+      if (u0 + m <= u1)
+        sum = __fmaf_rn (f1[m], __ldg (row + u0 + m), sum);
+  } else {
+    for (int u = u0; u <= u1; u++)
+      sum = __fmaf_rn (sf_trapezoid (col.t0, col.t1, col.t2, col.t3,
+              sf_cell_edge (sf, u), sf_cell_edge (sf, u + 1)),
+          __ldg (row + u), sum);
+  }
+  return sum;
+}
+
+
+/* Voxel-driven backprojector: a thread takes voxel column (i, j) for
+ * kSfBackSlab slices and loops over the views; proj is already scaled. Per
+ * view the column's footprint and F1 are computed once; then the thread
+ * walks the slices and the detector rows in step (the segments between
+ * consecutive edges of either, each min(top) − max(bottom) of the same
+ * floats the projector takes), each row's transaxial sum Σ_u F1 p computed
+ * once and shared by the slices that overlap it. A view's slice sums
+ * collect in float in shared memory (a thread's own entries: in registers
+ * the walk could not be unrolled without spilling) and every kSfBackFold
+ * views go into double sums, so that hundreds of signed views keep the
+ * pair adjoint. */
+template < int CELLS > __global__ void
+__launch_bounds__ (kSfBackThreads)
 sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
     const float *__restrict__ proj, int n_views, float *vol)
 {
+  __shared__ double s_acc[kSfBackSlab][kSfBackThreads];
+  __shared__ float s_part[kSfBackSlab][kSfBackThreads];
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int j = blockIdx.y * blockDim.y + threadIdx.y;
-  const int kb = blockIdx.z * kSfSlab;
-  float acc[kSfSlab];
+  const int kb = blockIdx.z * kSfBackSlab;
+  const int n_slices = min (kSfBackSlab, sf.nz - kb);
+  const float xc = sf_voxel_centre (sf.x0, sf.dx, i);
+  const float yc = sf_voxel_centre (sf.y0, sf.dx, j);
 
   if (i >= sf.nx || j >= sf.ny)
     return;
-#pragma unroll
-  for (int n = 0; n < kSfSlab; n++)
-    acc[n] = 0.0f;
+  for (int n = 0; n < kSfBackSlab; n++) {
+    s_acc[n][tid] = 0.0;
+    s_part[n][tid] = 0.0f;
+  }
+  if (sf_masked (sf, xc, yc))
+    n_views = 0;
   for (int view = 0; view < n_views; view++) {
     const float2 cs = __ldg (views + view);
-    const float c = cs.x, sn = cs.y;
-    const SfColumn col = sf_column (sf, sf.x0 + i * sf.dx,
-        sf.y0 + j * sf.dx, c, sn);
-    const float mag = sf.D / (sf.R - col.qc);
+    const SfColumn col = sf_column (sf, xc, yc, cs.x, cs.y);
+    const float mag = col.mag;
     const float *p = proj + (size_t) view * sf.nv * sf.nu;
-    float f1[kSfCachedCells];
-    int u0, u1;
+    float f1[CELLS], e_lo, e_hi, t_lo, t_hi, pr;
+    int u0, u1, r;
 
-    /* cells whose interval the footprint [τ0, τ3] touches */
-    u0 = max (0, (int) floorf ((col.t0 - sf.u0) / sf.du + 0.5f));
-    u1 = min (sf.nu - 1, (int) floorf ((col.t3 - sf.u0) / sf.du +
-            0.5f));
-    if (u0 > u1)
-      continue;
-    const bool cached = u1 - u0 < kSfCachedCells;
-#pragma unroll
-    for (int n = 0; n < kSfCachedCells; n++) {
-      float s = sf.u0 + (u0 + n) * sf.du;
+    e_lo = sf_slice_edge (sf, mag, kb);
+    if (e_lo < sf_row_edge (sf, sf.nv)
+        && sf_slice_edge (sf, mag, kb + n_slices) > sf.vl0
+        && sf_column_cells (sf, col, u0, u1, f1)) {
+      r = sf_row_of (sf, e_lo);
+      t_lo = sf_row_edge (sf, r);
+      t_hi = sf_row_edge (sf, r + 1);
+      pr = sf_row_sum (sf, p + (size_t) r * sf.nu, f1, u0, u1, col);
+      for (int n = 0; n < n_slices; n++) {
+        float sum = 0.0f;
 
-      f1[n] = cached && u0 + n <= u1 ? sf_trapezoid (col.t0, col.t1,
-          col.t2, col.t3, s - 0.5f * sf.du, s + 0.5f * sf.du) : 0.0f;
-    }
-#pragma unroll
-    for (int n = 0; n < kSfSlab; n++) {
-      const int k = kb + n;
-      float z, lo, hi, sum = 0.0f;
-      int v0, v1;
+        e_hi = sf_slice_edge (sf, mag, kb + n + 1);
+        for (;;) {
+          const float seg = fminf (e_hi, t_hi) - fmaxf (e_lo, t_lo);
 
-      if (k >= sf.nz)
-        break;
-      z = sf.z0 + k * sf.dz;
-      lo = mag * (z - 0.5f * sf.dz);
-      hi = mag * (z + 0.5f * sf.dz);
-      v0 = max (0, (int) floorf ((lo - sf.v0) / sf.dv + 0.5f));
-      v1 = min (sf.nv - 1, (int) floorf ((hi - sf.v0) / sf.dv + 0.5f));
-      for (int v = v0; v <= v1; v++) {
-        const float t = sf.v0 + v * sf.dv;
-        const float f2 = sf_axial (sf, mag, k, t - 0.5f * sf.dv,
-            t + 0.5f * sf.dv);
-        const float *row = p + (size_t) v * sf.nu;
-        float su = 0.0f;
-
-        if (f2 <= 0.0f)
-          continue;
-        if (cached) {
-#pragma unroll
-          for (int m = 0; m < kSfCachedCells; m++) {
-            if (u0 + m > u1)
-              break;
-            su += f1[m] * __ldg (row + u0 + m);
-          }
-        } else {
-          for (int u = u0; u <= u1; u++) {
-            float s = sf.u0 + u * sf.du;
-
-            su += sf_trapezoid (col.t0, col.t1, col.t2, col.t3,
-                s - 0.5f * sf.du, s + 0.5f * sf.du) * __ldg (row + u);
-          }
+          if (seg > 0.0f)
+            sum = __fmaf_rn (seg, pr, sum);
+          if (t_hi >= e_hi || r >= sf.nv - 1)
+            break;
+          r++;
+          t_lo = t_hi;
+          t_hi = sf_row_edge (sf, r + 1);
+          pr = sf_row_sum (sf, p + (size_t) r * sf.nu, f1, u0, u1, col);
         }
-        sum += f2 * su;
+        s_part[n][tid] = __fmaf_rn (col.lphi, sum, s_part[n][tid]);
+        e_lo = e_hi;
       }
-      acc[n] += col.lphi * sum;
     }
+    if ((view + 1) % kSfBackFold == 0 || view + 1 == n_views)
+      for (int n = 0; n < n_slices; n++) {
+        s_acc[n][tid] += s_part[n][tid];
+        s_part[n][tid] = 0.0f;
+      }
   }
-#pragma unroll
-  for (int n = 0; n < kSfSlab; n++)
-    if (kb + n < sf.nz)
-      vol[((size_t) (kb + n) * sf.ny + j) * sf.nx + i] = acc[n];
+  for (int n = 0; n < n_slices; n++)
+    vol[((size_t) (kb + n) * sf.ny + j) * sf.nx + i] = (float) s_acc[n][tid];
 }
 
 /* One view's line integrals to detector pixels, in double as the CPU

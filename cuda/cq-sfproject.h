@@ -43,12 +43,26 @@ typedef struct
   unsigned n_views;
   double start_angle;
   int direction;
+  /* field-of-view mask: voxel columns whose centre lies outside the
+   * cylinder every view sees (cq_sf_fov_radius) are zero in both
+   * directions: neither projected nor backprojected into */
+  int fov_mask;
 } CqSfGeometry;
 
 /* An impossible geometry (D ≤ R, the source inside the volume's bounding
  * cylinder, no views, an empty volume or detector, non-positive sizes) is
  * CQ_ERROR_INVALID with a message naming the values. */
 CqStatus cq_sf_geometry_check (const CqSfGeometry * g, CqError * err);
+
+/* The radius of the cylinder around the rotation axis that every view
+ * sees whole: the fan's edge rays pass the axis at R·s/√(s² + D²) for the
+ * detector's edges s (cell edges, offset included); the nearer edge
+ * bounds it. 0 when the detector does not straddle the central ray. */
+double cq_sf_fov_radius (const CqSfGeometry * g);
+
+/* Whether voxel column (i, j) is projected at all: always without the
+ * mask, else when its centre lies within cq_sf_fov_radius of the axis. */
+int cq_sf_column_in_fov (const CqSfGeometry * g, unsigned i, unsigned j);
 
 /* β of view (any index: views wrap around the rotation). */
 double cq_sf_view_angle (const CqSfGeometry * g, unsigned view);

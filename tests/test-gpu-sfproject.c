@@ -1,8 +1,10 @@
 /* GPU suite: the CUDA SF-TR/A2 projector and backprojector (float32)
  * against the double CPU implementation (NRMSE <= 1e-5 each) and the dot
- * test of the GPU pair (coupling within 1 +- 1e-6), on an asymmetric
- * geometry and on the seed's case (256³, 64 views of 256²). Exits 77 where
- * no CUDA device is usable. `--quick` runs the small geometry only.
+ * tests of the GPU pair (coupling within 1 +- 1e-6 for data in [0, 1) and
+ * in [-1, 1)), on an asymmetric geometry and on the seed's case (256³, 64
+ * views of 256²), with the field-of-view mask off and on (masked columns
+ * exactly zero in both directions). Exits 77 where no CUDA device is
+ * usable. `--quick` runs the small geometry only.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -22,6 +24,12 @@ uniform (void)
   rng ^= rng >> 7;
   rng ^= rng << 17;
   return (rng >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double
+signed_uniform (void)
+{
+  return 2 * uniform () - 1;
 }
 
 static double
@@ -70,10 +78,11 @@ check (const char *name, const CqSfGeometry * g)
   float *gpu_proj = malloc (ncell * sizeof (float));
   float *gpu_back = malloc (nvox * sizeof (float));
   float *pf = malloc (ncell * sizeof (float));
-  double e_proj, e_back, lhs = 0, rhs = 0, coupling;
+  double e_proj, e_back, lhs = 0, rhs = 0, coupling, coupling_signed = 0;
   CqSfCuda *cu;
   CqError err;
   size_t n;
+  unsigned i, j, k, masked = 0, leaks = 0;
   int fail = 0;
 
   phantom (g, vol);
@@ -105,11 +114,43 @@ check (const char *name, const CqSfGeometry * g)
   for (n = 0; n < nvox; n++)
     rhs += (double) fvol[n] * gpu_back[n];
   coupling = lhs / rhs;
-  printf ("%s %s: projector NRMSE %.3g, backprojector NRMSE %.3g, "
-      "coupling %.9f\n", e_proj <= 1e-5 && e_back <= 1e-5
-      && fabs (coupling - 1) <= 1e-6 ? "ok" : "FAIL", name, e_proj, e_back,
-      coupling);
-  fail = !(e_proj <= 1e-5 && e_back <= 1e-5 && fabs (coupling - 1) <= 1e-6);
+  /* masked columns: nothing backprojected into them */
+  for (k = 0; k < g->nz; k++)
+    for (j = 0; j < g->ny; j++)
+      for (i = 0; i < g->nx; i++)
+        if (!cq_sf_column_in_fov (g, i, j)) {
+          masked++;
+          leaks += gpu_back[((size_t) k * g->ny + j) * g->nx + i] != 0.0f;
+        }
+  /* the dot test again with signed data: x, y uniform in [-1, 1) */
+  for (n = 0; n < nvox; n++)
+    fvol[n] = (float) signed_uniform ();
+  for (n = 0; n < ncell; n++)
+    pf[n] = (float) signed_uniform ();
+  if (cq_sf_cuda_set_volume (cu, fvol, &err) != CQ_OK
+      || cq_sf_cuda_project (cu, 0, g->n_views, gpu_proj, &err) != CQ_OK
+      || cq_sf_cuda_backproject (cu, pf, 0, g->n_views, gpu_back,
+          &err) != CQ_OK) {
+    printf ("FAIL %s: %s\n", name, err.message);
+    fail = 1;
+    goto out;
+  }
+  lhs = rhs = 0;
+  for (n = 0; n < ncell; n++)
+    lhs += (double) gpu_proj[n] * pf[n];
+  for (n = 0; n < nvox; n++)
+    rhs += (double) fvol[n] * gpu_back[n];
+  coupling_signed = lhs / rhs;
+  fail = !(e_proj <= 1e-5 && e_back <= 1e-5 && fabs (coupling - 1) <= 1e-6
+      && fabs (coupling_signed - 1) <= 1e-6 && leaks == 0);
+  printf ("%s %s%s: projector NRMSE %.3g, backprojector NRMSE %.3g, "
+      "coupling %.9f, signed %.9f", fail ? "FAIL" : "ok", name,
+      g->fov_mask ? " (fov mask)" : "", e_proj, e_back, coupling,
+      coupling_signed);
+  if (g->fov_mask)
+    printf (", radius %.3f mm, %u masked voxels, %u non-zero", 
+        cq_sf_fov_radius (g), masked, leaks);
+  printf ("\n");
 out:
   cq_sf_cuda_free (cu);
   free (vol);
@@ -211,6 +252,9 @@ main (int argc, char **argv)
     cq_sf_cuda_free (probe);
   }
   fails += check ("asymmetric 40x36x28, 45 views of 72x50", &g);
+  g.fov_mask = 1;
+  fails += check ("asymmetric 40x36x28, 45 views of 72x50", &g);
+  g.fov_mask = 0;
   fails += check_two_contexts (&g);
   if (!quick) {
     memset (&g, 0, sizeof (g));
@@ -223,6 +267,40 @@ main (int argc, char **argv)
     g.n_views = 64;
     g.direction = 1;
     fails += check ("seed 256^3, 64 views of 256^2", &g);
+    g.fov_mask = 1;
+    fails += check ("seed 256^3, 64 views of 256^2", &g);
+    /* 3 cells a footprint and more: voxels larger than the cells */
+    memset (&g, 0, sizeof (g));
+    g.nx = 48;
+    g.ny = 40;
+    g.nz = 36;
+    g.dx = 4.0;
+    g.dz = 3.0;
+    g.nu = 150;
+    g.nv = 130;
+    g.du = g.dv = 1.5;
+    g.sod = 400;
+    g.sdd = 700;
+    g.n_views = 30;
+    g.direction = 1;
+    fails += check ("wide footprints 48x40x36 (4 mm), 30 views of 150x130 "
+        "(1.5 mm)", &g);
+    /* many voxel columns a projector strip (several staging passes) */
+    memset (&g, 0, sizeof (g));
+    g.nx = g.ny = 160;
+    g.nz = 20;
+    g.dx = 0.25;
+    g.dz = 0.5;
+    g.nu = 24;
+    g.nv = 16;
+    g.du = g.dv = 4.0;
+    g.sod = 100;
+    g.sdd = 200;
+    g.n_views = 24;
+    g.start_angle = 0.2;
+    g.direction = 1;
+    fails += check ("narrow voxels 160x160x20 (0.25 mm), 24 views of 24x16 "
+        "(4 mm)", &g);
   }
   return fails ? 1 : 0;
 }
