@@ -8,6 +8,7 @@
 #include "cq-ssim.h"
 #include "cq-sfproject.h"
 #include "cq-sfnoise.h"
+#include "cq-sirt.h"
 
 #define NOT_BUILT "this build of cudaquality has no CUDA support"
 
@@ -424,3 +425,49 @@ cq_philox_cuda_curand (int device, const uint32_t * ctr,
   return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
 }
 
+/* ---- SIRT (cq-sirt.h) ---- */
+
+CqSirtCuda *
+cq_sirt_cuda_new (int device, const CqSfGeometry * g, const float *proj,
+    const CqSirtParams * p, CqError * err)
+{
+  (void) device;
+  (void) g;
+  (void) proj;
+  (void) p;
+  cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+  return NULL;
+}
+
+CqStatus
+cq_sirt_cuda_iterate (CqSirtCuda * s, unsigned iterations, CqError * err)
+{
+  (void) s;
+  (void) iterations;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sirt_cuda_volume (CqSirtCuda * s, float *volume, CqError * err)
+{
+  (void) s;
+  (void) volume;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sirt_cuda_time (CqSirtCuda * s, unsigned iterations, double *setup_ms,
+    double *ms, CqError * err)
+{
+  (void) s;
+  (void) iterations;
+  (void) setup_ms;
+  (void) ms;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+void
+cq_sirt_cuda_free (CqSirtCuda * s)
+{
+  (void) s;
+}
