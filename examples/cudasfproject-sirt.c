@@ -225,8 +225,7 @@ write_png (const char *path, const CqSfGeometry * g, const float *vol,
   img.width = g->nx;
   img.height = g->ny;
   img.format = PNG_FORMAT_GRAY;
-  ok = png_image_write_to_file (&img, path, 0, pix, (png_int_32) g->nx,
-      NULL);
+  ok = png_image_write_to_file (&img, path, 0, pix, (png_int_32) g->nx, NULL);
   if (!ok)
     fprintf (stderr, "cudasfproject-sirt: cannot write %s: %s\n", path,
         img.message);

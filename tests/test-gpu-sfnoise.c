@@ -97,8 +97,7 @@ check_counts (unsigned n)
     };
     unsigned bad = 0, first_bad = 0;
 
-    if (cq_sf_noise_cuda_counts (0, &nz, 1000, lambda, n, got,
-            &err) != CQ_OK) {
+    if (cq_sf_noise_cuda_counts (0, &nz, 1000, lambda, n, got, &err) != CQ_OK) {
       printf ("FAIL counts: %s\n", err.message);
       return 1;
     }
@@ -145,7 +144,8 @@ static int
 check_pixels (void)
 {
   CqSfGeometry g = geometry (48, 8);
-  const size_t cells = (size_t) g.nu * g.nv, voxels = (size_t) 48 * 48 * 48;
+  const size_t cells = (size_t) g.nu * g.nv;
+  const size_t voxels = (size_t) g.nx * g.ny * g.nz;
   float *volf = malloc (4 * voxels), *li = malloc (4 * cells * g.n_views);
   double *vol = malloc (8 * voxels), *proj = malloc (8 * cells * g.n_views);
   unsigned char *a = malloc (2 * cells), *b = malloc (2 * cells);

@@ -265,8 +265,7 @@ GST_START_TEST (test_batching)
       g_free (got);
     }
     /* the second rotation's frames have noise of their own */
-    fail_if (memcmp (ref, ref + g.n_views * frame * bytes,
-            frame * bytes) == 0);
+    fail_if (memcmp (ref, ref + g.n_views * frame * bytes, frame * bytes) == 0);
     g_free (ref);
   }
   g_free (vol);
@@ -286,15 +285,13 @@ GST_START_TEST (test_pixels_noiseless)
   unsigned u, v;
 
   memset (out, 0xab, sizeof (out));
-  fail_unless (cq_sf_pixels_cpu (li, 3, 2, &px, NULL, out, 16,
-          &err) == CQ_OK);
+  fail_unless (cq_sf_pixels_cpu (li, 3, 2, &px, NULL, out, 16, &err) == CQ_OK);
   for (v = 0; v < 2; v++)
     for (u = 0; u < 3; u++) {
       double want = MIN (floor (60000 * exp (-0.05 * li[v * 3 + u]) + 0.5),
           65535);
 
-      fail_unless (out[v * 16 + 2 * u] + 256 * out[v * 16 + 2 * u + 1] ==
-          want);
+      fail_unless (out[v * 16 + 2 * u] + 256 * out[v * 16 + 2 * u + 1] == want);
     }
   fail_unless (out[6] == 0xab && out[15] == 0xab);
   /* bad layouts */

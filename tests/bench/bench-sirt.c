@@ -85,8 +85,7 @@ main (int argc, char **argv)
     cq_sf_cuda_free (cu);
     cq_cuda_device_describe (0, dev, sizeof (dev), &err);
     s = cq_sirt_cuda_new (0, &g, proj, &p, &err);
-    if (!s || cq_sirt_cuda_time (s, iterations, &setup_ms, &ms,
-            &err) != CQ_OK) {
+    if (!s || cq_sirt_cuda_time (s, iterations, &setup_ms, &ms, &err) != CQ_OK) {
       fprintf (stderr, "bench-sirt: %s\n", err.message);
       return 1;
     }
