@@ -7,6 +7,8 @@
 #include "cq-sharpness.h"
 #include "cq-ssim.h"
 #include "cq-sfproject.h"
+#include "cq-sfnoise.h"
+#include "cq-sirt.h"
 
 #define NOT_BUILT "this build of cudaquality has no CUDA support"
 
@@ -362,4 +364,110 @@ cq_sf_cuda_pixels (CqSfCuda * cuda, unsigned index, const CqSfPixels * px,
   (void) pitch;
   (void) dst_on_device;
   return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+/* ---- device noise (cq-sfnoise.h) ---- */
+
+CqStatus
+cq_sf_cuda_pixels_noise (CqSfCuda * cuda, unsigned index,
+    const CqSfPixels * px, const CqSfNoise * nz, void *dst, size_t pitch,
+    int dst_on_device, CqError * err)
+{
+  (void) cuda;
+  (void) index;
+  (void) px;
+  (void) nz;
+  (void) dst;
+  (void) pitch;
+  (void) dst_on_device;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sf_noise_cuda_pixels_host (int device, const float *li, unsigned nu,
+    unsigned nv, const CqSfPixels * px, const CqSfNoise * nz, void *dst,
+    size_t pitch, CqError * err)
+{
+  (void) device;
+  (void) li;
+  (void) nu;
+  (void) nv;
+  (void) px;
+  (void) nz;
+  (void) dst;
+  (void) pitch;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sf_noise_cuda_counts (int device, const CqSfNoise * nz,
+    uint32_t first_cell, const double *lambda, unsigned n, double *out,
+    CqError * err)
+{
+  (void) device;
+  (void) nz;
+  (void) first_cell;
+  (void) lambda;
+  (void) n;
+  (void) out;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_philox_cuda_curand (int device, const uint32_t * ctr,
+    const uint32_t * key, unsigned n, uint32_t * out, CqError * err)
+{
+  (void) device;
+  (void) ctr;
+  (void) key;
+  (void) n;
+  (void) out;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+/* ---- SIRT (cq-sirt.h) ---- */
+
+CqSirtCuda *
+cq_sirt_cuda_new (int device, const CqSfGeometry * g, const float *proj,
+    const CqSirtParams * p, CqError * err)
+{
+  (void) device;
+  (void) g;
+  (void) proj;
+  (void) p;
+  cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+  return NULL;
+}
+
+CqStatus
+cq_sirt_cuda_iterate (CqSirtCuda * s, unsigned iterations, CqError * err)
+{
+  (void) s;
+  (void) iterations;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sirt_cuda_volume (CqSirtCuda * s, float *volume, CqError * err)
+{
+  (void) s;
+  (void) volume;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sirt_cuda_time (CqSirtCuda * s, unsigned iterations, double *setup_ms,
+    double *ms, CqError * err)
+{
+  (void) s;
+  (void) iterations;
+  (void) setup_ms;
+  (void) ms;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+void
+cq_sirt_cuda_free (CqSirtCuda * s)
+{
+  (void) s;
 }

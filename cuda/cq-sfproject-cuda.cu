@@ -418,3 +418,94 @@ cq_sf_cuda_time (CqSfCuda * cu, int backproject, unsigned iterations,
   cudaEventDestroy (stop);
   return ret;
 }
+
+/* ---- Added for the device noise and SIRT (issue 13), apart from the code
+ * above so that a rewrite of the projector there merges: the pixels of a
+ * kept view with noise, and device-resident access (cq-sfproject-device.h)
+ * for the library's own iterative reconstruction. ---- */
+
+#include "cq-sfnoise-cuda.h"
+#include "cq-sfproject-device.h"
+
+extern "C" CqStatus
+cq_sf_cuda_pixels_noise (CqSfCuda * cu, unsigned index, const CqSfPixels * px,
+    const CqSfNoise * nz, void *dst, size_t pitch, int dst_on_device,
+    CqError * err)
+{
+  const size_t row_bytes = (size_t) cu->g.nu * px->bytes;
+  unsigned char *out = (unsigned char *) dst;
+  size_t out_pitch = pitch;
+
+  if (!px->counts || !cq_sf_noise_active (nz))
+    return cq_sf_cuda_pixels (cu, index, px, dst, pitch, dst_on_device, err);
+  if (index >= cu->g.n_views || index >= (unsigned) cq::kSfMaxViews
+      || (px->bytes != 1 && px->bytes != 2) || pitch < row_bytes)
+    return cq_error_set (err, CQ_ERROR_INVALID, "view %u, %u bytes a pixel, "
+        "pitch %zu: not a kept view or a row of %u pixels", index,
+        px->bytes, pitch, cu->g.nu);
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  if (!dst_on_device) {
+    if (!cu->pixels)
+      CQ_CUDA_TRY (cudaMallocPitch ((void **) &cu->pixels, &cu->pixels_pitch,
+              (size_t) cu->g.nu * 2, cu->g.nv), err,
+          "cannot allocate the pixel staging");
+    out = cu->pixels;
+    out_pitch = cu->pixels_pitch;
+  }
+  CQ_CUDA_TRY (cq_sf_noise_cuda_launch (cu->stream, cu->proj + (size_t) index
+          * cu->g.nu * cu->g.nv, cu->g.nu, cu->g.nv, px, nz, out, out_pitch),
+      err, "cannot launch the noise kernel");
+  if (!dst_on_device)
+    CQ_CUDA_TRY (cudaMemcpy2DAsync (dst, pitch, out, out_pitch, row_bytes,
+            cu->g.nv, cudaMemcpyDeviceToHost, cu->stream), err,
+        "cannot download the pixels");
+  CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
+      "the noise kernel failed");
+  return CQ_OK;
+}
+
+extern "C" CqStatus
+cq_sf_cuda_set_volume_device (CqSfCuda * cu, const float *volume,
+    CqError * err)
+{
+  cudaMemcpy3DParms m;
+
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  memset (&m, 0, sizeof (m));
+  m.srcPtr = make_cudaPitchedPtr ((void *) volume, cu->g.nx * sizeof (float),
+      cu->g.nx, cu->g.ny);
+  m.dstArray = cu->array;
+  m.extent = make_cudaExtent (cu->g.nx, cu->g.ny, cu->g.nz);
+  m.kind = cudaMemcpyDeviceToDevice;
+  CQ_CUDA_TRY (cudaMemcpy3DAsync (&m, cu->stream), err,
+      "cannot copy the volume into the texture");
+  return CQ_OK;
+}
+
+extern "C" CqStatus
+cq_sf_cuda_backproject_keep (CqSfCuda * cu, unsigned first_view,
+    unsigned n_views, CqError * err)
+{
+  if (check_views (cu, n_views, err) != CQ_OK)
+    return CQ_ERROR_INVALID;
+  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  return enqueue_backproject (cu, first_view, n_views, err);
+}
+
+extern "C" float *
+cq_sf_cuda_device_projections (CqSfCuda * cu)
+{
+  return cu->proj;
+}
+
+extern "C" float *
+cq_sf_cuda_device_volume (CqSfCuda * cu)
+{
+  return cu->vol;
+}
+
+extern "C" void *
+cq_sf_cuda_stream (CqSfCuda * cu)
+{
+  return (void *) cu->stream;
+}

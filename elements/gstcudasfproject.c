@@ -10,7 +10,9 @@
  * rotation after rotation, projected from a phantom or a volume file by the
  * Separable Footprint projector (SF-TR, A2) on the GPU, or on the CPU where
  * no GPU is usable. Frames are detector counts I = I0·exp(−∫μ) (optionally
- * with Poisson noise) or scaled line integrals, in GRAY16_LE or GRAY8; each
+ * with Poisson noise and Gaussian electronic noise, drawn where the frames
+ * are made, the same on either backend for a seed) or scaled line
+ * integrals, in GRAY16_LE or GRAY8; each
  * carries a `CudaSfProjectMeta` with its view, rotation, angle and the
  * geometry. Frames stay on the GPU (`video/x-raw(memory:CUDAMemory)`, in
  * the `gst.cuda.context` shared with nvcodec) when the element downstream
@@ -35,6 +37,7 @@
 #include "gstcudaqareport.h"
 #include "cq-phantom.h"
 #include "cq-sfproject.h"
+#include "cq-sfnoise.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_sf_project_debug);
 #define GST_CAT_DEFAULT gst_cuda_sf_project_debug
@@ -76,11 +79,14 @@ enum
   PROP_START_ANGLE,
   PROP_IS_LIVE,
   PROP_BACKEND,
-  PROP_CUDA_DEVICE_ID
+  PROP_CUDA_DEVICE_ID,
+  PROP_ELECTRONIC_NOISE
 };
 
 #define DEFAULT_OUTPUT GST_CUDA_SF_PROJECT_OUTPUT_COUNTS
 #define DEFAULT_PHOTONS 50000.0
+#define DEFAULT_ELECTRONIC_NOISE 0.0
+#define MAX_ELECTRONIC_NOISE 1e6
 #define DEFAULT_MU_SCALE 0.02   /* water at ~70 keV, 1/mm */
 #define DEFAULT_PHANTOM CQ_PHANTOM_SHEPP_LOGAN
 #define DEFAULT_VOLUME_SIDE 128
@@ -102,6 +108,7 @@ struct _GstCudaSfProject
   GstCudaSfProjectOutput output;
   gdouble photons, mu_scale;
   gboolean noise;
+  gdouble electronic_noise;
   guint seed;
   CqPhantom phantom;
   gchar *volume_location;
@@ -113,9 +120,11 @@ struct _GstCudaSfProject
   GstCudaSfProjectOutput active_output;
   gdouble active_photons, active_mu_scale;
   gboolean active_noise;
+  gdouble active_electronic;
+  guint active_seed;
   gint device;
   GstCudaContext *context;      /* shared gst.cuda.context, if usable */
-  gboolean gpu_pixels;          /* pixels converted on the GPU (no noise) */
+  gboolean gpu_pixels;          /* pixels (and noise) made on the GPU */
   gboolean prefer_device;       /* downstream names CUDAMemory */
   gboolean device_output;       /* CUDAMemory caps */
   float *volume;
@@ -124,7 +133,6 @@ struct _GstCudaSfProject
   float *batch;                 /* line integrals of the batch's views */
   guint batch_first, batch_count;
   gdouble max_integral;         /* for line-integral scaling */
-  GRand *rand;
   GstVideoInfo info;
   guint64 frame;
 };
@@ -238,6 +246,11 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
   g_object_class_install_property (gobject_class, PROP_NOISE,
       g_param_spec_boolean ("noise", "Noise", "Poisson noise on the counts",
           FALSE, flags));
+  g_object_class_install_property (gobject_class, PROP_ELECTRONIC_NOISE,
+      g_param_spec_double ("electronic-noise", "Electronic noise",
+          "Standard deviation of the Gaussian electronic noise added to the "
+          "counts after the Poisson draw, in counts (0 = none)", 0.0,
+          MAX_ELECTRONIC_NOISE, DEFAULT_ELECTRONIC_NOISE, flags));
   g_object_class_install_property (gobject_class, PROP_SEED,
       g_param_spec_uint ("seed", "Seed", "Seed of the noise (reproducible)",
           0, G_MAXUINT, 0, flags));
@@ -369,6 +382,9 @@ gst_cuda_sf_project_set_property (GObject * object, guint prop_id,
     case PROP_NOISE:
       self->noise = g_value_get_boolean (value);
       break;
+    case PROP_ELECTRONIC_NOISE:
+      self->electronic_noise = g_value_get_double (value);
+      break;
     case PROP_SEED:
       self->seed = g_value_get_uint (value);
       break;
@@ -459,6 +475,9 @@ gst_cuda_sf_project_get_property (GObject * object, guint prop_id,
       break;
     case PROP_NOISE:
       g_value_set_boolean (value, self->noise);
+      break;
+    case PROP_ELECTRONIC_NOISE:
+      g_value_set_double (value, self->electronic_noise);
       break;
     case PROP_SEED:
       g_value_set_uint (value, self->seed);
@@ -792,7 +811,6 @@ gst_cuda_sf_project_free (GstCudaSfProject * self)
   g_clear_pointer (&self->volume_d, g_free);
   g_clear_pointer (&self->batch_d, g_free);
   g_clear_pointer (&self->batch, g_free);
-  g_clear_pointer (&self->rand, g_rand_free);
 }
 
 static gboolean
@@ -804,7 +822,6 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   gchar *location;
   CqPhantom phantom;
   gint device_id;
-  guint seed;
   gsize n, i, cells;
   gdouble max_value = 0, diag;
 
@@ -814,7 +831,8 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   self->active_photons = self->photons;
   self->active_mu_scale = self->mu_scale;
   self->active_noise = self->noise;
-  seed = self->seed;
+  self->active_electronic = self->electronic_noise;
+  self->active_seed = self->seed;
   phantom = self->phantom;
   location = g_strdup (self->volume_location);
   backend = self->backend;
@@ -868,10 +886,9 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
     for (i = 0; i < n; i++)
       self->volume_d[i] = self->volume[i];
   }
-  self->rand = g_rand_new_with_seed (seed);
-  /* noise is drawn on the CPU; otherwise frames are converted where the
-   * projections are */
-  self->gpu_pixels = self->cuda && !self->active_noise;
+  /* frames are converted, and their noise drawn, where the projections
+   * are */
+  self->gpu_pixels = self->cuda != NULL;
   self->batch_first = self->batch_count = 0;
   self->frame = 0;
   g_free (location);
@@ -957,44 +974,6 @@ gst_cuda_sf_project_compute (GstCudaSfProject * self, guint first,
   return TRUE;
 }
 
-/* A Poisson draw of mean lambda: multiplication below 10, else Hörmann's
- * transformed rejection (PTRS, 1993). */
-static gdouble
-gst_cuda_sf_project_poisson (GRand * rand, gdouble lambda)
-{
-  if (lambda <= 0)
-    return 0;
-  if (lambda < 10) {
-    gdouble limit = exp (-lambda), p = 1.0;
-    gint k = -1;
-
-    do {
-      k++;
-      p *= g_rand_double (rand);
-    } while (p > limit);
-    return k;
-  } else {
-    gdouble slam = sqrt (lambda), loglam = log (lambda);
-    gdouble b = 0.931 + 2.53 * slam, a = -0.059 + 0.02483 * b;
-    gdouble invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 /
-        (b - 2);
-
-    for (;;) {
-      gdouble u = g_rand_double (rand) - 0.5, v = g_rand_double (rand);
-      gdouble us = 0.5 - fabs (u);
-      gdouble k = floor ((2 * a / us + b) * u + lambda + 0.43);
-
-      if (us >= 0.07 && v <= vr)
-        return k;
-      if (k < 0 || (us < 0.013 && v > us))
-        continue;
-      if (log (v) + log (invalpha) - log (a / (us * us) + b) <=
-          -lambda + k * loglam - lgamma (k + 1))
-        return k;
-    }
-  }
-}
-
 static GstFlowReturn
 gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
 {
@@ -1009,11 +988,13 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
   const gdouble I0 = self->active_photons, mu = self->active_mu_scale;
   gdouble value_scale;
   CqError err = { CQ_OK, "" };
+  CqSfPixels px;
+  CqSfNoise nz;
   GstVideoFrame frame;
   GstCustomMeta *meta;
   GstStructure *s;
   const float *li;
-  guint u, v;
+  gboolean ok;
   gint fps_n = GST_VIDEO_INFO_FPS_N (&self->info);
   gint fps_d = GST_VIDEO_INFO_FPS_D (&self->info);
 
@@ -1034,16 +1015,19 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
   value_scale = counts ? (gray8 ? 255.0 : I0) :
       (self->max_integral > 0 ? self->max_integral / levels : 1.0 / levels);
 
-  if (self->gpu_pixels) {
-    CqSfPixels px;
-    gboolean ok;
+  px.counts = counts;
+  px.photons = I0;
+  px.mu_scale = mu;
+  px.integral_scale = value_scale;
+  px.levels = levels;
+  px.bytes = gray8 ? 1 : 2;
+  /* keyed by the frame's place in the stream: every rotation draws anew */
+  nz.poisson = self->active_noise;
+  nz.electronic = self->active_electronic;
+  nz.seed = self->active_seed;
+  nz.view = self->frame;
 
-    px.counts = counts;
-    px.photons = I0;
-    px.mu_scale = mu;
-    px.integral_scale = value_scale;
-    px.levels = levels;
-    px.bytes = gray8 ? 1 : 2;
+  if (self->gpu_pixels) {
     if (self->device_output)
       ok = gst_cuda_qa_frame_map_device_write (&frame, &self->info, buf);
     else
@@ -1051,8 +1035,8 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
     if (!ok)
       goto map_failed;
     gst_cuda_qa_context_push (self->context);
-    ok = cq_sf_cuda_pixels (self->cuda, view - self->batch_first, &px,
-        GST_VIDEO_FRAME_PLANE_DATA (&frame, 0),
+    ok = cq_sf_cuda_pixels_noise (self->cuda, view - self->batch_first, &px,
+        &nz, GST_VIDEO_FRAME_PLANE_DATA (&frame, 0),
         GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), self->device_output,
         &err) == CQ_OK;
     gst_cuda_qa_context_pop (self->context);
@@ -1062,34 +1046,16 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
     goto done;
   }
 
-  /* noise (drawn on the CPU), or the CPU backend: on the host (CUDAMemory
-   * is uploaded when downstream maps it for the device) */
+  /* the CPU backend: on the host (CUDAMemory is uploaded when downstream
+   * maps it for the device) */
   if (!gst_video_frame_map (&frame, &self->info, buf, GST_MAP_WRITE))
     goto map_failed;
-  for (v = 0; v < g->nv; v++) {
-    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
-        (gsize) v * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
-
-    for (u = 0; u < g->nu; u++) {
-      gdouble integral = mu * li[(gsize) v * g->nu + u], x;
-
-      if (counts) {
-        x = I0 * exp (-integral);
-        if (self->active_noise)
-          x = gst_cuda_sf_project_poisson (self->rand, x);
-        if (gray8)
-          x = 255.0 * x / I0;
-      } else {
-        x = integral / value_scale;
-      }
-      x = CLAMP (floor (x + 0.5), 0.0, levels);
-      if (gray8)
-        row[u] = (guint8) x;
-      else
-        GST_WRITE_UINT16_LE (row + 2 * u, (guint16) x);
-    }
-  }
+  ok = cq_sf_pixels_cpu (li, g->nu, g->nv, &px, &nz,
+      GST_VIDEO_FRAME_PLANE_DATA (&frame, 0),
+      GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), &err) == CQ_OK;
   gst_video_frame_unmap (&frame);
+  if (!ok)
+    goto compute_failed;
 
 done:
   if (fps_n > 0) {

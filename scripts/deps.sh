@@ -10,7 +10,7 @@ pkgs="meson ninja-build pkg-config gcc libc6-dev
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  gstreamer1.0-plugins-bad python3-gi gir1.2-gstreamer-1.0"
+  gstreamer1.0-plugins-bad python3-gi gir1.2-gstreamer-1.0 libpng-dev"
 if [ "${1:-}" = "--tests" ]; then
   pkgs="$pkgs python3-numpy python3-skimage ffmpeg gstreamer1.0-plugins-ugly"
 fi

@@ -205,26 +205,80 @@ frame_checksum (const gchar * props)
 
 GST_START_TEST (test_noise_determinism)
 {
-  gchar *a = frame_checksum (SMALL "noise=true seed=7");
-  gchar *b = frame_checksum (SMALL "noise=true seed=7");
-  gchar *c = frame_checksum (SMALL "noise=true seed=8");
+  static const gchar *kinds[] = { "noise=true", "electronic-noise=3.5",
+    "noise=true electronic-noise=2"
+  };
+  guint k;
 
-  fail_unless (g_str_equal (a, b));
-  fail_if (g_str_equal (a, c));
-  g_free (a);
-  g_free (b);
-  g_free (c);
+  for (k = 0; k < G_N_ELEMENTS (kinds); k++) {
+    gchar *p7 = g_strdup_printf (SMALL "%s seed=7", kinds[k]);
+    gchar *p8 = g_strdup_printf (SMALL "%s seed=8", kinds[k]);
+    gchar *a = frame_checksum (p7);
+    gchar *b = frame_checksum (p7);
+    gchar *c = frame_checksum (p8);
+
+    fail_unless (g_str_equal (a, b), "%s", kinds[k]);
+    fail_if (g_str_equal (a, c), "%s", kinds[k]);
+    g_free (a);
+    g_free (b);
+    g_free (c);
+    g_free (p7);
+    g_free (p8);
+  }
+}
+
+GST_END_TEST;
+
+/* The noise is keyed by the frame's place in the stream: the same view of
+ * the next rotation has noise of its own (without noise it is the same
+ * frame). */
+GST_START_TEST (test_noise_per_rotation)
+{
+  static const gchar *kinds[] = { "", "noise=true seed=5" };
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (kinds); k++) {
+    gchar *props = g_strdup_printf (SMALL "views=3 %s", kinds[k]);
+    GstHarness *h = harness (props, NULL);
+    GstBuffer *first = gst_harness_pull (h), *buf;
+    guint n;
+
+    for (n = 1; n < 3; n++)
+      gst_buffer_unref (gst_harness_pull (h));
+    buf = gst_harness_pull (h);
+    {
+      GstMapInfo m1, m2;
+      gboolean same;
+
+      gst_buffer_map (first, &m1, GST_MAP_READ);
+      gst_buffer_map (buf, &m2, GST_MAP_READ);
+      same = m1.size == m2.size && memcmp (m1.data, m2.data, m1.size) == 0;
+      gst_buffer_unmap (first, &m1);
+      gst_buffer_unmap (buf, &m2);
+      fail_unless (same == (k == 0), "%s: rotation 2 %s rotation 1",
+          kinds[k], same ? "repeats" : "differs from");
+    }
+    gst_buffer_unref (first);
+    gst_buffer_unref (buf);
+    gst_harness_teardown (h);
+    g_free (props);
+  }
 }
 
 GST_END_TEST;
 
 /* A flat field (no attenuation): every cell receives I0 photons on
- * average; mean and variance of Poisson(I0), for a large and a small I0. */
+ * average; mean and variance of Poisson(I0) plus the electronic noise's σ²
+ * (and 1/12 for rounding a continuous value), for a large and a small I0.
+ * Bounds: 5 standard errors, test-sfnoise-cpu.c says how. */
 static void
-check_flat_field (gdouble photons)
+check_flat_field (gdouble photons, gboolean poisson, gdouble sigma)
 {
-  gchar *props = g_strdup_printf (SMALL "mu-scale=0 noise=true seed=3 "
-      "photons=%g", photons);
+  gchar *props = g_strdup_printf (SMALL "mu-scale=0 noise=%s seed=3 "
+      "photons=%g electronic-noise=%g", poisson ? "true" : "false", photons,
+      sigma);
+  const gdouble V = (poisson ? photons : 0) + sigma * sigma +
+      (sigma > 0 ? 1.0 / 12 : 0), k4 = poisson ? photons : 0;
   GstHarness *h = harness (props, NULL);
   gdouble sum = 0, sum2 = 0, mean, var;
   guint n = 0, f, u, v;
@@ -244,19 +298,20 @@ check_flat_field (gdouble photons)
   }
   mean = sum / n;
   var = sum2 / n - mean * mean;
-  /* 5 standard errors; the variance's standard error is about √(2/n)·λ */
-  fail_unless (fabs (mean - photons) < 5 * sqrt (photons / n),
-      "I0 %g: mean %g over %u cells", photons, mean, n);
-  fail_unless (fabs (var / photons - 1) < 5 * sqrt (2.0 / n) + 0.01,
-      "I0 %g: variance %g", photons, var);
+  fail_unless (fabs (mean - photons) < 5 * sqrt (V / n),
+      "I0 %g sigma %g: mean %g over %u cells", photons, sigma, mean, n);
+  fail_unless (fabs (var - V) < 5 * sqrt ((k4 + 2 * V * V) / n),
+      "I0 %g sigma %g: variance %g, want %g", photons, sigma, var, V);
   gst_harness_teardown (h);
   g_free (props);
 }
 
 GST_START_TEST (test_poisson_flat_field)
 {
-  check_flat_field (1000);
-  check_flat_field (4);
+  check_flat_field (1000, TRUE, 0);
+  check_flat_field (4, TRUE, 0);
+  check_flat_field (1000, TRUE, 20);
+  check_flat_field (1000, FALSE, 10);
 }
 
 GST_END_TEST;
@@ -305,6 +360,24 @@ GST_START_TEST (test_errors)
   g_rmdir (dir);
   g_free (path);
   g_free (dir);
+}
+
+GST_END_TEST;
+
+/* electronic-noise is a standard deviation: GLib refuses a negative one
+ * (or NaN) through the property's range, naming the value. */
+GST_START_TEST (test_electronic_noise_range)
+{
+  GstElement *e = gst_element_factory_make ("cudasfproject", NULL);
+  GParamSpecDouble *ps = G_PARAM_SPEC_DOUBLE (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (e), "electronic-noise"));
+  gdouble sigma;
+
+  fail_unless (ps->minimum == 0 && ps->default_value == 0);
+  g_object_set (e, "electronic-noise", 12.5, NULL);
+  g_object_get (e, "electronic-noise", &sigma, NULL);
+  fail_unless (sigma == 12.5);
+  gst_object_unref (e);
 }
 
 GST_END_TEST;
@@ -440,6 +513,8 @@ cudasfproject_suite (void)
   tcase_add_test (tc, test_views_and_angles);
   tcase_add_test (tc, test_frames_against_library);
   tcase_add_test (tc, test_noise_determinism);
+  tcase_add_test (tc, test_noise_per_rotation);
+  tcase_add_test (tc, test_electronic_noise_range);
   tcase_add_test (tc, test_poisson_flat_field);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_volume_file);

@@ -519,12 +519,14 @@ GST_END_TEST;
 
 /* cudasfproject writes its frames into CUDAMemory when cudasharpness
  * downstream asks for it: the same pixels (pitched rows read back) and the
- * same scores as through system memory, with and without noise (which is
- * drawn on the host and uploaded), 8 and 16 bit. */
+ * same scores as through system memory, with and without noise (drawn on
+ * the device, keyed by the frame: the same either way), 8 and 16 bit. */
 GST_START_TEST (test_sfproject_cuda_memory)
 {
   const gchar *formats[] = { "GRAY16_LE", "GRAY8" };
-  const gchar *noise[] = { "", "noise=true seed=7 photons=5000" };
+  const gchar *noise[] = { "", "noise=true seed=7 photons=5000",
+    "noise=true seed=7 photons=5000 electronic-noise=4"
+  };
   guint k, n;
 
   for (k = 0; k < G_N_ELEMENTS (formats); k++)
