@@ -468,17 +468,12 @@ extern "C" CqStatus
 cq_sf_cuda_set_volume_device (CqSfCuda * cu, const float *volume,
     CqError * err)
 {
-  cudaMemcpy3DParms m;
-
   CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
-  memset (&m, 0, sizeof (m));
-  m.srcPtr = make_cudaPitchedPtr ((void *) volume, cu->g.nx * sizeof (float),
-      cu->g.nx, cu->g.ny);
-  m.dstArray = cu->array;
-  m.extent = make_cudaExtent (cu->g.nx, cu->g.ny, cu->g.nz);
-  m.kind = cudaMemcpyDeviceToDevice;
-  CQ_CUDA_TRY (cudaMemcpy3DAsync (&m, cu->stream), err,
-      "cannot copy the volume into the texture");
+  /* the projector reads its volume z-fastest */
+  cq::sf_zfirst_kernel <<<dim3 ((cu->g.nx + 31) / 32, (cu->g.nz + 31) / 32,
+          cu->g.ny), dim3 (32, 8), 0, cu->stream>>> (cu->k, volume,
+      cu->volz);
+  CQ_CUDA_TRY (cudaGetLastError (), err, "cannot reorder the volume");
   return CQ_OK;
 }
 

@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 /* The volume to project from device memory (nx·ny·nz floats, x fastest):
- * copied into the texture on the stream. */
+ * reordered z-fastest for the projector on the stream. */
 CqStatus cq_sf_cuda_set_volume_device (CqSfCuda * cuda, const float *volume,
     CqError * err);
 /* Enqueues volume = Aᵀ proj for views [first_view, first_view + n_views),

@@ -3,7 +3,7 @@
  * the rest is three elementwise kernels on the same stream, so one
  * iteration is
  *
- *   x → texture, proj = A x, proj = (b − proj)·R, vol = Aᵀ proj,
+ *   x → the projector's volume, proj = A x, proj = (b − proj)·R, vol = Aᵀ proj,
  *   x = x + λ·C·vol (clamped at 0 if asked)
  *
  * with nothing crossing PCIe.

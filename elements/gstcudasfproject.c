@@ -77,6 +77,7 @@ enum
   PROP_SOURCE_ORIGIN_DISTANCE,
   PROP_VIEWS,
   PROP_START_ANGLE,
+  PROP_FOV_MASK,
   PROP_IS_LIVE,
   PROP_BACKEND,
   PROP_CUDA_DEVICE_ID,
@@ -293,6 +294,18 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
       "Views per rotation, uniformly over 2 pi", 0, DEFAULT_VIEWS);
   install_double (gobject_class, PROP_START_ANGLE, "start-angle",
       "Angle of view 0 in radians", -1e3, 1e3, 0.0);
+  /**
+   * GstCudaSfProject:fov-mask:
+   *
+   * Zero the voxel columns whose centre lies outside the cylinder every
+   * view sees whole (radius R·s/√(s² + D²), s the nearer detector edge):
+   * they are neither projected nor backprojected, so the pair stays
+   * matched.
+   */
+  g_object_class_install_property (gobject_class, PROP_FOV_MASK,
+      g_param_spec_boolean ("fov-mask", "Field-of-view mask",
+          "Project only the voxel columns inside the cylinder every view "
+          "sees whole", FALSE, flags));
   g_object_class_install_property (gobject_class, PROP_IS_LIVE,
       g_param_spec_boolean ("is-live", "Is live",
           "Pace frames in real time at the caps' framerate", FALSE, flags));
@@ -437,6 +450,9 @@ gst_cuda_sf_project_set_property (GObject * object, guint prop_id,
     case PROP_START_ANGLE:
       g->start_angle = g_value_get_double (value);
       break;
+    case PROP_FOV_MASK:
+      g->fov_mask = g_value_get_boolean (value);
+      break;
     case PROP_IS_LIVE:
       GST_OBJECT_UNLOCK (self);
       gst_base_src_set_live (GST_BASE_SRC (self), g_value_get_boolean (value));
@@ -529,6 +545,9 @@ gst_cuda_sf_project_get_property (GObject * object, guint prop_id,
       break;
     case PROP_START_ANGLE:
       g_value_set_double (value, g->start_angle);
+      break;
+    case PROP_FOV_MASK:
+      g_value_set_boolean (value, g->fov_mask);
       break;
     case PROP_BACKEND:
       g_value_set_enum (value, self->backend);

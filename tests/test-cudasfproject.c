@@ -421,6 +421,70 @@ GST_START_TEST (test_volume_file)
 
 GST_END_TEST;
 
+/* A raw little-endian float volume of the small geometry: 1 in the
+ * voxel columns farther than `radius` mm from the axis, 0 elsewhere. */
+static gchar *
+write_ring_volume (const gchar * dir, const gchar * name, gdouble radius)
+{
+  gchar *path = g_build_filename (dir, name, NULL);
+  guint8 *le = g_new0 (guint8, 4 * 32 * 32 * 32);
+  guint i, j, k;
+
+  for (k = 0; k < 32; k++)
+    for (j = 0; j < 32; j++)
+      for (i = 0; i < 32; i++) {
+        gdouble x = i - 15.5, y = j - 15.5;
+        gfloat one = 1.0f;
+        guint32 bits;
+
+        memcpy (&bits, &one, 4);
+        if (x * x + y * y > radius * radius)
+          GST_WRITE_UINT32_LE (le + 4 * ((k * 32 + j) * 32 + i), bits);
+      }
+  fail_unless (g_file_set_contents (path, (gchar *) le, 4 * 32 * 32 * 32,
+          NULL));
+  g_free (le);
+  return path;
+}
+
+/* fov-mask: the small geometry's cylinder has radius
+ * 200·24/√(24² + 400²) = 11.98 mm; a volume that is non-zero only beyond
+ * 13 mm gives the frames of an empty volume with the mask, not without. */
+GST_START_TEST (test_fov_mask)
+{
+  gchar *dir = g_dir_make_tmp ("cudasfproject-XXXXXX", NULL);
+  gchar *ring = write_ring_volume (dir, "ring.raw", 13.0);
+  gchar *empty = write_ring_volume (dir, "empty.raw", 100.0);
+  gchar *masked = g_strdup_printf (SMALL "fov-mask=true volume-location=%s",
+      ring);
+  gchar *open = g_strdup_printf (SMALL "volume-location=%s", ring);
+  gchar *none = g_strdup_printf (SMALL "volume-location=%s", empty);
+  gchar *a = frame_checksum (masked), *b = frame_checksum (none);
+  gchar *c = frame_checksum (open);
+  GstElement *e = gst_element_factory_make ("cudasfproject", NULL);
+  gboolean on = TRUE;
+
+  fail_unless (g_str_equal (a, b));
+  fail_if (g_str_equal (c, b));
+  g_object_get (e, "fov-mask", &on, NULL);
+  fail_if (on);
+  gst_object_unref (e);
+  g_unlink (ring);
+  g_unlink (empty);
+  g_rmdir (dir);
+  g_free (ring);
+  g_free (empty);
+  g_free (dir);
+  g_free (masked);
+  g_free (open);
+  g_free (none);
+  g_free (a);
+  g_free (b);
+  g_free (c);
+}
+
+GST_END_TEST;
+
 /* is-live paces the frames at the framerate: 6 frames at 30/1 take at
  * least 5/30 s of the clock. */
 GST_START_TEST (test_live_pacing)
@@ -518,6 +582,7 @@ cudasfproject_suite (void)
   tcase_add_test (tc, test_poisson_flat_field);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_volume_file);
+  tcase_add_test (tc, test_fov_mask);
   tcase_add_test (tc, test_live_pacing);
   tcase_add_test (tc, test_cuda_memory_caps);
   return s;

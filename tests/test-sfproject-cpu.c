@@ -211,6 +211,73 @@ GST_START_TEST (test_adjoint)
 
 GST_END_TEST;
 
+/* The field-of-view mask: the radius against the hand-computed value, an
+ * offset detector bounding it by its nearer edge, and the masked pair
+ * equal to the unmasked pair on a volume with the outside columns zeroed
+ * (projection) and zero there (backprojection), still adjoint with signed
+ * data. */
+GST_START_TEST (test_fov_mask)
+{
+  CqSfGeometry g = seed_geometry (20, 7);
+  size_t nvox = 20 * 20 * 20, ncell = 20 * 20 * 7, n;
+  double *f = g_new (double, nvox), *fz = g_new (double, nvox);
+  double *a = g_new (double, ncell), *b = g_new (double, ncell);
+  double *p = g_new (double, ncell), *atp = g_new (double, nvox);
+  double s, lhs = 0, rhs = 0;
+  unsigned i, j, k, outside = 0;
+  CqError err;
+
+  /* 20 cells of pitch du centred: s = 10 du */
+  s = 10 * g.du;
+  fail_unless (fabs (cq_sf_fov_radius (&g) - g.sod * s / sqrt (s * s +
+              g.sdd * g.sdd)) < 1e-12);
+  g.offset_u = 2 * g.du;        /* edges at -8 du and +12 du */
+  s = 8 * g.du;
+  fail_unless (fabs (cq_sf_fov_radius (&g) - g.sod * s / sqrt (s * s +
+              g.sdd * g.sdd)) < 1e-12);
+  g.offset_u = 0;
+  g.fov_mask = 1;
+  for (n = 0; n < nvox; n++)
+    f[n] = fz[n] = 2 * uniform () - 1;
+  for (n = 0; n < ncell; n++)
+    p[n] = 2 * uniform () - 1;
+  for (k = 0; k < 20; k++)
+    for (j = 0; j < 20; j++)
+      for (i = 0; i < 20; i++)
+        if (!cq_sf_column_in_fov (&g, i, j)) {
+          fz[(k * 20 + j) * 20 + i] = 0;
+          outside += k == 0;
+        }
+  fail_unless (outside > 0 && outside < 400, "%u columns outside", outside);
+  fail_unless_equals_int (cq_sf_project_cpu (&g, f, 0, 7, a, 0, &err), CQ_OK);
+  g.fov_mask = 0;
+  fail_unless_equals_int (cq_sf_project_cpu (&g, fz, 0, 7, b, 0, &err),
+      CQ_OK);
+  for (n = 0; n < ncell; n++)
+    fail_unless (a[n] == b[n]);
+  g.fov_mask = 1;
+  fail_unless_equals_int (cq_sf_backproject_cpu (&g, p, 0, 7, atp, 0, &err),
+      CQ_OK);
+  for (k = 0; k < 20; k++)
+    for (j = 0; j < 20; j++)
+      for (i = 0; i < 20; i++)
+        if (!cq_sf_column_in_fov (&g, i, j))
+          fail_unless (atp[(k * 20 + j) * 20 + i] == 0);
+  for (n = 0; n < ncell; n++)
+    lhs += a[n] * p[n];
+  for (n = 0; n < nvox; n++)
+    rhs += f[n] * atp[n];
+  fail_unless (fabs (lhs / rhs - 1) < 1e-12, "coupling %.17g", lhs / rhs);
+  g_free (f);
+  g_free (fz);
+  g_free (a);
+  g_free (b);
+  g_free (p);
+  g_free (atp);
+}
+
+GST_END_TEST;
+
 /* The fraction of voxel (x, y, z) inside a sphere of radius rho at the
  * origin: exact inside and outside, 4³ subsamples near the surface. */
 static double
@@ -438,6 +505,7 @@ sfproject_cpu_suite (void)
   tcase_add_test (tc, test_amplitudes);
   tcase_add_test (tc, test_single_voxel);
   tcase_add_test (tc, test_adjoint);
+  tcase_add_test (tc, test_fov_mask);
   tcase_add_test (tc, test_sphere_chords);
   tcase_add_test (tc, test_ellipsoid_chords);
   tcase_add_test (tc, test_axial_identity);
