@@ -86,8 +86,11 @@ cq_sf_noise_cuda_pixels_host (int device, const float *li, unsigned nu,
 
   if (!px->counts || !cq_sf_noise_active (nz) || (px->bytes != 1
           && px->bytes != 2) || pitch < row)
-    return cq_error_set (err, CQ_ERROR_INVALID, "noisy counts pixels of %u "
-        "bytes, pitch %zu >= %zu, expected", px->bytes, pitch, row);
+    return cq_error_set (err, CQ_ERROR_INVALID, "noisy counts of 1 or 2 "
+        "bytes a pixel and a pitch of at least %zu expected, not %s%s of "
+        "%u bytes and pitch %zu", row, cq_sf_noise_active (nz) ? "" :
+        "noiseless ", px->counts ? "counts" : "line integrals", px->bytes,
+        pitch);
   e = cq_cuda_select (device);
   if (e == cudaSuccess) {
     what = "cannot allocate";

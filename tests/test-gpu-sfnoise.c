@@ -169,7 +169,10 @@ check_pixels (void)
       CqSfPixels px = { 1, view % 2 ? 200 : 40000, view % 2 ? 0.1 : 0.02,
         1, bytes == 1 ? 255 : 65535, bytes
       };
-      CqSfNoise nz = { view != 3, view % 3 ? 2.5 : 0, 7, 1000003 + view };
+      /* view 3: electronic noise alone */
+      CqSfNoise nz = { view != 3, view == 3 ? 1.5 : view % 3 ? 2.5 : 0, 7,
+        1000003 + view
+      };
 
       if (cq_sf_noise_cuda_pixels_host (0, li + view * cells, g.nu, g.nv,
               &px, &nz, a, g.nu * bytes, &err) != CQ_OK
