@@ -27,7 +27,9 @@
 typedef int32_t vi __attribute__ ((vector_size (4 * V)));
 typedef uint32_t vu __attribute__ ((vector_size (4 * V)));
 typedef float vf __attribute__ ((vector_size (4 * V)));
-typedef double vd __attribute__ ((vector_size (8 * V)));
+/* doubles of a register: V / 2 lanes (GCC spills vectors wider than a
+ * register through the stack, so the double arithmetic goes in halves) */
+typedef double vd __attribute__ ((vector_size (4 * V)));
 
 /* V bytes from p, each widened to a 32-bit lane (vpmovzxbd: GCC 12 does
  * not lower __builtin_convertvector from bytes to it) */
@@ -38,6 +40,28 @@ ld8 (const uint8_t * p)
   return (vi) _mm256_cvtepu8_epi32 (_mm_loadl_epi64 ((const __m128i *) p));
 #else
   return (vi) _mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) p));
+#endif
+}
+
+/* lanes [0, V/2) and [V/2, V) of v, converted to double (exact) */
+static inline vd
+cvt_lo (vi v)
+{
+#if V == 8
+  return (vd) _mm256_cvtepi32_pd (_mm256_castsi256_si128 ((__m256i) v));
+#else
+  return (vd) _mm512_cvtepi32_pd (_mm512_castsi512_si256 ((__m512i) v));
+#endif
+}
+
+static inline vd
+cvt_hi (vi v)
+{
+#if V == 8
+  return (vd) _mm256_cvtepi32_pd (_mm256_extracti128_si256 ((__m256i) v, 1));
+#else
+  return (vd) _mm512_cvtepi32_pd ((__m256i)
+      _mm512_extracti64x4_epi64 ((__m512i) v, 1));
 #endif
 }
 

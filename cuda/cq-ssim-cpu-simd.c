@@ -5,8 +5,9 @@
  *  - ffmpeg: the 4x4 block sums of a block row (lanes summed in groups of
  *    four by two shuffle-and-add steps), then the windows of a block row
  *    pair, V windows at once;
- *  - box8: the 8-row column sums slid down the band as the plain C does,
- *    V windows of a row at once from eight shifted loads of them.
+ *  - box8: the 8-row column sums slid down the band as the plain C does
+ *    (Σa and Σb packed in one lane), V windows of a row at once from eight
+ *    shifted loads of them.
  * The sums are exact 32-bit integers (8-bit samples: every term of the
  * expressions below stays under 2^30), converted and combined exactly as in
  * cq-ssim-local.h. Each row's local values are added left to right into a
@@ -32,6 +33,52 @@
 #else
 #error "CQ_SIMD_LANES must be 8 or 16"
 #endif
+
+#if V == 8
+#define SHIFT(s) { s, s + 1, s + 2, s + 3, s + 4, s + 5, s + 6, s + 7 }
+#else
+#define SHIFT(s) { s, s + 1, s + 2, s + 3, s + 4, s + 5, s + 6, s + 7, \
+      s + 8, s + 9, s + 10, s + 11, s + 12, s + 13, s + 14, s + 15 }
+#endif
+
+/* lanes [s, s + V) of a then b */
+#define SHIFTED(a, b, s) __builtin_shuffle (a, b, (vi) SHIFT (s))
+
+/* AVX2's two-register shuffles are slower than the loads and scalar adds
+ * they replace */
+#define STREAMED_SUMS (V == 16)
+#define TRANSPOSED_SUMS (V == 16)
+
+/* D x D transposes of doubles (D = V / 2 lanes), by swapping the
+ * off-diagonal s x s blocks for s = D / 2 ... 1 */
+#define D (V / 2)
+typedef int64_t vl __attribute__ ((vector_size (4 * V)));
+#if V == 8
+#define SWAP_A(s) ((s) == 2 ? (vl) { 0, 1, 4, 5 } : (vl) { 0, 4, 2, 6 })
+#define SWAP_B(s) ((s) == 2 ? (vl) { 2, 3, 6, 7 } : (vl) { 1, 5, 3, 7 })
+#else
+#define SWAP_A(s) ((s) == 4 ? (vl) { 0, 1, 2, 3, 8, 9, 10, 11 } : \
+    (s) == 2 ? (vl) { 0, 1, 8, 9, 4, 5, 12, 13 } : \
+    (vl) { 0, 8, 2, 10, 4, 12, 6, 14 })
+#define SWAP_B(s) ((s) == 4 ? (vl) { 4, 5, 6, 7, 12, 13, 14, 15 } : \
+    (s) == 2 ? (vl) { 2, 3, 10, 11, 6, 7, 14, 15 } : \
+    (vl) { 1, 9, 3, 11, 5, 13, 7, 15 })
+#endif
+
+static inline void
+transpose (vd * m)
+{
+  unsigned s, i;
+
+  for (s = D / 2; s >= 1; s /= 2)
+    for (i = 0; i < D; i++)
+      if (!(i & s)) {
+        vd a = m[i], b = m[i + s];
+
+        m[i] = __builtin_shuffle (a, b, SWAP_A (s));
+        m[i + s] = __builtin_shuffle (a, b, SWAP_B (s));
+      }
+}
 
 /* lanes in pairs: (a0 + a1, a2 + a3, ..., b0 + b1, ...) */
 static inline vi
@@ -210,9 +257,11 @@ CQ_SIMD_FN (cq_simd_ssim_ffmpeg) (const CqSimdSsimBand * b, uint64_t * sse_out)
 /* ---- box8: 8x8 windows at every position ---- */
 
 /* Column sums over 8 rows: removes row `out` (unless NULL) and adds row
- * `in`; adds Σ (a - b)² of row in to *sse when sse is not NULL. */
+ * `in`; adds Σ (a - b)² of row in to *sse when sse is not NULL. Σa and Σb
+ * (at most 8 · 255 each, and 64 · 255 over a window) share a lane:
+ * Σa + 65536 Σb, so that the window sums take three lanes, not four. */
 static void
-box8_cols (const CqSimdSsimBand * b, int32_t * ca, size_t cs, unsigned in,
+box8_cols (const CqSimdSsimBand * b, int32_t * cab_, size_t cs, unsigned in,
     const unsigned *out, uint64_t * sse)
 {
   const unsigned w = b->width;
@@ -220,35 +269,32 @@ box8_cols (const CqSimdSsimBand * b, int32_t * ca, size_t cs, unsigned in,
   const uint8_t *nb = b->dist + (size_t) in * b->dist_stride;
   const uint8_t *oa = out ? b->ref + (size_t) * out * b->ref_stride : NULL;
   const uint8_t *ob = out ? b->dist + (size_t) * out * b->dist_stride : NULL;
-  int32_t *cb = ca + cs, *css = ca + 2 * cs, *cab = ca + 3 * cs;
+  int32_t *cp = cab_, *css = cab_ + cs, *cab = cab_ + 2 * cs;
   vu acc = { };
   unsigned x;
 
   for (x = 0; x + V <= w; x += V) {
     vi a = ld8 (na + x), c = ld8 (nb + x);
     vi sq = a * a + c * c, ab = a * c;
-    vi da = a, dc = c;
+    vi dp = a + (c << 16);
 
     if (sse)
       acc += (vu) (sq - 2 * ab);
     if (out) {
       vi oa_ = ld8 (oa + x), ob_ = ld8 (ob + x);
 
-      da -= oa_;
-      dc -= ob_;
+      dp -= oa_ + (ob_ << 16);
       sq -= oa_ * oa_ + ob_ * ob_;
       ab -= oa_ * ob_;
     }
-    st32 (ca + x, ld32 (ca + x) + da);
-    st32 (cb + x, ld32 (cb + x) + dc);
+    st32 (cp + x, ld32 (cp + x) + dp);
     st32 (css + x, ld32 (css + x) + sq);
     st32 (cab + x, ld32 (cab + x) + ab);
   }
   for (; x < w; x++) {
     int32_t a = na[x], c = nb[x];
 
-    ca[x] += a;
-    cb[x] += c;
+    cp[x] += a + (c << 16);
     css[x] += a * a + c * c;
     cab[x] += a * c;
     if (sse)
@@ -256,8 +302,7 @@ box8_cols (const CqSimdSsimBand * b, int32_t * ca, size_t cs, unsigned in,
     if (out) {
       a = oa[x];
       c = ob[x];
-      ca[x] -= a;
-      cb[x] -= c;
+      cp[x] -= a + (c << 16);
       css[x] -= a * a + c * c;
       cab[x] -= a * c;
     }
@@ -268,39 +313,75 @@ box8_cols (const CqSimdSsimBand * b, int32_t * ca, size_t cs, unsigned in,
 
 /* The local values of one row of windows from the column sums. */
 static void
-box8_row (const CqSimdSsimBand * b, const int32_t * ca, size_t cs,
+box8_row (const CqSimdSsimBand * b, const int32_t * cp, size_t cs,
     double *vals)
 {
   const unsigned nw = b->width - 7;
-  const int32_t *cb = ca + cs, *css = ca + 2 * cs, *cab = ca + 3 * cs;
-  unsigned x, i;
+  const int32_t *css = cp + cs, *cab = cp + 2 * cs;
+  const vd k1 = (vd) { } + b->k1, k2 = (vd) { } + b->k2;
+  /* Σ of 8 neighbours in three doubling steps, streamed: the sums of 2
+   * two vectors ahead, of 4 one ahead (the arrays are padded) */
+  vi c[3][1], h2[3][2], h4[3][2];
+  unsigned x, i, k;
 
+  if (STREAMED_SUMS)
+    for (k = 0; k < 3; k++) {
+      const int32_t *q = cp + k * cs;
+
+      c[k][0] = ld32 (q + 2 * V);
+      h2[k][0] = ld32 (q) + SHIFTED (ld32 (q), ld32 (q + V), 1);
+      h2[k][1] = ld32 (q + V) + SHIFTED (ld32 (q + V), c[k][0], 1);
+      h4[k][0] = h2[k][0] + SHIFTED (h2[k][0], h2[k][1], 2);
+    }
   for (x = 0; x + V <= nw; x += V) {
-    vi sa = ld32 (ca + x), sb = ld32 (cb + x), sss = ld32 (css + x),
-        sab = ld32 (cab + x), p, q;
+    vi w8[3], sp, sss, sab, sa, sb, p, q, in1, in2, id2;
     vd n1, n2, d1, d2, v;
 
-    for (i = 1; i < 8; i++) {
-      sa += ld32 (ca + x + i);
-      sb += ld32 (cb + x + i);
-      sss += ld32 (css + x + i);
-      sab += ld32 (cab + x + i);
+    for (k = 0; k < 3; k++) {
+      if (STREAMED_SUMS) {
+        vi next = ld32 (cp + k * cs + x + 3 * V);
+        vi h2n = c[k][0] + SHIFTED (c[k][0], next, 1);
+
+        h4[k][1] = h2[k][1] + SHIFTED (h2[k][1], h2n, 2);
+        w8[k] = h4[k][0] + SHIFTED (h4[k][0], h4[k][1], 4);
+        c[k][0] = next;
+        h2[k][1] = h2n;
+        h4[k][0] = h4[k][1];
+      } else {
+        w8[k] = ld32 (cp + k * cs + x);
+        for (i = 1; i < 8; i++)
+          w8[k] += ld32 (cp + k * cs + x + i);
+      }
     }
+    sp = w8[0];
+    sss = w8[1];
+    sab = w8[2];
+    sa = sp & 0xffff;
+    sb = sp >> 16;
     p = sa * sb;
     q = sa * sa + sb * sb;
-    n1 = __builtin_convertvector (2 * p, vd) + b->k1;
-    n2 = __builtin_convertvector (2 * (64 * sab - p), vd) + b->k2;
-    d1 = __builtin_convertvector (q, vd) + b->k1;
-    d2 = __builtin_convertvector (64 * sss - q, vd) + b->k2;
+    in1 = 2 * p;
+    in2 = 2 * (64 * sab - p);
+    id2 = 64 * sss - q;
+    n1 = cvt_lo (in1) + k1;
+    n2 = cvt_lo (in2) + k2;
+    d1 = cvt_lo (q) + k1;
+    d2 = cvt_lo (id2) + k2;
     v = (n1 * n2) / (d1 * d2);
     memcpy (vals + x, &v, sizeof (v));
+    n1 = cvt_hi (in1) + k1;
+    n2 = cvt_hi (in2) + k2;
+    d1 = cvt_hi (q) + k1;
+    d2 = cvt_hi (id2) + k2;
+    v = (n1 * n2) / (d1 * d2);
+    memcpy (vals + x + V / 2, &v, sizeof (v));
   }
   for (; x < nw; x++) {
     int64_t w[4] = { 0, 0, 0, 0 };
 
     for (i = 0; i < 8; i++) {
-      w[0] += ca[x + i];
-      w[1] += cb[x + i];
+      w[0] += cp[x + i] & 0xffff;
+      w[1] += cp[x + i] >> 16;
       w[2] += css[x + i];
       w[3] += cab[x + i];
     }
@@ -321,7 +402,7 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
 
 #define OWNED(y) ((y) >= b->sse_y0 && (y) < b->sse_y1)
   if (b->t0 < b->t1) {
-    memset (ca, 0, 4 * cs * sizeof (int32_t));
+    memset (ca, 0, 3 * cs * sizeof (int32_t));
     for (y = b->t0; y < b->t0 + 8; y++)
       box8_cols (b, ca, cs, y, NULL, OWNED (y) ? &sse : NULL);
     for (t = b->t0; t < b->t1; t += nr) {
@@ -335,14 +416,32 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
               OWNED (t + r + 8) ? &sse : NULL);
       }
       /* each row left to right, as the plain C; the rows side by side */
-      if (nr == R) {
-        double acc[R] = { 0.0 };
+      if (nr == R && TRANSPOSED_SUMS) {
+        /* D rows a vector: D values of each row, transposed, added to the
+         * rows' lanes one column after the other */
+        vd acc[R / D];
+        unsigned g, j;
 
-        for (x = 0; x < nw; x++)
-          for (r = 0; r < R; r++)
-            acc[r] += vals[r * cs + x];
-        for (r = 0; r < R; r++)
-          sum += acc[r];
+        for (g = 0; g < R / D; g++)
+          acc[g] = (vd) { };
+        for (x = 0; x + D <= nw; x += D)
+          for (g = 0; g < R / D; g++) {
+            vd m[D];
+
+            for (j = 0; j < D; j++)
+              memcpy (&m[j], vals + (g * D + j) * cs + x, sizeof (vd));
+            transpose (m);
+            for (j = 0; j < D; j++)
+              acc[g] += m[j];
+          }
+        for (r = 0; r < R; r++) {
+          double row = acc[r / D][r % D];
+          unsigned xt;
+
+          for (xt = x; xt < nw; xt++)
+            row += vals[r * cs + xt];
+          sum += row;
+        }
       } else {
         for (r = 0; r < nr; r++) {
           double row = 0.0;
