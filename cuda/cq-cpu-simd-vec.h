@@ -65,6 +65,28 @@ cvt_hi (vi v)
 #endif
 }
 
+/* lanes [0, V/2) and [V/2, V) of floats, converted to double (exact) */
+static inline vd
+cvtf_lo (vf v)
+{
+#if V == 8
+  return (vd) _mm256_cvtps_pd (_mm256_castps256_ps128 ((__m256) v));
+#else
+  return (vd) _mm512_cvtps_pd (_mm512_castps512_ps256 ((__m512) v));
+#endif
+}
+
+static inline vd
+cvtf_hi (vf v)
+{
+#if V == 8
+  return (vd) _mm256_cvtps_pd (_mm256_extractf128_ps ((__m256) v, 1));
+#else
+  return (vd) _mm512_cvtps_pd ((__m256) _mm512_extractf64x4_pd ((__m512d) v,
+          1));
+#endif
+}
+
 static inline vi
 ld32 (const int32_t * p)
 {

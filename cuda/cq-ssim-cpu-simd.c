@@ -189,59 +189,111 @@ ffmpeg_block_row (const CqSimdSsimBand * b, unsigned by, unsigned w4,
   }
 }
 
+/* The local values of windows [bx, bx + V) between block rows top and
+ * bottom, as doubles in two halves. */
+static inline void
+ffmpeg_windows (const int32_t * top, const int32_t * bottom, size_t qs,
+    unsigned bx, vi c1, vi c2, vd * lo, vd * hi)
+{
+  vi s1 = ld32 (top + bx) + ld32 (top + bx + 1) + ld32 (bottom + bx) +
+      ld32 (bottom + bx + 1);
+  vi s2 = ld32 (top + qs + bx) + ld32 (top + qs + bx + 1) +
+      ld32 (bottom + qs + bx) + ld32 (bottom + qs + bx + 1);
+  vi ss = ld32 (top + 2 * qs + bx) + ld32 (top + 2 * qs + bx + 1) +
+      ld32 (bottom + 2 * qs + bx) + ld32 (bottom + 2 * qs + bx + 1);
+  vi s12 = ld32 (top + 3 * qs + bx) + ld32 (top + 3 * qs + bx + 1) +
+      ld32 (bottom + 3 * qs + bx) + ld32 (bottom + 3 * qs + bx + 1);
+  vi vars = ss * 64 - s1 * s1 - s2 * s2;
+  vi covar = s12 * 64 - s1 * s2;
+  vf f = __builtin_convertvector (2 * s1 * s2 + c1, vf) *
+      __builtin_convertvector (2 * covar + c2, vf)
+      / (__builtin_convertvector (s1 * s1 + s2 * s2 + c1, vf) *
+      __builtin_convertvector (vars + c2, vf));
+
+  *lo = cvtf_lo (f);
+  *hi = cvtf_hi (f);
+}
+
+/* Windows [bx, w4 - 1) between block rows top and bottom, plain. */
+static inline void
+ffmpeg_windows_tail (const int32_t * top, const int32_t * bottom, size_t qs,
+    unsigned bx, unsigned w4, int64_t c1, int64_t c2, double *row)
+{
+  for (; bx + 1 < w4; bx++) {
+    int64_t s[4];
+    unsigned k;
+
+    for (k = 0; k < 4; k++)
+      s[k] = (int64_t) top[k * qs + bx] + top[k * qs + bx + 1] +
+          bottom[k * qs + bx] + bottom[k * qs + bx + 1];
+    *row += cq_ssim_ffmpeg_local (s[0], s[1], s[2], s[3], c1, c2);
+  }
+}
+
 double
 CQ_SIMD_FN (cq_simd_ssim_ffmpeg) (const CqSimdSsimBand * b, uint64_t * sse_out)
 {
   const unsigned w4 = b->width / 4;
   const size_t qs = (size_t) w4 + V;
   const vi c1 = splat ((int32_t) b->c1), c2 = splat ((int32_t) b->c2);
-  int32_t *top = b->scratch, *bottom = top + 4 * qs, *tmp;
+  int32_t *rows[3], *tmp;
   uint64_t sse = 0;
   double sum = 0.0;
-  unsigned by, bx, y;
+  unsigned by, bx, y, i;
 
+  rows[0] = b->scratch;
+  rows[1] = rows[0] + 4 * qs;
+  rows[2] = rows[1] + 4 * qs;
 #define OWNED(by) (4 * (by) >= b->sse_y0 && 4 * (by) + 4 <= b->sse_y1)
-  if (b->t0 < b->t1) {
-    ffmpeg_block_row (b, b->t0, w4, top, qs, OWNED (b->t0) ? &sse : NULL);
-    for (by = b->t0; by < b->t1; by++) {
-      double row = 0.0;
+  if (b->t0 < b->t1)
+    ffmpeg_block_row (b, b->t0, w4, rows[0], qs,
+        OWNED (b->t0) ? &sse : NULL);
+  /* two window rows at once: two chains of additions, each in its order */
+  for (by = b->t0; by + 1 < b->t1; by += 2) {
+    double row0 = 0.0, row1 = 0.0;
 
-      ffmpeg_block_row (b, by + 1, w4, bottom, qs,
-          OWNED (by + 1) ? &sse : NULL);
-      for (bx = 0; bx + V < w4; bx += V) {
-        vi s1 = ld32 (top + bx) + ld32 (top + bx + 1) + ld32 (bottom + bx) +
-            ld32 (bottom + bx + 1);
-        vi s2 = ld32 (top + qs + bx) + ld32 (top + qs + bx + 1) +
-            ld32 (bottom + qs + bx) + ld32 (bottom + qs + bx + 1);
-        vi ss = ld32 (top + 2 * qs + bx) + ld32 (top + 2 * qs + bx + 1) +
-            ld32 (bottom + 2 * qs + bx) + ld32 (bottom + 2 * qs + bx + 1);
-        vi s12 = ld32 (top + 3 * qs + bx) + ld32 (top + 3 * qs + bx + 1) +
-            ld32 (bottom + 3 * qs + bx) + ld32 (bottom + 3 * qs + bx + 1);
-        vi vars = ss * 64 - s1 * s1 - s2 * s2;
-        vi covar = s12 * 64 - s1 * s2;
-        vf f = __builtin_convertvector (2 * s1 * s2 + c1, vf) *
-            __builtin_convertvector (2 * covar + c2, vf)
-            / (__builtin_convertvector (s1 * s1 + s2 * s2 + c1, vf) *
-            __builtin_convertvector (vars + c2, vf));
-        unsigned i;
+    ffmpeg_block_row (b, by + 1, w4, rows[1], qs,
+        OWNED (by + 1) ? &sse : NULL);
+    ffmpeg_block_row (b, by + 2, w4, rows[2], qs,
+        OWNED (by + 2) ? &sse : NULL);
+    for (bx = 0; bx + V < w4; bx += V) {
+      vd l0, h0, l1, h1;
 
-        for (i = 0; i < V; i++)
-          row += f[i];
+      ffmpeg_windows (rows[0], rows[1], qs, bx, c1, c2, &l0, &h0);
+      ffmpeg_windows (rows[1], rows[2], qs, bx, c1, c2, &l1, &h1);
+      for (i = 0; i < V / 2; i++) {
+        row0 += l0[i];
+        row1 += l1[i];
       }
-      for (; bx + 1 < w4; bx++) {
-        int64_t s[4];
-        unsigned k;
-
-        for (k = 0; k < 4; k++)
-          s[k] = (int64_t) top[k * qs + bx] + top[k * qs + bx + 1] +
-              bottom[k * qs + bx] + bottom[k * qs + bx + 1];
-        row += cq_ssim_ffmpeg_local (s[0], s[1], s[2], s[3], b->c1, b->c2);
+      for (i = 0; i < V / 2; i++) {
+        row0 += h0[i];
+        row1 += h1[i];
       }
-      sum += row;
-      tmp = top;
-      top = bottom;
-      bottom = tmp;
     }
+    ffmpeg_windows_tail (rows[0], rows[1], qs, bx, w4, b->c1, b->c2, &row0);
+    ffmpeg_windows_tail (rows[1], rows[2], qs, bx, w4, b->c1, b->c2, &row1);
+    sum += row0;
+    sum += row1;
+    tmp = rows[0];
+    rows[0] = rows[2];
+    rows[2] = tmp;
+  }
+  if (by < b->t1) {
+    double row = 0.0;
+
+    ffmpeg_block_row (b, by + 1, w4, rows[1], qs,
+        OWNED (by + 1) ? &sse : NULL);
+    for (bx = 0; bx + V < w4; bx += V) {
+      vd lo, hi;
+
+      ffmpeg_windows (rows[0], rows[1], qs, bx, c1, c2, &lo, &hi);
+      for (i = 0; i < V / 2; i++)
+        row += lo[i];
+      for (i = 0; i < V / 2; i++)
+        row += hi[i];
+    }
+    ffmpeg_windows_tail (rows[0], rows[1], qs, bx, w4, b->c1, b->c2, &row);
+    sum += row;
   }
   /* owned rows no block row above covered */
   for (y = b->sse_y0; y < b->sse_y1; y++) {
