@@ -21,7 +21,7 @@
 #  - OpenCV (when python3-opencv is there): cv2.Laplacian(f, cv2.CV_64F).var()
 #    per frame, process CPU time.
 # One thread (-filter_threads 1, --threads 1, cv2.setNumThreads(1)) and all
-# (the host's online CPUs). CPU_SIMD=0 in the environment forces our plain C
+# (the host's online CPUs). CQ_CPU_SIMD=none in the environment forces our plain C
 # path, for comparison.
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -136,7 +136,7 @@ ffmpeg_ssim_mean () {
 
 echo "host: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $NPROC online CPUs"
 echo "frames: $N pairs of ${W}x${H} 8-bit luma in $DIR; best of $REPEAT"
-echo "CPU_SIMD=${CPU_SIMD:-(unset)}"
+echo "CQ_CPU_SIMD=${CQ_CPU_SIMD:-(unset)}"
 echo
 echo "| measure | threads | ours CPU ms/frame | ours wall ms/frame | reference CPU ms/frame | ours / reference |"
 echo "|---|---|---|---|---|---|"
