@@ -246,16 +246,13 @@ CQ_SIMD_FN (cq_simd_ssim_ffmpeg) (const CqSimdSsimBand * b, uint64_t * sse_out)
   rows[2] = rows[1] + 4 * qs;
 #define OWNED(by) (4 * (by) >= b->sse_y0 && 4 * (by) + 4 <= b->sse_y1)
   if (b->t0 < b->t1)
-    ffmpeg_block_row (b, b->t0, w4, rows[0], qs,
-        OWNED (b->t0) ? &sse : NULL);
+    ffmpeg_block_row (b, b->t0, w4, rows[0], qs, OWNED (b->t0) ? &sse : NULL);
   /* two window rows at once: two chains of additions, each in its order */
   for (by = b->t0; by + 1 < b->t1; by += 2) {
     double row0 = 0.0, row1 = 0.0;
 
-    ffmpeg_block_row (b, by + 1, w4, rows[1], qs,
-        OWNED (by + 1) ? &sse : NULL);
-    ffmpeg_block_row (b, by + 2, w4, rows[2], qs,
-        OWNED (by + 2) ? &sse : NULL);
+    ffmpeg_block_row (b, by + 1, w4, rows[1], qs, OWNED (by + 1) ? &sse : NULL);
+    ffmpeg_block_row (b, by + 2, w4, rows[2], qs, OWNED (by + 2) ? &sse : NULL);
     for (bx = 0; bx + V < w4; bx += V) {
       vd l0, h0, l1, h1;
 
@@ -281,8 +278,7 @@ CQ_SIMD_FN (cq_simd_ssim_ffmpeg) (const CqSimdSsimBand * b, uint64_t * sse_out)
   if (by < b->t1) {
     double row = 0.0;
 
-    ffmpeg_block_row (b, by + 1, w4, rows[1], qs,
-        OWNED (by + 1) ? &sse : NULL);
+    ffmpeg_block_row (b, by + 1, w4, rows[1], qs, OWNED (by + 1) ? &sse : NULL);
     for (bx = 0; bx + V < w4; bx += V) {
       vd lo, hi;
 
@@ -319,8 +315,8 @@ box8_cols (const CqSimdSsimBand * b, int32_t * cab_, size_t cs, unsigned in,
   const unsigned w = b->width;
   const uint8_t *na = b->ref + (size_t) in * b->ref_stride;
   const uint8_t *nb = b->dist + (size_t) in * b->dist_stride;
-  const uint8_t *oa = out ? b->ref + (size_t) * out * b->ref_stride : NULL;
-  const uint8_t *ob = out ? b->dist + (size_t) * out * b->dist_stride : NULL;
+  const uint8_t *oa = out ? b->ref + (size_t) *out * b->ref_stride : NULL;
+  const uint8_t *ob = out ? b->dist + (size_t) *out * b->dist_stride : NULL;
   int32_t *cp = cab_, *css = cab_ + cs, *cab = cab_ + 2 * cs;
   vu acc = { };
   unsigned x;
@@ -365,8 +361,7 @@ box8_cols (const CqSimdSsimBand * b, int32_t * cab_, size_t cs, unsigned in,
 
 /* The local values of one row of windows from the column sums. */
 static void
-box8_row (const CqSimdSsimBand * b, const int32_t * cp, size_t cs,
-    double *vals)
+box8_row (const CqSimdSsimBand * b, const int32_t * cp, size_t cs, double *vals)
 {
   const unsigned nw = b->width - 7;
   const int32_t *css = cp + cs, *cab = cp + 2 * cs;
