@@ -7,6 +7,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "cq-sharpness.h"
+#include "cq-cpu-simd.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ struct CqSharpnessCpu
   unsigned width, height, metrics, n_threads, hist_bins;
   Band *bands;
   uint64_t *hist;
+  const CqSimdKernels *simd;    /* NULL: plain C only */
 };
 
 /* OpenCV's BORDER_REFLECT_101; a 1-pixel axis reflects onto itself. */
@@ -118,6 +120,11 @@ band_run (void *user_data)
   if (b->hist)
     memset (b->hist, 0, sizeof (uint64_t) * cpu->hist_bins);
 
+  if (cpu->simd) {
+    cpu->simd->sharpness (b->data, b->stride, cpu->width, h, b->y0, b->y1,
+        metrics, b->usum, &b->lap_sum, b->hist);
+    return NULL;
+  }
   load_row (cpu, b->data, b->stride, (int) b->y0 - 1, up);
   load_row (cpu, b->data, b->stride, (int) b->y0, mid);
   for (y = b->y0; y < b->y1; y++) {
@@ -229,6 +236,8 @@ cq_sharpness_cpu_new (const CqLayout * layout, unsigned width,
   cpu->metrics = metrics;
   cpu->n_threads = n_threads;
   cpu->hist_bins = cq_sharpness_hist_bins (layout);
+  if (layout->kind == CQ_LAYOUT_GRAY8 && layout->depth == 8)
+    cpu->simd = cq_cpu_simd_kernels ();
   cpu->bands = calloc (n_threads, sizeof (Band));
   if (!cpu->bands)
     goto oom;

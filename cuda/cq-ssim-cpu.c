@@ -9,6 +9,7 @@
  */
 #include "cq-ssim.h"
 #include "cq-ssim-local.h"
+#include "cq-cpu-simd.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ struct CqSsimBand
   /* scratch, sized for the widest plane */
   int64_t *cols;
   double *vert;
+  void *simd_scratch;
 };
 
 struct CqSsimCpu
@@ -46,6 +48,7 @@ struct CqSsimCpu
   uint16_t *a[CQ_SSIM_MAX_PLANES], *b[CQ_SSIM_MAX_PLANES];
   CqSsimBand *bands;
   double gauss[11];
+  const CqSimdKernels *simd;    /* NULL: plain C only */
 };
 
 /* The rows [*r0, *r1) of `rows` that band i of n takes. */
@@ -287,6 +290,49 @@ band_gauss11 (CqSsimBand * band)
   band->ssim_sum = sum;
 }
 
+/* box8 and ffmpeg windows of an 8-bit plane with the vectorised kernels,
+ * straight from the frames: the same bands as band_box8 / band_ffmpeg, the
+ * squared differences of the rows band_unpack would take. */
+static void
+band_simd (CqSsimBand * band)
+{
+  const CqSsimPlane *p = band->plane;
+  const CqSsimCpu *cpu = band->cpu;
+  const int box8 = cpu->window == CQ_SSIM_BOX8;
+  const double peak = cq_ssim_peak (p);
+  const unsigned unit = box8 ? 1 : 4;
+  CqSimdSsimBand s;
+
+  s.ref = band->ref + p->offset;
+  s.dist = band->dist + p->offset;
+  s.ref_stride = band->ref_stride;
+  s.dist_stride = band->dist_stride;
+  s.width = p->width;
+  s.height = p->height;
+  band_range (box8 ? p->height - 7 : p->height / 4 - 1, band->index,
+      cpu->n_threads, &s.t0, &s.t1);
+  s.sse_y0 = unit * s.t0;
+  s.sse_y1 = band->index + 1 == cpu->n_threads ? p->height : unit * s.t1;
+  s.k1 = 4096.0 * (0.01 * peak) * (0.01 * peak);
+  s.k2 = 4032.0 * (0.03 * peak) * (0.03 * peak);
+  s.c1 = CQ_SSIM_FFMPEG_C1 ((int64_t) peak);
+  s.c2 = CQ_SSIM_FFMPEG_C2 ((int64_t) peak);
+  s.scratch = band->simd_scratch;
+  band->ssim_sum = box8 ? cpu->simd->ssim_box8 (&s, &band->sse) :
+      cpu->simd->ssim_ffmpeg (&s, &band->sse);
+}
+
+/* Whether band_simd takes plane i. */
+static int
+use_simd (const CqSsimCpu * cpu, unsigned i)
+{
+  const CqSsimPlane *p = &cpu->planes[i];
+
+  return cpu->simd && p->layout.kind == CQ_LAYOUT_GRAY8 &&
+      p->layout.depth == 8 && p->sample_stride == 1 &&
+      p->width <= CQ_CPU_SIMD_MAX_WIDTH;
+}
+
 static void *
 band_thread (void *data)
 {
@@ -351,6 +397,8 @@ cq_ssim_cpu_new (CqSsimWindow window, const CqSsimPlane * planes,
   cpu->n_threads = n_threads;
   memcpy (cpu->planes, planes, n_planes * sizeof (*planes));
   cq_ssim_gauss_weights (cpu->gauss);
+  if (window != CQ_SSIM_GAUSS11)
+    cpu->simd = cq_cpu_simd_kernels ();
   for (i = 0; i < n_planes; i++) {
     size_t n = (size_t) planes[i].width * planes[i].height;
 
@@ -371,6 +419,11 @@ cq_ssim_cpu_new (CqSsimWindow window, const CqSsimPlane * planes,
     b->vert = malloc (4 * sizeof (double) * ((size_t) max_w + 4));
     if (!b->cols || !b->vert)
       goto oom;
+    if (cpu->simd) {
+      b->simd_scratch = malloc (cq_cpu_simd_ssim_scratch (max_w));
+      if (!b->simd_scratch)
+        goto oom;
+    }
   }
   return cpu;
 
@@ -417,8 +470,12 @@ cq_ssim_cpu_measure (CqSsimCpu * cpu, const void *const *ref,
       b->a = cpu->a[i];
       b->b = cpu->b[i];
     }
-    run_bands (cpu, band_unpack);
-    run_bands (cpu, windows);
+    if (use_simd (cpu, i)) {
+      run_bands (cpu, band_simd);
+    } else {
+      run_bands (cpu, band_unpack);
+      run_bands (cpu, windows);
+    }
     memset (s, 0, sizeof (*s));
     for (k = 0; k < cpu->n_threads; k++) {
       s->ssim_sum += cpu->bands[k].ssim_sum;
@@ -442,6 +499,7 @@ cq_ssim_cpu_free (CqSsimCpu * cpu)
     for (i = 0; i < cpu->n_threads; i++) {
       free (cpu->bands[i].cols);
       free (cpu->bands[i].vert);
+      free (cpu->bands[i].simd_scratch);
     }
     free (cpu->bands);
   }

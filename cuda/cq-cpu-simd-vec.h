@@ -1,0 +1,153 @@
+/* cudaquality compute library: vector types of the CPU kernels.
+ *
+ * Included by the kernel files, which the build compiles once per
+ * instruction set with CQ_SIMD_LANES (32-bit lanes of a register: 8 for
+ * AVX2, 16 for AVX-512) and CQ_SIMD_SUFFIX (avx2, avx512) defined. GCC
+ * vector extensions: the operators act lane by lane with C's semantics, so
+ * a lane computes what the plain C computes for one window or pixel.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CQ_CPU_SIMD_VEC_H
+#define CQ_CPU_SIMD_VEC_H
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifndef CQ_SIMD_LANES
+#error "CQ_SIMD_LANES must be defined (8 or 16)"
+#endif
+
+#define V CQ_SIMD_LANES
+#define CQ_SIMD_PASTE2(a, b) a##_##b
+#define CQ_SIMD_PASTE(a, b) CQ_SIMD_PASTE2 (a, b)
+#define CQ_SIMD_FN(name) CQ_SIMD_PASTE (name, CQ_SIMD_SUFFIX)
+
+typedef int32_t vi __attribute__ ((vector_size (4 * V)));
+typedef uint32_t vu __attribute__ ((vector_size (4 * V)));
+typedef float vf __attribute__ ((vector_size (4 * V)));
+/* doubles of a register: V / 2 lanes (GCC spills vectors wider than a
+ * register through the stack, so the double arithmetic goes in halves) */
+typedef double vd __attribute__ ((vector_size (4 * V)));
+
+/* V bytes from p, each widened to a 32-bit lane (vpmovzxbd: GCC 12 does
+ * not lower __builtin_convertvector from bytes to it) */
+static inline vi
+ld8 (const uint8_t * p)
+{
+#if V == 8
+  return (vi) _mm256_cvtepu8_epi32 (_mm_loadl_epi64 ((const __m128i *) p));
+#else
+  return (vi) _mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) p));
+#endif
+}
+
+/* lanes [0, V/2) and [V/2, V) of v, converted to double (exact) */
+static inline vd
+cvt_lo (vi v)
+{
+#if V == 8
+  return (vd) _mm256_cvtepi32_pd (_mm256_castsi256_si128 ((__m256i) v));
+#else
+  return (vd) _mm512_cvtepi32_pd (_mm512_castsi512_si256 ((__m512i) v));
+#endif
+}
+
+static inline vd
+cvt_hi (vi v)
+{
+#if V == 8
+  return (vd) _mm256_cvtepi32_pd (_mm256_extracti128_si256 ((__m256i) v, 1));
+#else
+  return (vd) _mm512_cvtepi32_pd ((__m256i)
+      _mm512_extracti64x4_epi64 ((__m512i) v, 1));
+#endif
+}
+
+/* lanes [0, V/2) and [V/2, V) of floats, converted to double (exact) */
+static inline vd
+cvtf_lo (vf v)
+{
+#if V == 8
+  return (vd) _mm256_cvtps_pd (_mm256_castps256_ps128 ((__m256) v));
+#else
+  return (vd) _mm512_cvtps_pd (_mm512_castps512_ps256 ((__m512) v));
+#endif
+}
+
+static inline vd
+cvtf_hi (vf v)
+{
+#if V == 8
+  return (vd) _mm256_cvtps_pd (_mm256_extractf128_ps ((__m256) v, 1));
+#else
+  return (vd) _mm512_cvtps_pd ((__m256) _mm512_extractf64x4_pd ((__m512d) v,
+          1));
+#endif
+}
+
+static inline vi
+ld32 (const int32_t * p)
+{
+  vi v;
+
+  memcpy (&v, p, sizeof (v));
+  return v;
+}
+
+static inline void
+st32 (int32_t * p, vi v)
+{
+  memcpy (p, &v, sizeof (v));
+}
+
+static inline vi
+splat (int32_t x)
+{
+  return (vi) { } + x;
+}
+
+static inline uint64_t
+hsum_u (vu v)
+{
+  uint64_t s = 0;
+  unsigned i;
+
+  for (i = 0; i < V; i++)
+    s += v[i];
+  return s;
+}
+
+static inline int64_t
+hsum_i (vi v)
+{
+  int64_t s = 0;
+  unsigned i;
+
+  for (i = 0; i < V; i++)
+    s += v[i];
+  return s;
+}
+
+static inline vi
+vabs (vi v)
+{
+  vi m = v >> 31;
+
+  return (v ^ m) - m;
+}
+
+static inline vi
+vmax (vi a, vi b)
+{
+  return a ^ ((a ^ b) & (a < b));
+}
+
+static inline vi
+vmin (vi a, vi b)
+{
+  return a ^ ((a ^ b) & (b < a));
+}
+
+#endif /* CQ_CPU_SIMD_VEC_H */

@@ -1,0 +1,55 @@
+/* cudaquality compute library: picks the CPU backend's vectorised kernels.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+#include "cq-cpu-simd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+size_t
+cq_cpu_simd_ssim_scratch (unsigned max_width)
+{
+  size_t w = (size_t) max_width + 64;
+
+  /* box8: 3 rows of int32 column sums (ffmpeg: 3 x 4 rows of block sums
+   * a quarter as wide), CQ_CPU_SIMD_BOX8_ROWS rows of doubles */
+  return 4 * w * sizeof (int32_t) +
+      CQ_CPU_SIMD_BOX8_ROWS * w * sizeof (double) + 64;
+}
+
+#if HAVE_CPU_SIMD
+static const CqSimdKernels avx2 = {
+  "avx2", cq_simd_ssim_box8_avx2, cq_simd_ssim_ffmpeg_avx2,
+  cq_simd_sharpness_avx2
+};
+
+static const CqSimdKernels avx512 = {
+  "avx512", cq_simd_ssim_box8_avx512, cq_simd_ssim_ffmpeg_avx512,
+  cq_simd_sharpness_avx512
+};
+#endif
+
+const CqSimdKernels *
+cq_cpu_simd_kernels (void)
+{
+#if HAVE_CPU_SIMD
+  const char *env = getenv ("CQ_CPU_SIMD");
+  int cap = 2;
+
+  if (env && (strcmp (env, "none") == 0 || strcmp (env, "0") == 0))
+    return NULL;
+  if (env && strcmp (env, "avx2") == 0)
+    cap = 1;
+  __builtin_cpu_init ();
+  if (cap >= 2 && __builtin_cpu_supports ("avx512f")
+      && __builtin_cpu_supports ("avx512bw")
+      && __builtin_cpu_supports ("avx512dq")
+      && __builtin_cpu_supports ("avx512vl"))
+    return &avx512;
+  if (__builtin_cpu_supports ("avx2"))
+    return &avx2;
+#endif
+  return NULL;
+}

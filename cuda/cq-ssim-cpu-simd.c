@@ -1,0 +1,510 @@
+/* cudaquality compute library: SSIM windows of 8-bit planes, vectorised.
+ *
+ * Compiled once per instruction set (see cq-cpu-simd-vec.h). The samples
+ * are read straight from the frames (no unpacking), a lane per column:
+ *  - ffmpeg: the 4x4 block sums of a block row (lanes summed in groups of
+ *    four by two shuffle-and-add steps), then the windows of a block row
+ *    pair, V windows at once;
+ *  - box8: the 8-row column sums slid down the band as the plain C does
+ *    (Σa and Σb packed in one lane), V windows of a row at once from eight
+ *    shifted loads of them.
+ * The sums are exact 32-bit integers (8-bit samples: every term of the
+ * expressions below stays under 2^30), converted and combined exactly as in
+ * cq-ssim-local.h. Each row's local values are added left to right into a
+ * double, rows in order, as the plain C does; box8 keeps
+ * CQ_CPU_SIMD_BOX8_ROWS rows of values and sums them side by side, which
+ * hides the latency of those chains without changing their order.
+ * Σ (a - b)² comes from the same sums (Σa² + Σb² - 2Σab per column).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cq-cpu-simd.h"
+#include "cq-cpu-simd-vec.h"
+#include "cq-ssim-local.h"
+
+#define R CQ_CPU_SIMD_BOX8_ROWS
+
+#if V == 8
+#define EVEN { 0, 2, 4, 6, 8, 10, 12, 14 }
+#define ODD { 1, 3, 5, 7, 9, 11, 13, 15 }
+#elif V == 16
+#define EVEN { 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30 }
+#define ODD { 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31 }
+#else
+#error "CQ_SIMD_LANES must be 8 or 16"
+#endif
+
+#if V == 8
+#define SHIFT(s) { s, s + 1, s + 2, s + 3, s + 4, s + 5, s + 6, s + 7 }
+#else
+#define SHIFT(s) { s, s + 1, s + 2, s + 3, s + 4, s + 5, s + 6, s + 7, \
+      s + 8, s + 9, s + 10, s + 11, s + 12, s + 13, s + 14, s + 15 }
+#endif
+
+/* lanes [s, s + V) of a then b */
+#define SHIFTED(a, b, s) __builtin_shuffle (a, b, (vi) SHIFT (s))
+
+/* AVX2's two-register shuffles are slower than the loads and scalar adds
+ * they replace */
+#define STREAMED_SUMS (V == 16)
+#define TRANSPOSED_SUMS (V == 16)
+
+/* D x D transposes of doubles (D = V / 2 lanes), by swapping the
+ * off-diagonal s x s blocks for s = D / 2 ... 1 */
+#define D (V / 2)
+typedef int64_t vl __attribute__ ((vector_size (4 * V)));
+#if V == 8
+#define SWAP_A(s) ((s) == 2 ? (vl) { 0, 1, 4, 5 } : (vl) { 0, 4, 2, 6 })
+#define SWAP_B(s) ((s) == 2 ? (vl) { 2, 3, 6, 7 } : (vl) { 1, 5, 3, 7 })
+#else
+#define SWAP_A(s) ((s) == 4 ? (vl) { 0, 1, 2, 3, 8, 9, 10, 11 } : \
+    (s) == 2 ? (vl) { 0, 1, 8, 9, 4, 5, 12, 13 } : \
+    (vl) { 0, 8, 2, 10, 4, 12, 6, 14 })
+#define SWAP_B(s) ((s) == 4 ? (vl) { 4, 5, 6, 7, 12, 13, 14, 15 } : \
+    (s) == 2 ? (vl) { 2, 3, 10, 11, 6, 7, 14, 15 } : \
+    (vl) { 1, 9, 3, 11, 5, 13, 7, 15 })
+#endif
+
+static inline void
+transpose (vd * m)
+{
+  unsigned s, i;
+
+  for (s = D / 2; s >= 1; s /= 2)
+    for (i = 0; i < D; i++)
+      if (!(i & s)) {
+        vd a = m[i], b = m[i + s];
+
+        m[i] = __builtin_shuffle (a, b, SWAP_A (s));
+        m[i + s] = __builtin_shuffle (a, b, SWAP_B (s));
+      }
+}
+
+/* lanes in pairs: (a0 + a1, a2 + a3, ..., b0 + b1, ...) */
+static inline vi
+pair_sums (vi a, vi b)
+{
+  const vi even = EVEN, odd = ODD;
+
+  return __builtin_shuffle (a, b, even) + __builtin_shuffle (a, b, odd);
+}
+
+/* Σ (a - b)² over columns [x0, w) of one row, plain. */
+static inline uint64_t
+sse_tail (const uint8_t * ra, const uint8_t * rb, unsigned x0, unsigned w)
+{
+  uint64_t s = 0;
+  unsigned x;
+
+  for (x = x0; x < w; x++) {
+    int d = (int) ra[x] - rb[x];
+    s += (uint64_t) (d * d);
+  }
+  return s;
+}
+
+/* Σ (a - b)² over the rows [y0, y1) of the band's planes. */
+static uint64_t
+sse_rows (const CqSimdSsimBand * b, unsigned y0, unsigned y1)
+{
+  uint64_t s = 0;
+  unsigned y, x;
+
+  for (y = y0; y < y1; y++) {
+    const uint8_t *ra = b->ref + (size_t) y * b->ref_stride;
+    const uint8_t *rb = b->dist + (size_t) y * b->dist_stride;
+    vu acc = { };
+
+    for (x = 0; x + V <= b->width; x += V) {
+      vi d = ld8 (ra + x) - ld8 (rb + x);
+      acc += (vu) (d * d);
+    }
+    s += hsum_u (acc) + sse_tail (ra, rb, x, b->width);
+  }
+  return s;
+}
+
+/* ---- ffmpeg: 8x8 windows on the 4-sample grid ---- */
+
+/* The 4x4 block sums of block row by into s1[bx], s2 = s1 + qs, ss, s12 (the
+ * plain C's blocks[4 bx + k]); adds Σ (a - b)² of its 4 rows, every column,
+ * to *sse when sse is not NULL. */
+static void
+ffmpeg_block_row (const CqSimdSsimBand * b, unsigned by, unsigned w4,
+    int32_t * s1, size_t qs, uint64_t * sse)
+{
+  const uint8_t *ra[4], *rb[4];
+  unsigned x, j, i, bx;
+  vu acc = { };
+
+  for (j = 0; j < 4; j++) {
+    ra[j] = b->ref + (size_t) (4 * by + j) * b->ref_stride;
+    rb[j] = b->dist + (size_t) (4 * by + j) * b->dist_stride;
+  }
+  for (x = 0; x + V <= 4 * w4; x += V) {
+    vi ca = { }, cb = { }, css = { }, cab = { }, q;
+    int32_t t[V];
+
+    for (j = 0; j < 4; j++) {
+      vi a = ld8 (ra[j] + x), c = ld8 (rb[j] + x);
+
+      ca += a;
+      cb += c;
+      css += a * a + c * c;
+      cab += a * c;
+    }
+    if (sse)
+      acc += (vu) (css - 2 * cab);
+    /* (Σa of blocks, Σb ..., Σa²+b² ..., Σab ...), V / 4 blocks each */
+    q = pair_sums (pair_sums (ca, cb), pair_sums (css, cab));
+    memcpy (t, &q, sizeof (t));
+    memcpy (s1 + x / 4, t, V);
+    memcpy (s1 + qs + x / 4, t + V / 4, V);
+    memcpy (s1 + 2 * qs + x / 4, t + V / 2, V);
+    memcpy (s1 + 3 * qs + x / 4, t + 3 * V / 4, V);
+  }
+  for (bx = x / 4; bx < w4; bx++) {
+    int32_t a1 = 0, a2 = 0, ass = 0, a12 = 0;
+
+    for (j = 0; j < 4; j++)
+      for (i = 0; i < 4; i++) {
+        int32_t a = ra[j][4 * bx + i], c = rb[j][4 * bx + i];
+
+        a1 += a;
+        a2 += c;
+        ass += a * a + c * c;
+        a12 += a * c;
+      }
+    s1[bx] = a1;
+    s1[qs + bx] = a2;
+    s1[2 * qs + bx] = ass;
+    s1[3 * qs + bx] = a12;
+    if (sse)
+      *sse += (uint64_t) (ass - 2 * a12);
+  }
+  if (sse) {
+    *sse += hsum_u (acc);
+    for (j = 0; j < 4; j++)
+      *sse += sse_tail (ra[j], rb[j], 4 * w4, b->width);
+  }
+}
+
+/* The local values of windows [bx, bx + V) between block rows top and
+ * bottom, as doubles in two halves. */
+static inline void
+ffmpeg_windows (const int32_t * top, const int32_t * bottom, size_t qs,
+    unsigned bx, vi c1, vi c2, vd * lo, vd * hi)
+{
+  vi s1 = ld32 (top + bx) + ld32 (top + bx + 1) + ld32 (bottom + bx) +
+      ld32 (bottom + bx + 1);
+  vi s2 = ld32 (top + qs + bx) + ld32 (top + qs + bx + 1) +
+      ld32 (bottom + qs + bx) + ld32 (bottom + qs + bx + 1);
+  vi ss = ld32 (top + 2 * qs + bx) + ld32 (top + 2 * qs + bx + 1) +
+      ld32 (bottom + 2 * qs + bx) + ld32 (bottom + 2 * qs + bx + 1);
+  vi s12 = ld32 (top + 3 * qs + bx) + ld32 (top + 3 * qs + bx + 1) +
+      ld32 (bottom + 3 * qs + bx) + ld32 (bottom + 3 * qs + bx + 1);
+  vi vars = ss * 64 - s1 * s1 - s2 * s2;
+  vi covar = s12 * 64 - s1 * s2;
+  vf f = __builtin_convertvector (2 * s1 * s2 + c1, vf) *
+      __builtin_convertvector (2 * covar + c2, vf)
+      / (__builtin_convertvector (s1 * s1 + s2 * s2 + c1, vf) *
+      __builtin_convertvector (vars + c2, vf));
+
+  *lo = cvtf_lo (f);
+  *hi = cvtf_hi (f);
+}
+
+/* Windows [bx, w4 - 1) between block rows top and bottom, plain. */
+static inline void
+ffmpeg_windows_tail (const int32_t * top, const int32_t * bottom, size_t qs,
+    unsigned bx, unsigned w4, int64_t c1, int64_t c2, double *row)
+{
+  for (; bx + 1 < w4; bx++) {
+    int64_t s[4];
+    unsigned k;
+
+    for (k = 0; k < 4; k++)
+      s[k] = (int64_t) top[k * qs + bx] + top[k * qs + bx + 1] +
+          bottom[k * qs + bx] + bottom[k * qs + bx + 1];
+    *row += cq_ssim_ffmpeg_local (s[0], s[1], s[2], s[3], c1, c2);
+  }
+}
+
+double
+CQ_SIMD_FN (cq_simd_ssim_ffmpeg) (const CqSimdSsimBand * b, uint64_t * sse_out)
+{
+  const unsigned w4 = b->width / 4;
+  const size_t qs = (size_t) w4 + V;
+  const vi c1 = splat ((int32_t) b->c1), c2 = splat ((int32_t) b->c2);
+  int32_t *rows[3], *tmp;
+  uint64_t sse = 0;
+  double sum = 0.0;
+  unsigned by, bx, y, i;
+
+  rows[0] = b->scratch;
+  rows[1] = rows[0] + 4 * qs;
+  rows[2] = rows[1] + 4 * qs;
+#define OWNED(by) (4 * (by) >= b->sse_y0 && 4 * (by) + 4 <= b->sse_y1)
+  if (b->t0 < b->t1)
+    ffmpeg_block_row (b, b->t0, w4, rows[0], qs, OWNED (b->t0) ? &sse : NULL);
+  /* two window rows at once: two chains of additions, each in its order */
+  for (by = b->t0; by + 1 < b->t1; by += 2) {
+    double row0 = 0.0, row1 = 0.0;
+
+    ffmpeg_block_row (b, by + 1, w4, rows[1], qs, OWNED (by + 1) ? &sse : NULL);
+    ffmpeg_block_row (b, by + 2, w4, rows[2], qs, OWNED (by + 2) ? &sse : NULL);
+    for (bx = 0; bx + V < w4; bx += V) {
+      vd l0, h0, l1, h1;
+
+      ffmpeg_windows (rows[0], rows[1], qs, bx, c1, c2, &l0, &h0);
+      ffmpeg_windows (rows[1], rows[2], qs, bx, c1, c2, &l1, &h1);
+      for (i = 0; i < V / 2; i++) {
+        row0 += l0[i];
+        row1 += l1[i];
+      }
+      for (i = 0; i < V / 2; i++) {
+        row0 += h0[i];
+        row1 += h1[i];
+      }
+    }
+    ffmpeg_windows_tail (rows[0], rows[1], qs, bx, w4, b->c1, b->c2, &row0);
+    ffmpeg_windows_tail (rows[1], rows[2], qs, bx, w4, b->c1, b->c2, &row1);
+    sum += row0;
+    sum += row1;
+    tmp = rows[0];
+    rows[0] = rows[2];
+    rows[2] = tmp;
+  }
+  if (by < b->t1) {
+    double row = 0.0;
+
+    ffmpeg_block_row (b, by + 1, w4, rows[1], qs, OWNED (by + 1) ? &sse : NULL);
+    for (bx = 0; bx + V < w4; bx += V) {
+      vd lo, hi;
+
+      ffmpeg_windows (rows[0], rows[1], qs, bx, c1, c2, &lo, &hi);
+      for (i = 0; i < V / 2; i++)
+        row += lo[i];
+      for (i = 0; i < V / 2; i++)
+        row += hi[i];
+    }
+    ffmpeg_windows_tail (rows[0], rows[1], qs, bx, w4, b->c1, b->c2, &row);
+    sum += row;
+  }
+  /* owned rows no block row above covered */
+  for (y = b->sse_y0; y < b->sse_y1; y++) {
+    by = y / 4;
+    if (!(b->t0 < b->t1 && by >= b->t0 && by <= b->t1 && OWNED (by)))
+      sse += sse_rows (b, y, y + 1);
+  }
+#undef OWNED
+  *sse_out = sse;
+  return sum;
+}
+
+/* ---- box8: 8x8 windows at every position ---- */
+
+/* Column sums over 8 rows: removes row `out` (unless NULL) and adds row
+ * `in`; adds Σ (a - b)² of row in to *sse when sse is not NULL. Σa and Σb
+ * (at most 8 · 255 each, and 64 · 255 over a window) share a lane:
+ * Σa + 65536 Σb, so that the window sums take three lanes, not four. */
+static void
+box8_cols (const CqSimdSsimBand * b, int32_t * cab_, size_t cs, unsigned in,
+    const unsigned *out, uint64_t * sse)
+{
+  const unsigned w = b->width;
+  const uint8_t *na = b->ref + (size_t) in * b->ref_stride;
+  const uint8_t *nb = b->dist + (size_t) in * b->dist_stride;
+  const uint8_t *oa = out ? b->ref + (size_t) *out * b->ref_stride : NULL;
+  const uint8_t *ob = out ? b->dist + (size_t) *out * b->dist_stride : NULL;
+  int32_t *cp = cab_, *css = cab_ + cs, *cab = cab_ + 2 * cs;
+  vu acc = { };
+  unsigned x;
+
+  for (x = 0; x + V <= w; x += V) {
+    vi a = ld8 (na + x), c = ld8 (nb + x);
+    vi sq = a * a + c * c, ab = a * c;
+    vi dp = a + (c << 16);
+
+    if (sse)
+      acc += (vu) (sq - 2 * ab);
+    if (out) {
+      vi oa_ = ld8 (oa + x), ob_ = ld8 (ob + x);
+
+      dp -= oa_ + (ob_ << 16);
+      sq -= oa_ * oa_ + ob_ * ob_;
+      ab -= oa_ * ob_;
+    }
+    st32 (cp + x, ld32 (cp + x) + dp);
+    st32 (css + x, ld32 (css + x) + sq);
+    st32 (cab + x, ld32 (cab + x) + ab);
+  }
+  for (; x < w; x++) {
+    int32_t a = na[x], c = nb[x];
+
+    cp[x] += a + (c << 16);
+    css[x] += a * a + c * c;
+    cab[x] += a * c;
+    if (sse)
+      *sse += (uint64_t) ((a - c) * (a - c));
+    if (out) {
+      a = oa[x];
+      c = ob[x];
+      cp[x] -= a + (c << 16);
+      css[x] -= a * a + c * c;
+      cab[x] -= a * c;
+    }
+  }
+  if (sse)
+    *sse += hsum_u (acc);
+}
+
+/* The local values of one row of windows from the column sums. */
+static void
+box8_row (const CqSimdSsimBand * b, const int32_t * cp, size_t cs, double *vals)
+{
+  const unsigned nw = b->width - 7;
+  const int32_t *css = cp + cs, *cab = cp + 2 * cs;
+  const vd k1 = (vd) { } + b->k1, k2 = (vd) { } + b->k2;
+  /* Σ of 8 neighbours in three doubling steps, streamed: the sums of 2
+   * two vectors ahead, of 4 one ahead (the arrays are padded) */
+  vi c[3][1], h2[3][2], h4[3][2];
+  unsigned x, i, k;
+
+  if (STREAMED_SUMS)
+    for (k = 0; k < 3; k++) {
+      const int32_t *q = cp + k * cs;
+
+      c[k][0] = ld32 (q + 2 * V);
+      h2[k][0] = ld32 (q) + SHIFTED (ld32 (q), ld32 (q + V), 1);
+      h2[k][1] = ld32 (q + V) + SHIFTED (ld32 (q + V), c[k][0], 1);
+      h4[k][0] = h2[k][0] + SHIFTED (h2[k][0], h2[k][1], 2);
+    }
+  for (x = 0; x + V <= nw; x += V) {
+    vi w8[3], sp, sss, sab, sa, sb, p, q, in1, in2, id2;
+    vd n1, n2, d1, d2, v;
+
+    for (k = 0; k < 3; k++) {
+      if (STREAMED_SUMS) {
+        vi next = ld32 (cp + k * cs + x + 3 * V);
+        vi h2n = c[k][0] + SHIFTED (c[k][0], next, 1);
+
+        h4[k][1] = h2[k][1] + SHIFTED (h2[k][1], h2n, 2);
+        w8[k] = h4[k][0] + SHIFTED (h4[k][0], h4[k][1], 4);
+        c[k][0] = next;
+        h2[k][1] = h2n;
+        h4[k][0] = h4[k][1];
+      } else {
+        w8[k] = ld32 (cp + k * cs + x);
+        for (i = 1; i < 8; i++)
+          w8[k] += ld32 (cp + k * cs + x + i);
+      }
+    }
+    sp = w8[0];
+    sss = w8[1];
+    sab = w8[2];
+    sa = sp & 0xffff;
+    sb = sp >> 16;
+    p = sa * sb;
+    q = sa * sa + sb * sb;
+    in1 = 2 * p;
+    in2 = 2 * (64 * sab - p);
+    id2 = 64 * sss - q;
+    n1 = cvt_lo (in1) + k1;
+    n2 = cvt_lo (in2) + k2;
+    d1 = cvt_lo (q) + k1;
+    d2 = cvt_lo (id2) + k2;
+    v = (n1 * n2) / (d1 * d2);
+    memcpy (vals + x, &v, sizeof (v));
+    n1 = cvt_hi (in1) + k1;
+    n2 = cvt_hi (in2) + k2;
+    d1 = cvt_hi (q) + k1;
+    d2 = cvt_hi (id2) + k2;
+    v = (n1 * n2) / (d1 * d2);
+    memcpy (vals + x + V / 2, &v, sizeof (v));
+  }
+  for (; x < nw; x++) {
+    int64_t w[4] = { 0, 0, 0, 0 };
+
+    for (i = 0; i < 8; i++) {
+      w[0] += cp[x + i] & 0xffff;
+      w[1] += cp[x + i] >> 16;
+      w[2] += css[x + i];
+      w[3] += cab[x + i];
+    }
+    vals[x] = cq_ssim_box8_local (w[0], w[1], w[2], w[3], b->k1, b->k2);
+  }
+}
+
+double
+CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
+{
+  const unsigned w = b->width, nw = w - 7;
+  const size_t cs = (size_t) w + 64;
+  int32_t *ca = b->scratch;
+  double *vals = (double *) (ca + 4 * cs);
+  uint64_t sse = 0;
+  double sum = 0.0;
+  unsigned t, y, x, r, nr;
+
+#define OWNED(y) ((y) >= b->sse_y0 && (y) < b->sse_y1)
+  if (b->t0 < b->t1) {
+    memset (ca, 0, 3 * cs * sizeof (int32_t));
+    for (y = b->t0; y < b->t0 + 8; y++)
+      box8_cols (b, ca, cs, y, NULL, OWNED (y) ? &sse : NULL);
+    for (t = b->t0; t < b->t1; t += nr) {
+      nr = b->t1 - t < R ? b->t1 - t : R;
+      for (r = 0; r < nr; r++) {
+        unsigned out = t + r;
+
+        box8_row (b, ca, cs, vals + r * cs);
+        if (t + r + 1 < b->t1)
+          box8_cols (b, ca, cs, t + r + 8, &out,
+              OWNED (t + r + 8) ? &sse : NULL);
+      }
+      /* each row left to right, as the plain C; the rows side by side */
+      if (nr == R && TRANSPOSED_SUMS) {
+        /* D rows a vector: D values of each row, transposed, added to the
+         * rows' lanes one column after the other */
+        vd acc[R / D];
+        unsigned g, j;
+
+        for (g = 0; g < R / D; g++)
+          acc[g] = (vd) { };
+        for (x = 0; x + D <= nw; x += D)
+          for (g = 0; g < R / D; g++) {
+            vd m[D];
+
+            for (j = 0; j < D; j++)
+              memcpy (&m[j], vals + (g * D + j) * cs + x, sizeof (vd));
+            transpose (m);
+            for (j = 0; j < D; j++)
+              acc[g] += m[j];
+          }
+        for (r = 0; r < R; r++) {
+          double row = acc[r / D][r % D];
+          unsigned xt;
+
+          for (xt = x; xt < nw; xt++)
+            row += vals[r * cs + xt];
+          sum += row;
+        }
+      } else {
+        for (r = 0; r < nr; r++) {
+          double row = 0.0;
+
+          for (x = 0; x < nw; x++)
+            row += vals[r * cs + x];
+          sum += row;
+        }
+      }
+    }
+  }
+  /* rows owned but not read (an empty band) */
+  for (y = b->sse_y0; y < b->sse_y1; y++)
+    if (!(b->t0 < b->t1 && y >= b->t0 && y < b->t1 + 7))
+      sse += sse_rows (b, y, y + 1);
+#undef OWNED
+  *sse_out = sse;
+  return sum;
+}

@@ -1,0 +1,189 @@
+#!/bin/sh
+# The CPU backend against FFmpeg's `ssim` filter (and the sharpness measures
+# against OpenCV's Laplacian().var()) on the same real-ish frames: prints
+# figures, asserts nothing. Run from the build directory:
+#
+#   ../tests/bench/bench-cpu-vs-ffmpeg.sh [FRAME_DIR]
+#
+# Frames (made once, kept in FRAME_DIR, default $TMPDIR/cq-bench-frames):
+# 60 8-bit 1920x1080 luma frames cut from 12 scikit-image sample photos
+# (5 crops of each, bilinear-scaled to 1080p), and their MJPEG-distorted copies
+# (FFmpeg's mjpeg encoder at -q:v 10, decoded back to gray).
+#
+# Per frame, in milliseconds of CPU time (user + sys, every thread), best of
+# REPEAT (default 5) passes over the 60 frames:
+#  - ours: tests/bench/bench-cpu-frames, frames already in memory, only the
+#    cq_ssim_cpu_measure / cq_sharpness_cpu_measure calls timed;
+#  - FFmpeg: `ffmpeg ... -lavfi ssim -f null -` minus the same command
+#    without the filter (reading the two raw files and the null output), the
+#    frames read LOOPS (default 3) times, the two run alternately, best of
+#    REPEAT each; the filter uses FFmpeg's x86 SIMD (ssim_4x4_line,
+#    ssim_end_line) where the CPU has them;
+#  - OpenCV (when python3-opencv is there): cv2.Laplacian(f, cv2.CV_64F).var()
+#    per frame, process CPU time.
+# One thread (-filter_threads 1, --threads 1, cv2.setNumThreads(1)) and all
+# (the host's online CPUs). CQ_CPU_SIMD=none in the environment forces our
+# plain C, CQ_CPU_SIMD=avx2 caps our kernels at AVX2, for comparison.
+#
+# SPDX-License-Identifier: LGPL-2.1-or-later
+set -e
+BENCH=${BENCH:-tests/bench/bench-cpu-frames}
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+DIR=${1:-${TMPDIR:-/tmp}/cq-bench-frames}
+REPEAT=${REPEAT:-5}
+LOOPS=${LOOPS:-3}
+W=1920
+H=1080
+N=60
+NPROC=$(nproc)
+
+if [ ! -x "$BENCH" ]; then
+  echo "no $BENCH: run this from the build directory" >&2
+  exit 1
+fi
+mkdir -p "$DIR"
+if [ ! -s "$DIR/ref.gray" ] || [ ! -s "$DIR/dist.gray" ]; then
+  echo "making $N frame pairs in $DIR ..." >&2
+  "$PY" - "$DIR/ref.gray" "$W" "$H" <<'EOF'
+import sys
+import numpy as np
+from skimage import color, data
+
+out, W, H = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+names = ["astronaut", "camera", "coffee", "chelsea", "rocket", "coins",
+         "moon", "clock", "immunohistochemistry", "hubble_deep_field",
+         "retina", "gravel"]
+
+
+def gray(im):
+    if im.ndim == 3:
+        im = color.rgb2gray(im[..., :3]) * 255.0
+    return im.astype(np.float64)
+
+
+def crop_resize(g, frac, fx, fy):
+    """A 16:9 crop of frac of the largest one, at (fx, fy) of the free
+    room, scaled bilinearly to W x H."""
+    ih, iw = g.shape
+    cw = min(iw, ih * W / H) * frac
+    ch = cw * H / W
+    x0 = (iw - cw) * fx
+    y0 = (ih - ch) * fy
+    xs = x0 + (np.arange(W) + 0.5) * cw / W - 0.5
+    ys = y0 + (np.arange(H) + 0.5) * ch / H - 0.5
+    xs = np.clip(xs, 0, iw - 1)
+    ys = np.clip(ys, 0, ih - 1)
+    xi = np.minimum(xs.astype(int), iw - 2)
+    yi = np.minimum(ys.astype(int), ih - 2)
+    ax = (xs - xi)[None, :]
+    ay = (ys - yi)[:, None]
+    top = g[yi][:, xi] * (1 - ax) + g[yi][:, xi + 1] * ax
+    bot = g[yi + 1][:, xi] * (1 - ax) + g[yi + 1][:, xi + 1] * ax
+    return np.clip(np.rint(top * (1 - ay) + bot * ay), 0, 255).astype(np.uint8)
+
+
+crops = [(1.0, 0.5, 0.5), (0.8, 0.2, 0.3), (0.65, 0.8, 0.6),
+         (0.5, 0.4, 0.8), (0.4, 0.6, 0.2)]
+with open(out, "wb") as f:
+    for n in names:
+        g = gray(getattr(data, n)())
+        for c in crops:
+            f.write(crop_resize(g, *c).tobytes())
+EOF
+  ffmpeg -nostdin -hide_banner -loglevel error -y -f rawvideo -pix_fmt gray \
+      -s ${W}x${H} -i "$DIR/ref.gray" -c:v mjpeg -q:v 10 "$DIR/dist.mkv"
+  ffmpeg -nostdin -hide_banner -loglevel error -y -i "$DIR/dist.mkv" \
+      -pix_fmt gray -f rawvideo "$DIR/dist.gray"
+  rm -f "$DIR/dist.mkv"
+fi
+
+# FFmpeg's ssim filter: CPU seconds (user + sys) of `ffmpeg ... -lavfi ssim
+# -f null -` and of the same without the filter, run alternately REPEAT times
+# over the frames read LOOPS times (-stream_loop); prints the filter's CPU ms
+# per frame (the difference of the two minima) and the whole command's.
+ffmpeg_ms () {
+  "$PY" - "$REPEAT" "$1" "$N" "$LOOPS" "$DIR" "$W" "$H" <<'EOF'
+import resource, subprocess, sys
+
+repeat, threads, n, loops, d, w, h = sys.argv[1:]
+repeat, n, loops = int(repeat), int(n), int(loops)
+base = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error",
+        "-threads", "1", "-filter_threads", threads]
+for name in ("ref", "dist"):
+    base += ["-stream_loop", str(loops - 1), "-f", "rawvideo", "-pix_fmt",
+             "gray", "-s", f"{w}x{h}", "-i", f"{d}/{name}.gray"]
+cmds = {"ssim": base + ["-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"],
+        "none": base + ["-map", "0:v", "-map", "1:v", "-f", "null", "-"]}
+best = {}
+for _ in range(repeat):
+    for k, cmd in cmds.items():
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+        best[k] = min(best.get(k, t), t)
+frames = n * loops
+print(f"{(best['ssim'] - best['none']) / frames * 1e3:.3f} "
+      f"{best['ssim'] / frames * 1e3:.2f}")
+EOF
+}
+
+ffmpeg_ssim_mean () {
+  ffmpeg -nostdin -hide_banner -loglevel info -f rawvideo -pix_fmt gray \
+      -s ${W}x${H} -i "$DIR/ref.gray" -f rawvideo -pix_fmt gray \
+      -s ${W}x${H} -i "$DIR/dist.gray" -lavfi "[0:v][1:v]ssim" -f null - 2>&1 |
+    sed -n 's/.*SSIM Y:\([0-9.]*\) .*/\1/p'
+}
+
+echo "host: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $NPROC online CPUs"
+echo "frames: $N pairs of ${W}x${H} 8-bit luma in $DIR; best of $REPEAT"
+echo "CQ_CPU_SIMD=${CQ_CPU_SIMD:-(unset)}"
+echo
+echo "| measure | threads | ours CPU ms/frame | ours wall ms/frame | reference CPU ms/frame | ours / reference |"
+echo "|---|---|---|---|---|---|"
+for threads in 1 "$NPROC"; do
+  set -- $(ffmpeg_ms "$threads")
+  ff=$1
+  ff_total=$2
+  for window in ffmpeg box8 gauss11; do
+    set -- $("$BENCH" --size ${W}x${H} --frames $N --threads "$threads" \
+        --repeat "$REPEAT" --ssim $window "$DIR/ref.gray" "$DIR/dist.gray")
+    ratio=$("$PY" -c "print(f'{$1 / $ff:.2f}')")
+    echo "| ssim $window (FFmpeg: the ssim filter; its whole command $ff_total) | $threads | $1 | $2 | $ff | $ratio |"
+  done
+done
+if "$PY" -c 'import cv2' 2>/dev/null; then
+  for threads in 1 "$NPROC"; do
+    cv=$("$PY" - "$DIR/ref.gray" $W $H $N "$threads" "$REPEAT" <<'EOF'
+import sys, time
+import cv2
+import numpy as np
+
+path, W, H, N, threads, repeat = sys.argv[1], *map(int, sys.argv[2:])
+cv2.setNumThreads(threads)
+frames = np.fromfile(path, dtype=np.uint8).reshape(N, H, W)
+best = None
+for _ in range(repeat):
+    t0 = time.process_time()
+    for f in frames:
+        cv2.Laplacian(f, cv2.CV_64F).var()
+    t = time.process_time() - t0
+    best = t if best is None else min(best, t)
+print(f"{best / N * 1e3:.3f}")
+EOF
+    )
+    for set_name in default all; do
+      set -- $("$BENCH" --size ${W}x${H} --frames $N --threads "$threads" \
+          --repeat "$REPEAT" --sharpness $set_name "$DIR/ref.gray")
+      ratio=$("$PY" -c "print(f'{$1 / $cv:.2f}')")
+      echo "| sharpness $set_name (OpenCV Laplacian().var()) | $threads | $1 | $2 | $cv | $ratio |"
+    done
+  done
+else
+  echo "(no python3-opencv: sharpness against OpenCV skipped)"
+fi
+echo
+set -- $("$BENCH" --size ${W}x${H} --frames $N --threads 0 --repeat 1 \
+    --ssim ffmpeg "$DIR/ref.gray" "$DIR/dist.gray")
+echo "mean SSIM Y over the frames: ours (window=ffmpeg) $3, FFmpeg $(ffmpeg_ssim_mean)"

@@ -1,0 +1,291 @@
+/* CPU suite: the vectorised kernels (cq-cpu-simd.h) against the plain C,
+ * bit for bit. Each case is measured with CQ_CPU_SIMD=none (the plain C),
+ * =avx2 and unset (the best the CPU runs), forced through the dispatch, and
+ * the SSIM sums (the double's bits, Σ (a - b)²) and the sharpness scores
+ * (the doubles' bits) must be identical: random sizes around the vector
+ * widths and band splits, row strides with padding, unaligned rows, 1 to 3
+ * threads, random, extreme (0 against 255, salt and pepper) and smooth
+ * content, and a plane set mixing 8-bit planes the kernels take with one
+ * they do not. Where the CPU has no AVX2 (or the build no kernels) the
+ * comparisons still run, plain against plain, and say so.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cq-cpu-simd.h"
+#include "cq-sharpness.h"
+#include "cq-ssim.h"
+
+static int failures, cases;
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+
+static uint32_t
+next (void)
+{
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (uint32_t) (rng >> 16);
+}
+
+static const char *const levels[] = { "none", "avx2", NULL /* unset */ };
+
+#define N_LEVELS 3
+
+static void
+set_level (const char *level)
+{
+  if (level)
+    setenv ("CQ_CPU_SIMD", level, 1);
+  else
+    unsetenv ("CQ_CPU_SIMD");
+}
+
+/* Fills h rows of stride bytes: kind 0 random, 1 constant v, 2 salt and
+ * pepper, 3 smooth gradient with noise. */
+static void
+fill (uint8_t * p, unsigned h, size_t stride, int kind, uint8_t v)
+{
+  unsigned x, y;
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < stride; x++) {
+      uint8_t *s = p + (size_t) y * stride + x;
+
+      switch (kind) {
+        case 0:
+          *s = (uint8_t) next ();
+          break;
+        case 1:
+          *s = v;
+          break;
+        case 2:
+          *s = next () & 1 ? 255 : 0;
+          break;
+        default:
+          *s = (uint8_t) ((x * 3 + y * 5) / 4 + (next () & 7));
+          break;
+      }
+    }
+}
+
+static void
+ssim_case (CqSsimWindow window, unsigned w, unsigned h, size_t pad,
+    unsigned offset, unsigned threads, int kind_a, int kind_b)
+{
+  size_t stride = w + offset + pad;
+  uint8_t *a = malloc (stride * h), *b = malloc (stride * h);
+  CqSsimPlaneSums sums[N_LEVELS];
+  CqSsimPlane p;
+  CqError err;
+  unsigned l;
+
+  fill (a, h, stride, kind_a, 0);
+  fill (b, h, stride, kind_b, 255);
+  memset (&p, 0, sizeof (p));
+  p.width = w;
+  p.height = h;
+  p.layout.kind = CQ_LAYOUT_GRAY8;
+  p.layout.depth = 8;
+  p.sample_stride = 1;
+  for (l = 0; l < N_LEVELS; l++) {
+    const void *ra[1] = { a + offset }, *rb[1] = { b + offset };
+    size_t st[1] = { stride };
+    CqSsimCpu *cpu;
+
+    set_level (levels[l]);
+    cpu = cq_ssim_cpu_new (window, &p, 1, threads, &err);
+    if (!cpu || cq_ssim_cpu_measure (cpu, ra, st, rb, st, &sums[l],
+            &err) != CQ_OK) {
+      fprintf (stderr, "FAIL: %s %ux%u: %s\n", cq_ssim_window_name (window),
+          w, h, err.message);
+      failures++;
+      cq_ssim_cpu_free (cpu);
+      goto out;
+    }
+    cq_ssim_cpu_free (cpu);
+    if (l > 0 && (memcmp (&sums[l].ssim_sum, &sums[0].ssim_sum,
+                sizeof (double)) != 0 || sums[l].sse != sums[0].sse
+            || sums[l].windows != sums[0].windows)) {
+      fprintf (stderr, "FAIL: %s %ux%u stride %zu offset %u, %u threads, "
+          "content %d/%d: CQ_CPU_SIMD=%s gives Σssim %.17g sse %llu, the "
+          "plain C %.17g %llu\n", cq_ssim_window_name (window), w, h, stride,
+          offset, threads, kind_a, kind_b,
+          levels[l] ? levels[l] : "(unset)", sums[l].ssim_sum,
+          (unsigned long long) sums[l].sse, sums[0].ssim_sum,
+          (unsigned long long) sums[0].sse);
+      failures++;
+    }
+  }
+out:
+  cases++;
+  free (a);
+  free (b);
+}
+
+/* Three planes: two 8-bit planes the kernels take (different sizes) and one
+ * with a sample stride of 2 (interleaved, the plain C's). */
+static void
+ssim_mixed_planes (CqSsimWindow window, unsigned threads)
+{
+  const unsigned w = 203, h = 77;
+  size_t stride = 2 * w + 13;
+  uint8_t *a = malloc (stride * h), *b = malloc (stride * h);
+  CqSsimPlaneSums sums[N_LEVELS][3];
+  CqSsimPlane p[3];
+  CqError err;
+  unsigned l, i;
+
+  fill (a, h, stride, 0, 0);
+  fill (b, h, stride, 3, 0);
+  memset (p, 0, sizeof (p));
+  for (i = 0; i < 3; i++) {
+    p[i].layout.kind = CQ_LAYOUT_GRAY8;
+    p[i].layout.depth = 8;
+    p[i].sample_stride = 1;
+  }
+  p[0].width = w;
+  p[0].height = h;
+  p[1].width = w / 2 + 1;
+  p[1].height = h / 2 + 3;
+  p[2].width = w;
+  p[2].height = h / 2;
+  p[2].sample_stride = 2;
+  p[2].offset = 1;
+  for (l = 0; l < N_LEVELS; l++) {
+    const void *ra[3] = { a, b + 5, a }, *rb[3] = { b, a + 5, b };
+    size_t st[3] = { stride, stride, stride };
+    CqSsimCpu *cpu;
+
+    set_level (levels[l]);
+    cpu = cq_ssim_cpu_new (window, p, 3, threads, &err);
+    if (!cpu || cq_ssim_cpu_measure (cpu, ra, st, rb, st, sums[l],
+            &err) != CQ_OK) {
+      fprintf (stderr, "FAIL: mixed planes: %s\n", err.message);
+      failures++;
+      cq_ssim_cpu_free (cpu);
+      break;
+    }
+    cq_ssim_cpu_free (cpu);
+    for (i = 0; l > 0 && i < 3; i++)
+      if (memcmp (&sums[l][i].ssim_sum, &sums[0][i].ssim_sum,
+              sizeof (double)) != 0 || sums[l][i].sse != sums[0][i].sse) {
+        fprintf (stderr, "FAIL: mixed planes, %s, plane %u, CQ_CPU_SIMD=%s: "
+            "%.17g %llu against %.17g %llu\n", cq_ssim_window_name (window),
+            i, levels[l] ? levels[l] : "(unset)", sums[l][i].ssim_sum,
+            (unsigned long long) sums[l][i].sse, sums[0][i].ssim_sum,
+            (unsigned long long) sums[0][i].sse);
+        failures++;
+      }
+  }
+  cases++;
+  free (a);
+  free (b);
+}
+
+static void
+sharpness_case (unsigned metrics, unsigned w, unsigned h, size_t pad,
+    unsigned threads, int kind)
+{
+  const CqLayout gray8 = { CQ_LAYOUT_GRAY8, 8, 0, 0, 0, 0, 0 };
+  size_t stride = w + pad;
+  uint8_t *f = malloc (stride * h);
+  double scores[N_LEVELS][CQ_METRIC_COUNT];
+  CqError err;
+  unsigned l, k;
+
+  fill (f, h, stride, kind, 128);
+  memset (scores, 0, sizeof (scores));
+  for (l = 0; l < N_LEVELS; l++) {
+    CqSharpnessCpu *cpu;
+
+    set_level (levels[l]);
+    cpu = cq_sharpness_cpu_new (&gray8, w, h, metrics, threads, &err);
+    if (!cpu || cq_sharpness_cpu_measure (cpu, f, stride, scores[l],
+            &err) != CQ_OK) {
+      fprintf (stderr, "FAIL: sharpness %ux%u: %s\n", w, h, err.message);
+      failures++;
+      cq_sharpness_cpu_free (cpu);
+      break;
+    }
+    cq_sharpness_cpu_free (cpu);
+    for (k = 0; l > 0 && k < CQ_METRIC_COUNT; k++)
+      if ((metrics & (1u << k)) && memcmp (&scores[l][k], &scores[0][k],
+              sizeof (double)) != 0) {
+        fprintf (stderr, "FAIL: sharpness %s %ux%u stride %zu, %u threads, "
+            "content %d, metrics 0x%x: CQ_CPU_SIMD=%s gives %.17g, the plain "
+            "C %.17g\n", cq_metric_name (k), w, h, stride, threads, kind,
+            metrics, levels[l] ? levels[l] : "(unset)", scores[l][k],
+            scores[0][k]);
+        failures++;
+      }
+  }
+  cases++;
+  free (f);
+}
+
+int
+main (void)
+{
+  const CqSimdKernels *k;
+  unsigned i, w, h, m;
+
+  unsetenv ("CQ_CPU_SIMD");
+  k = cq_cpu_simd_kernels ();
+  printf ("kernels: %s\n", k ? k->name : "none (plain C against itself)");
+  setenv ("CQ_CPU_SIMD", "avx2", 1);
+  k = cq_cpu_simd_kernels ();
+  printf ("CQ_CPU_SIMD=avx2: %s\n", k ? k->name : "none");
+
+  /* every small size around the vector widths, both windows */
+  for (w = 8; w <= 44; w++)
+    for (h = 8; h <= 44; h += 3) {
+      ssim_case (CQ_SSIM_BOX8, w, h, next () % 5, next () % 4,
+          1 + next () % 3, 0, 0);
+      ssim_case (CQ_SSIM_FFMPEG, w, h, next () % 5, next () % 4,
+          1 + next () % 3, 0, 3);
+    }
+  /* random larger sizes and content, extremes included */
+  for (i = 0; i < 150; i++) {
+    w = 8 + next () % 700;
+    h = 8 + next () % 200;
+    ssim_case (i & 1 ? CQ_SSIM_BOX8 : CQ_SSIM_FFMPEG, w, h, next () % 70,
+        next () % 4, 1 + next () % 3, next () % 4, next () % 4);
+  }
+  for (i = 0; i < 4; i++) {
+    ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 1, 1);   /* 0, 255 */
+    ssim_case (CQ_SSIM_FFMPEG, 300 + i, 40 + i, 0, 0, 2, 1, 1);
+    ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 2, 2);
+    ssim_case (CQ_SSIM_FFMPEG, 300 + i, 40 + i, 0, 0, 2, 2, 2);
+  }
+  ssim_case (CQ_SSIM_FFMPEG, 1920, 1080, 64, 0, 2, 3, 0);
+  ssim_case (CQ_SSIM_BOX8, 1920, 1080, 0, 0, 1, 3, 0);
+  ssim_case (CQ_SSIM_FFMPEG, CQ_CPU_SIMD_MAX_WIDTH, 24, 0, 0, 1, 2, 2);
+  ssim_case (CQ_SSIM_BOX8, CQ_CPU_SIMD_MAX_WIDTH, 16, 0, 0, 1, 2, 2);
+  ssim_case (CQ_SSIM_BOX8, CQ_CPU_SIMD_MAX_WIDTH + 5, 16, 0, 0, 1, 2, 2);
+  for (i = 1; i <= 3; i++) {
+    ssim_mixed_planes (CQ_SSIM_BOX8, i);
+    ssim_mixed_planes (CQ_SSIM_FFMPEG, i);
+  }
+
+  /* sharpness: tiny frames (every edge rule), sizes around V + 3 */
+  for (w = 1; w <= 40; w++)
+    for (h = 1; h <= 9; h += 2)
+      sharpness_case (CQ_METRIC_ALL, w, h, next () % 5, 1 + next () % 3,
+          next () % 4);
+  for (i = 0; i < 120; i++) {
+    m = i % 3 == 0 ? CQ_METRIC_ALL : i % 3 == 1 ? CQ_METRIC_DEFAULT :
+        1u << (next () % CQ_METRIC_COUNT);
+    sharpness_case (m, 1 + next () % 1100, 1 + next () % 300, next () % 70,
+        1 + next () % 3, next () % 4);
+  }
+  sharpness_case (CQ_METRIC_ALL, 1920, 1080, 0, 2, 0);
+  sharpness_case (CQ_METRIC_ALL, 1920, 1080, 32, 1, 2);
+  sharpness_case (CQ_METRIC_DEFAULT, 4100, 64, 0, 1, 2);
+
+  printf ("%d cases, %d failures\n", cases, failures);
+  return failures ? 1 : 0;
+}
