@@ -122,6 +122,10 @@ cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
       g->nv <= 2u * cq::kSfProjThreads ? 2 : 4;
   if (getenv ("CQ_SF_PROJ_ROWS"))
     cu->proj_rows = (unsigned) atoi (getenv ("CQ_SF_PROJ_ROWS"));
+  k->rc = (int) (g->nv / 2);
+  k->dzv = (float) (g->dz / g->dv);
+  k->zlv = (float) ((cq_sf_voxel_z (g, 0) - g->dz / 2) / g->dv);
+  k->vcv = (float) ((cq_sf_cell_t (g, 0) - g->dv / 2) / g->dv + k->rc);
   k->fov_r2 = g->fov_mask ? (float) (cq_sf_fov_radius (g) *
       cq_sf_fov_radius (g)) : -1.0f;
   k->nx = (int) g->nx;
@@ -269,6 +273,42 @@ enqueue_project (CqSfCuda * cu, unsigned first, unsigned n, CqError * err)
   return CQ_OK;
 }
 
+/* The most detector rows a magnified slice spans: the largest
+ * magnification is at the voxel corner nearest the source. */
+static double
+rows_a_slice (const CqSfGeometry * g)
+{
+  const double hx = fmax (fabs (cq_sf_voxel_x (g, 0)),
+      fabs (cq_sf_voxel_x (g, g->nx - 1))) + g->dx / 2;
+  const double hy = fmax (fabs (cq_sf_voxel_y (g, 0)),
+      fabs (cq_sf_voxel_y (g, g->ny - 1))) + g->dx / 2;
+
+  return g->sdd / (g->sod - sqrt (hx * hx + hy * hy)) * g->dz / g->dv;
+}
+
+template < int CELLS > static void
+launch_backproject (CqSfCuda * cu, dim3 grid, dim3 block, unsigned n)
+{
+  const double rows = rows_a_slice (&cu->g);
+
+  /* CQ_SF_BACK_WALK=1 takes the walk anyway, for measurements */
+  if (rows < 1.99 && !getenv ("CQ_SF_BACK_WALK")) {
+    const int slots = (int) ceil (fmin ((double) cq::kSfBackSlab,
+            (double) cu->g.nz) * rows) + cq::kSfBackWindow + 2;
+    const size_t smem = sizeof (double) * cq::kSfBackSlab *
+        cq::kSfBackThreads + sizeof (float) * slots * cq::kSfBackThreads;
+
+    cudaFuncSetAttribute (cq::sf_backproject_kernel < CELLS >,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
+    cq::sf_backproject_kernel < CELLS ><<<grid, block, smem,
+        cu->stream>>> (cu->k, cu->views, cu->scaled, (int) n, slots,
+        cu->vol);
+  } else {
+    cq::sf_backproject_walk_kernel < CELLS ><<<grid, block, 0,
+        cu->stream>>> (cu->k, cu->views, cu->scaled, (int) n, cu->vol);
+  }
+}
+
 static CqStatus
 enqueue_backproject (CqSfCuda * cu, unsigned first, unsigned n,
     CqError * err)
@@ -285,13 +325,11 @@ enqueue_backproject (CqSfCuda * cu, unsigned first, unsigned n,
           n), dim3 (16, 16), 0, cu->stream>>> (cu->k, cu->proj, cu->scaled,
       (int) n);
   /* the fewest F1 registers that hold every footprint (wider ones are
-   * computed on the way) */
+   * computed on the way); slices under two rows tall take the window */
   if (cu->cells <= 3)
-    cq::sf_backproject_kernel < 3 ><<<grid, block, 0, cu->stream>>> (cu->k,
-        cu->views, cu->scaled, (int) n, cu->vol);
+    launch_backproject < 3 > (cu, grid, block, n);
   else
-    cq::sf_backproject_kernel < 4 ><<<grid, block, 0, cu->stream>>> (cu->k,
-        cu->views, cu->scaled, (int) n, cu->vol);
+    launch_backproject < 4 > (cu, grid, block, n);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the backprojector");
   return CQ_OK;
 }

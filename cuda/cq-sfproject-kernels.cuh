@@ -24,6 +24,11 @@ struct SfConst
   float ul0, vl0, zl0;          /* lower edges of cell 0, row 0, slice 0 */
   float idu, idv, idz;          /* 1 / du, 1 / dv, 1 / dz (index guesses only) */
   float fov_r2;                 /* field-of-view radius², < 0: no mask */
+  /* the axial map in detector rows, counted from row rc's lower edge:
+   * slice edge k of a column at magnification m lies at
+   * k · (m · dz/dv) + (m · zl0 − vc) / dv */
+  float dzv, zlv, vcv;          /* dz / dv, zl0 / dv, vc / dv */
+  int rc;                       /* the row whose lower edge is 0 (nv / 2) */
   int nx, ny, nz, nu, nv;
 };
 
@@ -33,36 +38,11 @@ struct SfConst
  * the views' (cos β, sin β) and the projector's launch order through
  * small device arrays of the context. */
 
-/* ∫ of the trapezoid τ0..τ3 over [lo, hi]; edges written as width × mean
- * height so that a nearly vertical edge stays exact in float. */
-__device__ __forceinline__ float
-sf_trapezoid (float t0, float t1, float t2, float t3, float lo, float hi)
-{
-  float sum = 0.0f, b1, b2;
-
-  b1 = fmaxf (lo, t0);
-  b2 = fminf (hi, t1);
-  if (b2 > b1)
-    sum = __fadd_rn (sum, __fmul_rn (__fsub_rn (b2, b1), t1 > t0 ?
-            __fdiv_rn (__fsub_rn (__fmul_rn (0.5f, __fadd_rn (b1, b2)), t0),
-                __fsub_rn (t1, t0)) : 0.5f));
-  b1 = fmaxf (lo, t1);
-  b2 = fminf (hi, t2);
-  if (b2 > b1)
-    sum = __fadd_rn (sum, __fsub_rn (b2, b1));
-  b1 = fmaxf (lo, t2);
-  b2 = fminf (hi, t3);
-  if (b2 > b1)
-    sum = __fadd_rn (sum, __fmul_rn (__fsub_rn (b2, b1), t3 > t2 ?
-            __fdiv_rn (__fsub_rn (t3, __fmul_rn (0.5f, __fadd_rn (b1, b2))),
-                __fsub_rn (t3, t2)) : 0.5f));
-  return sum;
-}
-
 /* A voxel column's footprint in one view: sorted τ, depth q_c, l_φ0. */
 struct SfColumn
 {
   float t0, t1, t2, t3;
+  float i10, i32;               /* 1 / (t1 − t0), 1 / (t3 − t2); 0 if none */
   float qc, lphi, mag;
 };
 
@@ -95,6 +75,8 @@ sf_column (const SfConst & sf, float xc, float yc, float c, float s)
   col.t3 = fmaxf (hi1, hi2);
   col.t1 = fminf (fmaxf (lo1, lo2), fminf (hi1, hi2));
   col.t2 = fmaxf (fmaxf (lo1, lo2), fminf (hi1, hi2));
+  col.i10 = col.t1 > col.t0 ? __frcp_rn (__fsub_rn (col.t1, col.t0)) : 0.0f;
+  col.i32 = col.t3 > col.t2 ? __frcp_rn (__fsub_rn (col.t3, col.t2)) : 0.0f;
   col.qc = qc;
   {
     /* φ0 = β + α, tan α = p_c / (R − q_c) */
@@ -108,6 +90,57 @@ sf_column (const SfConst & sf, float xc, float yc, float c, float s)
   }
   col.mag = __fdiv_rn (sf.D, __fsub_rn (sf.R, qc));
   return col;
+}
+
+/* F1 · du of the column over the cell [lo, hi]: ∫ of its trapezoid
+ * τ0..τ3, edges written as width × mean height so that a nearly vertical
+ * edge stays exact in float; the edges' slopes are the column's
+ * reciprocals, computed once a view. */
+__device__ __forceinline__ float
+sf_trapezoid (const SfColumn & col, float lo, float hi)
+{
+  float sum = 0.0f, b1, b2;
+
+  b1 = fmaxf (lo, col.t0);
+  b2 = fminf (hi, col.t1);
+  if (b2 > b1)
+    sum = __fadd_rn (sum, __fmul_rn (__fsub_rn (b2, b1), col.t1 > col.t0 ?
+            __fmul_rn (__fsub_rn (__fmul_rn (0.5f, __fadd_rn (b1, b2)),
+                    col.t0), col.i10) : 0.5f));
+  b1 = fmaxf (lo, col.t1);
+  b2 = fminf (hi, col.t2);
+  if (b2 > b1)
+    sum = __fadd_rn (sum, __fsub_rn (b2, b1));
+  b1 = fmaxf (lo, col.t2);
+  b2 = fminf (hi, col.t3);
+  if (b2 > b1)
+    sum = __fadd_rn (sum, __fmul_rn (__fsub_rn (b2, b1), col.t3 > col.t2 ?
+            __fmul_rn (__fsub_rn (col.t3, __fmul_rn (0.5f, __fadd_rn (b1,
+                            b2))), col.i32) : 0.5f));
+  return sum;
+}
+
+/* A column's slices on the detector, in rows counted from row rc: slice
+ * edge k at k · b + a. */
+struct SfAxial
+{
+  float a, b;
+};
+
+__device__ __forceinline__ SfAxial
+sf_axial (const SfConst & sf, float mag)
+{
+  SfAxial ax;
+
+  ax.b = __fmul_rn (mag, sf.dzv);
+  ax.a = __fsub_rn (__fmul_rn (mag, sf.zlv), sf.vcv);
+  return ax;
+}
+
+__device__ __forceinline__ float
+sf_slice_row (const SfAxial & ax, int k)
+{
+  return __fmaf_rn ((float) k, ax.b, ax.a);
 }
 
 /* Centre of voxel column i (or j) along x (or y). */
@@ -129,11 +162,12 @@ sf_theta (const SfConst & sf, int u, int v)
   return __fmul_rn (__fsqrt_rn (__fmaf_rn (t, t, s2d2)), rsqrtf (s2d2));
 }
 
-/* The factor of cell (u, v) in both directions: l_θ / (du dv). */
+/* The factor of cell (u, v) in both directions: l_θ / du (the axial
+ * overlaps are counted in rows, F2 itself). */
 __device__ __forceinline__ float
 sf_cell_factor (const SfConst & sf, int u, int v)
 {
-  return __fdiv_rn (sf_theta (sf, u, v), __fmul_rn (sf.du, sf.dv));
+  return __fdiv_rn (sf_theta (sf, u, v), sf.du);
 }
 
 /* Where the ray through detector coordinate s crosses the line x = a
@@ -162,26 +196,14 @@ sf_ray_line (const SfConst & sf, float s, float c, float sn, float &c0,
   return fabsf (den) > 1e-4f;
 }
 
-/* Edges of detector cells (u), rows (v) and, at magnification mag, of the
- * magnified slices: cell u spans [edge(u), edge(u + 1)]. Both kernels take
- * every boundary from these functions (explicit fma: no contraction
- * differences), so a (voxel, cell) weight is the same float in both. */
+/* Edges of detector cells: cell u spans [edge(u), edge(u + 1)]. Both
+ * kernels take every boundary from these functions (explicit fma: no
+ * contraction differences), so a (voxel, cell) weight is the same float
+ * in both. */
 __device__ __forceinline__ float
 sf_cell_edge (const SfConst & sf, int u)
 {
   return __fmaf_rn ((float) u, sf.du, sf.ul0);
-}
-
-__device__ __forceinline__ float
-sf_row_edge (const SfConst & sf, int v)
-{
-  return __fmaf_rn ((float) v, sf.dv, sf.vl0);
-}
-
-__device__ __forceinline__ float
-sf_slice_edge (const SfConst & sf, float mag, int k)
-{
-  return mag * __fmaf_rn ((float) k, sf.dz, sf.zl0);
 }
 
 /* Column (i, j) lies outside the field-of-view cylinder (mask on). */
@@ -199,14 +221,13 @@ constexpr int kSfProjWarps = kSfProjThreads / 32;
 template < int ROWS > struct SfProjShared
 {
   float w[kSfStrip][kSfProjThreads];    /* l_φ0 · F1 of each strip cell */
-  float mag[kSfProjThreads];
-  float imag[kSfProjThreads];
+  SfAxial ax[kSfProjThreads];           /* the column's slices in rows */
+  float ib[kSfProjThreads];             /* 1 / ax.b, for index guesses */
   int col[kSfProjThreads];              /* j · nx + i */
   int count[kSfProjWarps];
   double acc[kSfStrip][ROWS][kSfProjThreads];   /* the lanes' sums */
 };
 constexpr int kSfProjFold = 8;          /* slab groups summed in float before double */
-
 
 /* Ray-driven projector, by strips: a block takes kSfStrip cells along u
  * and kSfProjThreads × ROWS rows of launch view z (a lane ROWS consecutive
@@ -214,14 +235,14 @@ constexpr int kSfProjFold = 8;          /* slab groups summed in float before do
  * x and the walk goes slab by slab along x. For each group of slabs the
  * block stages the voxel columns the strip's ray bundle can touch (a warp
  * a slab, a lane a candidate): footprint, l_φ0 · F1 for each cell of the
- * strip, magnification. Then every lane resamples each staged column onto
- * its rows once (the axial overlaps, walking slices and rows in step) and
- * adds it to the strip's cells with their weights: the transaxial work is
- * done once a column and strip, the axial work once a column and row. The
- * volume is read z-fastest (a column's slices contiguous: the lanes of a
- * warp read neighbouring slices). A group's float sums go into double
- * sums, so that thousands of signed terms a cell keep the pair adjoint to
- * 1e-7 (float sums alone drift by 1e-5). */
+ * strip, the slices' place on the detector. Then every lane resamples each
+ * staged column onto its rows once (the exact overlaps of slices and rows,
+ * in rows, walking both in step) and adds it to the strip's cells with
+ * their weights: the transaxial work is done once a column and strip, the
+ * axial work once a column and row. The volume is read z-fastest (a
+ * column's slices contiguous: the lanes of a warp read neighbouring
+ * slices). A group's float sums go into double sums, so that thousands of
+ * signed terms a cell keep the pair adjoint to 1e-7. */
 template < bool XMAJOR, int ROWS > __device__ __forceinline__ void
 sf_project_block (const SfConst & sf, float c, float sn, int slot,
     const float *__restrict__ volz, float *proj, SfProjShared < ROWS > &sh)
@@ -229,6 +250,8 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int u_first = blockIdx.x * kSfStrip;
   const int r_first = (blockIdx.y * kSfProjThreads + threadIdx.x) * ROWS;
+  /* the lane's first row edge, in rows from row rc (an integer) */
+  const float rho = (float) (r_first - sf.rc);
   const float h = 0.5f * sf.dx;
   const int n_slabs = XMAJOR ? sf.nx : sf.ny;
   const int n_across = XMAJOR ? sf.ny : sf.nx;
@@ -236,7 +259,7 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
   const float first_across = XMAJOR ? sf.y0 : sf.x0;
   const int u_end = min (u_first + kSfStrip, sf.nu);
   const float sa = sf_cell_edge (sf, u_first), sb = sf_cell_edge (sf, u_end);
-  float tr[ROWS + 1], acc[kSfStrip][ROWS];
+  float acc[kSfStrip][ROWS];
   float a0, a1, b0, b1;
   bool bounded;
 
@@ -247,9 +270,6 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
       sh.acc[m][r][threadIdx.x] = 0.0;
       acc[m][r] = 0.0f;
     }
-#pragma unroll
-  for (int r = 0; r <= ROWS; r++)
-    tr[r] = sf_row_edge (sf, r_first + r);
   bounded = sf_ray_line < XMAJOR > (sf, sa, c, sn, a0, a1) &&
       sf_ray_line < XMAJOR > (sf, sb, c, sn, b0, b1);
 
@@ -275,7 +295,8 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
     for (int pass = 0;; pass++) {
       const int b = lo_b + pass * 32 + lane;
       const int i = XMAJOR ? a : b, j = XMAJOR ? b : a;
-      float w[kSfStrip], mag = 0.0f;
+      float w[kSfStrip];
+      SfAxial ax = { 0.0f, 1.0f };
       bool valid = b <= hi_b;
       unsigned ballot;
       int offset = 0, total = 0;
@@ -289,12 +310,12 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
           const SfColumn col = sf_column (sf, xc, yc, c, sn);
 
           valid = col.t3 > sa && col.t0 < sb;
-          mag = col.mag;
+          ax = sf_axial (sf, col.mag);
 #pragma unroll
           for (int m = 0; m < kSfStrip; m++)
-            w[m] = u_first + m < u_end ? col.lphi * sf_trapezoid (col.t0,
-                col.t1, col.t2, col.t3, sf_cell_edge (sf, u_first + m),
-                sf_cell_edge (sf, u_first + m + 1)) : 0.0f;
+            w[m] = u_first + m < u_end ? __fmul_rn (col.lphi,
+                sf_trapezoid (col, sf_cell_edge (sf, u_first + m),
+                    sf_cell_edge (sf, u_first + m + 1))) : 0.0f;
         }
       }
       ballot = __ballot_sync (0xffffffffu, valid);
@@ -312,47 +333,48 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
 #pragma unroll
         for (int m = 0; m < kSfStrip; m++)
           sh.w[m][at] = w[m];
-        sh.mag[at] = mag;
-        sh.imag[at] = 1.0f / mag;
+        sh.ax[at] = ax;
+        sh.ib[at] = 1.0f / ax.b;
         sh.col[at] = j * sf.nx + i;
       }
       __syncthreads ();
 
       for (int q = 0; q < total; q++) {
-        const float qm = sh.mag[q];
+        const SfAxial qa = sh.ax[q];
         float g[ROWS];
 
 #pragma unroll
         for (int r = 0; r < ROWS; r++)
           g[r] = 0.0f;
-        if (tr[ROWS] > sf_slice_edge (sf, qm, 0)
-            && tr[0] < sf_slice_edge (sf, qm, sf.nz)) {
+        if (rho + (float) ROWS > qa.a && rho < sf_slice_row (qa, sf.nz)) {
           const float *vz = volz + (size_t) sh.col[q] * sf.nz;
-          float e_lo, e_hi, vk;
+          float x_lo, x_hi, vk;
           int k;
 
           /* the slice holding the lane's first row edge */
-          k = (int) floorf ((tr[0] * sh.imag[q] - sf.zl0) * sf.idz);
+          k = (int) floorf ((rho - qa.a) * sh.ib[q]);
           k = min (max (k, 0), sf.nz - 1);
-          while (k > 0 && sf_slice_edge (sf, qm, k) > tr[0])
+          while (k > 0 && sf_slice_row (qa, k) > rho)
             k--;
-          while (k < sf.nz - 1 && sf_slice_edge (sf, qm, k + 1) <= tr[0])
+          while (k < sf.nz - 1 && sf_slice_row (qa, k + 1) <= rho)
             k++;
-          e_lo = sf_slice_edge (sf, qm, k);
-          e_hi = sf_slice_edge (sf, qm, k + 1);
+          x_lo = sf_slice_row (qa, k);
+          x_hi = sf_slice_row (qa, k + 1);
           vk = __ldg (vz + k);
 #pragma unroll
           for (int r = 0; r < ROWS; r++) {
+            const float r_lo = rho + (float) r, r_hi = r_lo + 1.0f;
+
             for (;;) {
-              const float seg = fminf (tr[r + 1], e_hi) - fmaxf (tr[r], e_lo);
+              const float seg = fminf (r_hi, x_hi) - fmaxf (r_lo, x_lo);
 
               if (seg > 0.0f)
-                g[r] += seg * vk;
-              if (e_hi >= tr[r + 1] || k >= sf.nz - 1)
+                g[r] = __fmaf_rn (seg, vk, g[r]);
+              if (x_hi >= r_hi || k >= sf.nz - 1)
                 break;
               k++;
-              e_lo = e_hi;
-              e_hi = sf_slice_edge (sf, qm, k + 1);
+              x_lo = x_hi;
+              x_hi = sf_slice_row (qa, k + 1);
               vk = __ldg (vz + k);
             }
           }
@@ -363,7 +385,7 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
 
 #pragma unroll
           for (int r = 0; r < ROWS; r++)
-            acc[m][r] += wm * g[r];
+            acc[m][r] = __fmaf_rn (wm, g[r], acc[m][r]);
         }
       }
       /* another pass while any slab of the group has candidates left */
@@ -417,7 +439,7 @@ sf_project_kernel (const SfConst sf, const float2 * __restrict__ views,
     sf_project_block < false, ROWS > (sf, cs.x, cs.y, slot, volz, proj, sh);
 }
 
-/* Scales projections by l_θ / (du dv), the cell side of Aᵀ. */
+/* Scales projections by l_θ / du, the cell side of Aᵀ. */
 __global__ void
 sf_scale_kernel (const SfConst sf, const float *in, float *out, int n_views)
 {
@@ -461,6 +483,7 @@ sf_zfirst_kernel (const SfConst sf, const float *__restrict__ in,
 constexpr int kSfBackSlab = 16;         /* slices a backprojector thread */
 constexpr int kSfBackThreads = 256;
 constexpr int kSfBackFold = 8;          /* views summed in float before double */
+constexpr int kSfBackWindow = 3;        /* rows a slice may touch (b < 2) */
 
 /* The cells [t0, t3] of a column's footprint touches (the guesses
  * corrected on the edges) and their F1; false when none. */
@@ -478,64 +501,165 @@ sf_column_cells (const SfConst & sf, const SfColumn & col, int &u0, int &u1,
     return false;
 #pragma unroll
   for (int m = 0; m < CELLS; m++)
-    f1[m] = u0 + m <= u1 ? sf_trapezoid (col.t0, col.t1, col.t2, col.t3,
-        sf_cell_edge (sf, u0 + m), sf_cell_edge (sf, u0 + m + 1)) : 0.0f;
+    f1[m] = u0 + m <= u1 ? sf_trapezoid (col, sf_cell_edge (sf, u0 + m),
+        sf_cell_edge (sf, u0 + m + 1)) : 0.0f;
   return true;
-}
-
-/* The row holding detector coordinate e (row 0 below the detector). */
-__device__ __forceinline__ int
-sf_row_of (const SfConst & sf, float e)
-{
-  int r = (int) floorf ((e - sf.vl0) * sf.idv);
-
-  r = min (max (r, 0), sf.nv - 1);
-  while (r > 0 && sf_row_edge (sf, r) > e)
-    r--;
-  while (r < sf.nv - 1 && sf_row_edge (sf, r + 1) <= e)
-    r++;
-  return r;
 }
 
 /* Σ_u F1[u] · p[row][u] over the column's cells: CELLS values kept in
  * registers when the footprint covers no more, else F1 computed on the
- * way. */
+ * way; 0 for rows off the detector. */
 template < int CELLS > __device__ __forceinline__ float
-sf_row_sum (const SfConst & sf, const float *__restrict__ row,
+sf_row_sum (const SfConst & sf, const float *__restrict__ p, int row,
     const float (&f1)[CELLS], int u0, int u1, const SfColumn & col)
 {
+  const float *r = p + (size_t) row * sf.nu;
   float sum = 0.0f;
 
+  if (row < 0 || row >= sf.nv)
+    return 0.0f;
   if (u1 - u0 < CELLS) {
 #pragma unroll
     for (int m = 0; m < CELLS; m++)
       if (u0 + m <= u1)
-        sum = __fmaf_rn (f1[m], __ldg (row + u0 + m), sum);
+        sum = __fmaf_rn (f1[m], __ldg (r + u0 + m), sum);
   } else {
     for (int u = u0; u <= u1; u++)
-      sum = __fmaf_rn (sf_trapezoid (col.t0, col.t1, col.t2, col.t3,
-              sf_cell_edge (sf, u), sf_cell_edge (sf, u + 1)),
-          __ldg (row + u), sum);
+      sum = __fmaf_rn (sf_trapezoid (col, sf_cell_edge (sf, u),
+              sf_cell_edge (sf, u + 1)), __ldg (r + u), sum);
   }
   return sum;
 }
 
-
 /* Voxel-driven backprojector: a thread takes voxel column (i, j) for
  * kSfBackSlab slices and loops over the views; proj is already scaled. Per
- * view the column's footprint and F1 are computed once; then the thread
- * walks the slices and the detector rows in step (the segments between
- * consecutive edges of either, each min(top) − max(bottom) of the same
- * floats the projector takes), each row's transaxial sum Σ_u F1 p computed
- * once and shared by the slices that overlap it. A view's slice sums
- * collect in float in shared memory (a thread's own entries: in registers
- * the walk could not be unrolled without spilling) and every kSfBackFold
- * views go into double sums, so that hundreds of signed views keep the
- * pair adjoint. */
+ * view: the column's footprint and F1 once; the transaxial sums Σ_u F1 p
+ * of the detector rows the slab covers once each, into the thread's slots
+ * of shared memory; then each slice takes its exact overlaps (in rows)
+ * with the three rows from the one holding its lower edge, with no branch
+ * (a magnified slice spans less than two rows: checked at launch; the
+ * walking kernel below serves taller slices). The overlaps are the very
+ * floats the projector's walk computes: min(upper edges) − max(lower
+ * edges) of the same slice and row edges. Float sums over kSfBackFold
+ * views go into double sums. */
+template < int CELLS > __global__ void
+__launch_bounds__ (kSfBackThreads, 3)
+sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
+    const float *__restrict__ proj, int n_views, int row_slots, float *vol)
+{
+  extern __shared__ double s_dyn[];
+  double *s_acc = s_dyn;                        /* [kSfBackSlab][threads] */
+  float *s_p = (float *) (s_dyn + kSfBackSlab * kSfBackThreads);
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int j = blockIdx.y * blockDim.y + threadIdx.y;
+  const int kb = blockIdx.z * kSfBackSlab;
+  const int n_slices = min (kSfBackSlab, sf.nz - kb);
+  const float xc = sf_voxel_centre (sf.x0, sf.dx, i);
+  const float yc = sf_voxel_centre (sf.y0, sf.dx, j);
+  const float rows_lo = (float) (-sf.rc), rows_hi = (float) (sf.nv - sf.rc);
+  float acc[kSfBackSlab];
+
+  if (i >= sf.nx || j >= sf.ny)
+    return;
+#pragma unroll
+  for (int n = 0; n < kSfBackSlab; n++) {
+    acc[n] = 0.0f;
+    s_acc[n * kSfBackThreads + tid] = 0.0;
+  }
+  if (sf_masked (sf, xc, yc))
+    n_views = 0;
+  for (int view = 0; view < n_views; view++) {
+    const float2 cs = __ldg (views + view);
+    const SfColumn col = sf_column (sf, xc, yc, cs.x, cs.y);
+    const SfAxial ax = sf_axial (sf, col.mag);
+    const float *p = proj + (size_t) view * sf.nv * sf.nu;
+    const float x_first = sf_slice_row (ax, kb);
+    const float x_last = sf_slice_row (ax, kb + n_slices);
+    float f1[CELLS];
+    int u0, u1;
+
+    if (x_first < rows_hi && x_last > rows_lo
+        && sf_column_cells (sf, col, u0, u1, f1)) {
+      /* rows (from rc) floor(x_first) .. floor(x_last) + 2 */
+      const float base = floorf (x_first);
+      const int r0 = (int) base + sf.rc;
+      const int n_rows = min ((int) floorf (x_last) - (int) base +
+          kSfBackWindow, row_slots);
+      float x_lo = x_first, jf = base;
+
+      /* the rows on the detector: CELLS loads a row at clamped addresses
+       * (weights 0 past the footprint) with no test; the rest 0 */
+      const int m_lo = max (0, -r0), m_hi = min (n_rows, sf.nv - r0);
+
+      if (u1 - u0 < CELLS) {
+        const float *row = p + (size_t) (r0 + m_lo) * sf.nu;
+        int at[CELLS];
+
+#pragma unroll
+        for (int c = 0; c < CELLS; c++)
+          at[c] = min (u0 + c, sf.nu - 1);
+        for (int m = m_lo; m < m_hi; m++, row += sf.nu) {
+          float sum = __fmul_rn (f1[0], __ldg (row + at[0]));
+
+#pragma unroll
+          for (int c = 1; c < CELLS; c++)
+            sum = __fmaf_rn (f1[c], __ldg (row + at[c]), sum);
+          s_p[m * kSfBackThreads + tid] = sum;
+        }
+      } else {
+        for (int m = m_lo; m < m_hi; m++)
+          s_p[m * kSfBackThreads + tid] = sf_row_sum (sf, p, r0 + m, f1, u0,
+              u1, col);
+      }
+      for (int m = 0; m < m_lo; m++)
+        s_p[m * kSfBackThreads + tid] = 0.0f;
+      for (int m = max (m_hi, m_lo); m < n_rows; m++)
+        s_p[m * kSfBackThreads + tid] = 0.0f;
+#pragma unroll
+      for (int n = 0; n < kSfBackSlab; n++) {
+        if (n >= n_slices)
+          break;
+        {
+          /* rows jf, jf + 1, jf + 2 with jf <= x_lo < jf + 1 and
+           * x_hi < jf + 3 */
+          const float x_hi = sf_slice_row (ax, kb + n + 1);
+          const float *pq = s_p + ((int) (jf - base)) * kSfBackThreads + tid;
+          const float w0 = fminf (x_hi, jf + 1.0f) - x_lo;
+          const float w1 = fmaxf (0.0f, fminf (x_hi, jf + 2.0f) -
+              (jf + 1.0f));
+          const float w2 = fmaxf (0.0f, x_hi - (jf + 2.0f));
+          float sum = __fmul_rn (w0, pq[0]);
+
+          sum = __fmaf_rn (w1, pq[kSfBackThreads], sum);
+          sum = __fmaf_rn (w2, pq[2 * kSfBackThreads], sum);
+          acc[n] = __fmaf_rn (col.lphi, sum, acc[n]);
+          x_lo = x_hi;
+          jf = floorf (x_hi);
+        }
+      }
+    }
+    if ((view + 1) % kSfBackFold == 0 || view + 1 == n_views) {
+#pragma unroll
+      for (int n = 0; n < kSfBackSlab; n++) {
+        s_acc[n * kSfBackThreads + tid] += acc[n];
+        acc[n] = 0.0f;
+      }
+    }
+  }
+  for (int n = 0; n < n_slices; n++)
+    vol[((size_t) (kb + n) * sf.ny + j) * sf.nx + i] =
+        (float) s_acc[n * kSfBackThreads + tid];
+}
+
+/* The backprojector for slices taller than two detector rows (coarse
+ * slices, fine rows): the same overlaps, the rows walked one by one with
+ * the slices. */
 template < int CELLS > __global__ void
 __launch_bounds__ (kSfBackThreads)
-sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
-    const float *__restrict__ proj, int n_views, float *vol)
+sf_backproject_walk_kernel (const SfConst sf,
+    const float2 * __restrict__ views, const float *__restrict__ proj,
+    int n_views, float *vol)
 {
   __shared__ double s_acc[kSfBackSlab][kSfBackThreads];
   __shared__ float s_part[kSfBackSlab][kSfBackThreads];
@@ -546,6 +670,7 @@ sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
   const int n_slices = min (kSfBackSlab, sf.nz - kb);
   const float xc = sf_voxel_centre (sf.x0, sf.dx, i);
   const float yc = sf_voxel_centre (sf.y0, sf.dx, j);
+  const float rows_lo = (float) (-sf.rc), rows_hi = (float) (sf.nv - sf.rc);
 
   if (i >= sf.nx || j >= sf.ny)
     return;
@@ -558,37 +683,34 @@ sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
   for (int view = 0; view < n_views; view++) {
     const float2 cs = __ldg (views + view);
     const SfColumn col = sf_column (sf, xc, yc, cs.x, cs.y);
-    const float mag = col.mag;
+    const SfAxial ax = sf_axial (sf, col.mag);
     const float *p = proj + (size_t) view * sf.nv * sf.nu;
-    float f1[CELLS], e_lo, e_hi, t_lo, t_hi, pr;
+    float f1[CELLS], x_lo, x_hi, r_lo, pr;
     int u0, u1, r;
 
-    e_lo = sf_slice_edge (sf, mag, kb);
-    if (e_lo < sf_row_edge (sf, sf.nv)
-        && sf_slice_edge (sf, mag, kb + n_slices) > sf.vl0
+    x_lo = sf_slice_row (ax, kb);
+    if (x_lo < rows_hi && sf_slice_row (ax, kb + n_slices) > rows_lo
         && sf_column_cells (sf, col, u0, u1, f1)) {
-      r = sf_row_of (sf, e_lo);
-      t_lo = sf_row_edge (sf, r);
-      t_hi = sf_row_edge (sf, r + 1);
-      pr = sf_row_sum (sf, p + (size_t) r * sf.nu, f1, u0, u1, col);
+      r_lo = floorf (x_lo);
+      r = (int) r_lo + sf.rc;
+      pr = sf_row_sum (sf, p, r, f1, u0, u1, col);
       for (int n = 0; n < n_slices; n++) {
         float sum = 0.0f;
 
-        e_hi = sf_slice_edge (sf, mag, kb + n + 1);
+        x_hi = sf_slice_row (ax, kb + n + 1);
         for (;;) {
-          const float seg = fminf (e_hi, t_hi) - fmaxf (e_lo, t_lo);
+          const float seg = fminf (x_hi, r_lo + 1.0f) - fmaxf (x_lo, r_lo);
 
           if (seg > 0.0f)
             sum = __fmaf_rn (seg, pr, sum);
-          if (t_hi >= e_hi || r >= sf.nv - 1)
+          if (r_lo + 1.0f >= x_hi || r >= sf.nv - 1)
             break;
           r++;
-          t_lo = t_hi;
-          t_hi = sf_row_edge (sf, r + 1);
-          pr = sf_row_sum (sf, p + (size_t) r * sf.nu, f1, u0, u1, col);
+          r_lo += 1.0f;
+          pr = sf_row_sum (sf, p, r, f1, u0, u1, col);
         }
         s_part[n][tid] = __fmaf_rn (col.lphi, sum, s_part[n][tid]);
-        e_lo = e_hi;
+        x_lo = x_hi;
       }
     }
     if ((view + 1) % kSfBackFold == 0 || view + 1 == n_views)
