@@ -35,6 +35,7 @@ struct CqSfCuda
   int *slots_host;
   unsigned cells;               /* the most cells a footprint touches */
   unsigned proj_rows;           /* detector rows a projector lane */
+  int proj_window;              /* rows span under two slices: no walk */
   unsigned char *pixels;        /* one converted view, for host output */
   size_t pixels_pitch;
 };
@@ -52,6 +53,19 @@ cells_a_footprint (const CqSfGeometry * g)
   const double mag = g->sdd / (g->sod - sqrt (hx * hx + hy * hy));
 
   return (unsigned) ceil (mag * g->dx * M_SQRT2 / g->du * 1.01) + 1;
+}
+
+/* The most slices a detector row spans: at the smallest magnification,
+ * at the voxel corner farthest from the source. */
+static double
+slices_a_row (const CqSfGeometry * g)
+{
+  const double hx = fmax (fabs (cq_sf_voxel_x (g, 0)),
+      fabs (cq_sf_voxel_x (g, g->nx - 1))) + g->dx / 2;
+  const double hy = fmax (fabs (cq_sf_voxel_y (g, 0)),
+      fabs (cq_sf_voxel_y (g, g->ny - 1))) + g->dx / 2;
+
+  return g->dv / (g->sdd / (g->sod + sqrt (hx * hx + hy * hy)) * g->dz);
 }
 
 extern "C" void
@@ -120,6 +134,9 @@ cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
    * at most 4 (registers); CQ_SF_PROJ_ROWS overrides, for measurements */
   cu->proj_rows = g->nv <= (unsigned) cq::kSfProjThreads ? 1 :
       g->nv <= 2u * cq::kSfProjThreads ? 2 : 4;
+  /* the smallest magnification is at the corner farthest from the source;
+   * CQ_SF_PROJ_WALK=1 walks anyway, for measurements */
+  cu->proj_window = slices_a_row (g) < 1.99 && !getenv ("CQ_SF_PROJ_WALK");
   if (getenv ("CQ_SF_PROJ_ROWS"))
     cu->proj_rows = (unsigned) atoi (getenv ("CQ_SF_PROJ_ROWS"));
   k->rc = (int) (g->nv / 2);
@@ -252,7 +269,7 @@ launch_project (CqSfCuda * cu, unsigned n, unsigned n_x)
 
   cq::sf_project_kernel < ROWS ><<<grid, cq::kSfProjThreads, 0,
       cu->stream>>> (cu->k, cu->views, cu->slots, cu->volz, (int) n_x,
-      cu->proj);
+      cu->proj_window, cu->proj);
 }
 
 static CqStatus

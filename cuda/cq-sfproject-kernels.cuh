@@ -245,7 +245,8 @@ constexpr int kSfProjFold = 8;          /* slab groups summed in float before do
  * signed terms a cell keep the pair adjoint to 1e-7. */
 template < bool XMAJOR, int ROWS > __device__ __forceinline__ void
 sf_project_block (const SfConst & sf, float c, float sn, int slot,
-    const float *__restrict__ volz, float *proj, SfProjShared < ROWS > &sh)
+    const float *__restrict__ volz, float *proj, SfProjShared < ROWS > &sh,
+    bool window)
 {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int u_first = blockIdx.x * kSfStrip;
@@ -348,34 +349,58 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
           g[r] = 0.0f;
         if (rho + (float) ROWS > qa.a && rho < sf_slice_row (qa, sf.nz)) {
           const float *vz = volz + (size_t) sh.col[q] * sf.nz;
-          float x_lo, x_hi, vk;
           int k;
 
-          /* the slice holding the lane's first row edge */
+          /* the slice holding the lane's first row edge (the guess is off
+           * by at most one) */
           k = (int) floorf ((rho - qa.a) * sh.ib[q]);
           k = min (max (k, 0), sf.nz - 1);
-          while (k > 0 && sf_slice_row (qa, k) > rho)
-            k--;
-          while (k < sf.nz - 1 && sf_slice_row (qa, k + 1) <= rho)
-            k++;
-          x_lo = sf_slice_row (qa, k);
-          x_hi = sf_slice_row (qa, k + 1);
-          vk = __ldg (vz + k);
+          k -= k > 0 && sf_slice_row (qa, k) > rho;
+          k += k < sf.nz - 1 && sf_slice_row (qa, k + 1) <= rho;
+          if (window) {
+            /* a row spans less than two slices: slices k, k + 1, k + 2
+             * with x_k <= row edge < x_(k+1) (or the volume starts above
+             * it); the overlaps are the backprojector's floats */
 #pragma unroll
-          for (int r = 0; r < ROWS; r++) {
-            const float r_lo = rho + (float) r, r_hi = r_lo + 1.0f;
+            for (int r = 0; r < ROWS; r++) {
+              const float r_lo = rho + (float) r, r_hi = r_lo + 1.0f;
+              const float x0 = sf_slice_row (qa, k);
+              const float x1 = sf_slice_row (qa, k + 1);
+              const float x2 = sf_slice_row (qa, k + 2);
+              const float w0 = fmaxf (0.0f, fminf (r_hi, x1) -
+                  fmaxf (r_lo, x0));
+              const float w1 = k + 1 < sf.nz ? fmaxf (0.0f, fminf (r_hi,
+                      x2) - x1) : 0.0f;
+              const float w2 = k + 2 < sf.nz ? fmaxf (0.0f, r_hi - x2) :
+                  0.0f;
+              float sum = __fmul_rn (w0, __ldg (vz + k));
 
-            for (;;) {
-              const float seg = fminf (r_hi, x_hi) - fmaxf (r_lo, x_lo);
+              sum = __fmaf_rn (w1, __ldg (vz + min (k + 1, sf.nz - 1)), sum);
+              sum = __fmaf_rn (w2, __ldg (vz + min (k + 2, sf.nz - 1)), sum);
+              g[r] = sum;
+              k += (x1 <= r_hi) + (x2 <= r_hi);
+              k = min (k, sf.nz - 1);
+            }
+          } else {
+            float x_lo = sf_slice_row (qa, k), x_hi = sf_slice_row (qa, k + 1);
+            float vk = __ldg (vz + k);
 
-              if (seg > 0.0f)
-                g[r] = __fmaf_rn (seg, vk, g[r]);
-              if (x_hi >= r_hi || k >= sf.nz - 1)
-                break;
-              k++;
-              x_lo = x_hi;
-              x_hi = sf_slice_row (qa, k + 1);
-              vk = __ldg (vz + k);
+#pragma unroll
+            for (int r = 0; r < ROWS; r++) {
+              const float r_lo = rho + (float) r, r_hi = r_lo + 1.0f;
+
+              for (;;) {
+                const float seg = fminf (r_hi, x_hi) - fmaxf (r_lo, x_lo);
+
+                if (seg > 0.0f)
+                  g[r] = __fmaf_rn (seg, vk, g[r]);
+                if (x_hi >= r_hi || k >= sf.nz - 1)
+                  break;
+                k++;
+                x_lo = x_hi;
+                x_hi = sf_slice_row (qa, k + 1);
+                vk = __ldg (vz + k);
+              }
             }
           }
         }
@@ -427,16 +452,18 @@ template < int ROWS > __global__ void
 __launch_bounds__ (kSfProjThreads)
 sf_project_kernel (const SfConst sf, const float2 * __restrict__ views,
     const int *__restrict__ slots, const float *__restrict__ volz, int n_x,
-    float *proj)
+    int window, float *proj)
 {
   __shared__ SfProjShared < ROWS > sh;
   const int slot = __ldg (slots + blockIdx.z);
   const float2 cs = __ldg (views + slot);
 
   if ((int) blockIdx.z < n_x)
-    sf_project_block < true, ROWS > (sf, cs.x, cs.y, slot, volz, proj, sh);
+    sf_project_block < true, ROWS > (sf, cs.x, cs.y, slot, volz, proj, sh,
+        window);
   else
-    sf_project_block < false, ROWS > (sf, cs.x, cs.y, slot, volz, proj, sh);
+    sf_project_block < false, ROWS > (sf, cs.x, cs.y, slot, volz, proj, sh,
+        window);
 }
 
 /* Scales projections by l_θ / du, the cell side of Aᵀ. */
