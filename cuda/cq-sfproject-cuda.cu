@@ -317,9 +317,11 @@ launch_backproject (CqSfCuda * cu, dim3 grid, dim3 block, unsigned n)
 
     cudaFuncSetAttribute (cq::sf_backproject_kernel < CELLS >,
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
-    cq::sf_backproject_kernel < CELLS ><<<grid, block, smem,
-        cu->stream>>> (cu->k, cu->views, cu->scaled, (int) n, slots,
-        cu->vol);
+    /* a warp: 16 columns along x, two slabs of each */
+    cq::sf_backproject_kernel < CELLS ><<<dim3 ((cu->g.nx + 15) / 16,
+            grid.y, (cu->g.nz + 2 * cq::kSfBackSlab - 1) / (2 *
+                cq::kSfBackSlab)), block, smem, cu->stream>>> (cu->k,
+        cu->views, cu->scaled, (int) n, slots, cu->vol);
   } else {
     cq::sf_backproject_walk_kernel < CELLS ><<<grid, block, 0,
         cu->stream>>> (cu->k, cu->views, cu->scaled, (int) n, cu->vol);

@@ -558,17 +558,78 @@ sf_row_sum (const SfConst & sf, const float *__restrict__ p, int row,
   return sum;
 }
 
-/* Voxel-driven backprojector: a thread takes voxel column (i, j) for
- * kSfBackSlab slices and loops over the views; proj is already scaled. Per
- * view: the column's footprint and F1 once; the transaxial sums Σ_u F1 p
- * of the detector rows the slab covers once each, into the thread's slots
- * of shared memory; then each slice takes its exact overlaps (in rows)
+/* What a backprojector lane needs of a column in a view. */
+template < int CELLS > struct SfBackView
+{
+  float lphi;
+  SfAxial ax;
+  float f1[CELLS];
+  int u0, u1;
+  bool hit;                     /* the footprint touches the detector */
+};
+
+template < int CELLS > __device__ __forceinline__ void
+sf_back_view (const SfConst & sf, const float2 * __restrict__ views,
+    int view, float xc, float yc, SfBackView < CELLS > &bv)
+{
+  const float2 cs = __ldg (views + view);
+  const SfColumn col = sf_column (sf, xc, yc, cs.x, cs.y);
+
+  bv.lphi = col.lphi;
+  bv.ax = sf_axial (sf, col.mag);
+  bv.hit = sf_column_cells (sf, col, bv.u0, bv.u1, bv.f1);
+}
+
+/* The other half-warp's view (lanes l and l ^ 16 hold the same column). */
+template < int CELLS > __device__ __forceinline__ void
+sf_back_view_swap (const SfBackView < CELLS > &in, SfBackView < CELLS > &out)
+{
+  const unsigned all = 0xffffffffu;
+
+  out.lphi = __shfl_xor_sync (all, in.lphi, 16);
+  out.ax.a = __shfl_xor_sync (all, in.ax.a, 16);
+  out.ax.b = __shfl_xor_sync (all, in.ax.b, 16);
+#pragma unroll
+  for (int c = 0; c < CELLS; c++)
+    out.f1[c] = __shfl_xor_sync (all, in.f1[c], 16);
+  out.u0 = __shfl_xor_sync (all, in.u0, 16);
+  out.u1 = __shfl_xor_sync (all, in.u1, 16);
+  out.hit = __shfl_xor_sync (all, (int) in.hit, 16);
+}
+
+/* a or b, field by field (a select of whole structs would go through
+ * local memory). */
+template < int CELLS > __device__ __forceinline__ SfBackView < CELLS >
+sf_back_view_pick (bool take_a, const SfBackView < CELLS > &a,
+    const SfBackView < CELLS > &b)
+{
+  SfBackView < CELLS > v;
+
+  v.lphi = take_a ? a.lphi : b.lphi;
+  v.ax.a = take_a ? a.ax.a : b.ax.a;
+  v.ax.b = take_a ? a.ax.b : b.ax.b;
+#pragma unroll
+  for (int c = 0; c < CELLS; c++)
+    v.f1[c] = take_a ? a.f1[c] : b.f1[c];
+  v.u0 = take_a ? a.u0 : b.u0;
+  v.u1 = take_a ? a.u1 : b.u1;
+  v.hit = take_a ? a.hit : b.hit;
+  return v;
+}
+
+/* Voxel-driven backprojector: lanes l and l + 16 of a warp take the same
+ * voxel column, each kSfBackSlab slices of it, and the views go by pairs:
+ * each lane computes the column's footprint, F1 and axial map for one
+ * view of the pair, and the two swap them (a shuffle), which halves that
+ * per-view cost. Per view the lane then stages the transaxial sums
+ * Σ_u F1 p of the detector rows its slices cover, once each, in its slots
+ * of shared memory, and every slice takes its exact overlaps (in rows)
  * with the three rows from the one holding its lower edge, with no branch
  * (a magnified slice spans less than two rows: checked at launch; the
  * walking kernel below serves taller slices). The overlaps are the very
- * floats the projector's walk computes: min(upper edges) − max(lower
- * edges) of the same slice and row edges. Float sums over kSfBackFold
- * views go into double sums. */
+ * floats the projector computes: min(upper edges) − max(lower edges) of
+ * the same slice and row edges. Float sums over kSfBackFold views go into
+ * double sums. */
 template < int CELLS > __global__ void
 __launch_bounds__ (kSfBackThreads, 3)
 sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
@@ -578,95 +639,110 @@ sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
   double *s_acc = s_dyn;                        /* [kSfBackSlab][threads] */
   float *s_p = (float *) (s_dyn + kSfBackSlab * kSfBackThreads);
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int half = threadIdx.x >> 4;
+  const int i = blockIdx.x * 16 + (threadIdx.x & 15);
   const int j = blockIdx.y * blockDim.y + threadIdx.y;
-  const int kb = blockIdx.z * kSfBackSlab;
-  const int n_slices = min (kSfBackSlab, sf.nz - kb);
+  const int kb = (blockIdx.z * 2 + half) * kSfBackSlab;
+  const int n_slices = max (0, min (kSfBackSlab, sf.nz - kb));
   const float xc = sf_voxel_centre (sf.x0, sf.dx, i);
   const float yc = sf_voxel_centre (sf.y0, sf.dx, j);
   const float rows_lo = (float) (-sf.rc), rows_hi = (float) (sf.nv - sf.rc);
+  /* lanes off the volume or the field of view still take part in the
+   * swaps; they only skip the work */
+  const bool live = i < sf.nx && j < sf.ny && !sf_masked (sf, xc, yc);
   float acc[kSfBackSlab];
 
-  if (i >= sf.nx || j >= sf.ny)
-    return;
 #pragma unroll
   for (int n = 0; n < kSfBackSlab; n++) {
     acc[n] = 0.0f;
     s_acc[n * kSfBackThreads + tid] = 0.0;
   }
-  if (sf_masked (sf, xc, yc))
+  if (!__any_sync (0xffffffffu, live))
     n_views = 0;
-  for (int view = 0; view < n_views; view++) {
-    const float2 cs = __ldg (views + view);
-    const SfColumn col = sf_column (sf, xc, yc, cs.x, cs.y);
-    const SfAxial ax = sf_axial (sf, col.mag);
-    const float *p = proj + (size_t) view * sf.nv * sf.nu;
-    const float x_first = sf_slice_row (ax, kb);
-    const float x_last = sf_slice_row (ax, kb + n_slices);
-    float f1[CELLS];
-    int u0, u1;
+  for (int pair = 0; pair < n_views; pair += 2) {
+    SfBackView < CELLS > mine, other;
 
-    if (x_first < rows_hi && x_last > rows_lo
-        && sf_column_cells (sf, col, u0, u1, f1)) {
-      /* rows (from rc) floor(x_first) .. floor(x_last) + 2 */
-      const float base = floorf (x_first);
-      const int r0 = (int) base + sf.rc;
-      const int n_rows = min ((int) floorf (x_last) - (int) base +
-          kSfBackWindow, row_slots);
-      float x_lo = x_first, jf = base;
+    mine.hit = false;
+    if (live && pair + half < n_views)
+      sf_back_view (sf, views, pair + half, xc, yc, mine);
+    sf_back_view_swap (mine, other);
+#pragma unroll
+    for (int p = 0; p < 2; p++) {
+      const SfBackView < CELLS > bv = sf_back_view_pick < CELLS > (p == half,
+          mine, other);
+      const float *pv = proj + (size_t) (pair + p) * sf.nv * sf.nu;
+      const float x_first = sf_slice_row (bv.ax, kb);
+      const float x_last = sf_slice_row (bv.ax, kb + n_slices);
 
-      /* the rows on the detector: CELLS loads a row at clamped addresses
-       * (weights 0 past the footprint) with no test; the rest 0 */
-      const int m_lo = max (0, -r0), m_hi = min (n_rows, sf.nv - r0);
+      if (live && bv.hit && pair + p < n_views && n_slices > 0
+          && x_first < rows_hi
+          && x_last > rows_lo) {
+        /* rows (from rc) floor(x_first) .. floor(x_last) + 2 */
+        const float base = floorf (x_first);
+        const int r0 = (int) base + sf.rc;
+        const int n_rows = min ((int) floorf (x_last) - (int) base +
+            kSfBackWindow, row_slots);
+        const int m_lo = max (0, -r0), m_hi = min (n_rows, sf.nv - r0);
+        float x_lo = x_first, jf = base;
 
-      if (u1 - u0 < CELLS) {
-        const float *row = p + (size_t) (r0 + m_lo) * sf.nu;
-        int at[CELLS];
+        /* the rows on the detector: CELLS loads a row at clamped
+         * addresses (weights 0 past the footprint) with no test; the rest
+         * 0 */
+        if (bv.u1 - bv.u0 < CELLS) {
+          const float *row = pv + (size_t) (r0 + m_lo) * sf.nu;
+          int at[CELLS];
 
 #pragma unroll
-        for (int c = 0; c < CELLS; c++)
-          at[c] = min (u0 + c, sf.nu - 1);
-        for (int m = m_lo; m < m_hi; m++, row += sf.nu) {
-          float sum = __fmul_rn (f1[0], __ldg (row + at[0]));
+          for (int c = 0; c < CELLS; c++)
+            at[c] = min (bv.u0 + c, sf.nu - 1);
+          for (int m = m_lo; m < m_hi; m++, row += sf.nu) {
+            float sum = __fmul_rn (bv.f1[0], __ldg (row + at[0]));
 
 #pragma unroll
-          for (int c = 1; c < CELLS; c++)
-            sum = __fmaf_rn (f1[c], __ldg (row + at[c]), sum);
-          s_p[m * kSfBackThreads + tid] = sum;
+            for (int c = 1; c < CELLS; c++)
+              sum = __fmaf_rn (bv.f1[c], __ldg (row + at[c]), sum);
+            s_p[m * kSfBackThreads + tid] = sum;
+          }
+        } else {
+          /* a footprint wider than CELLS cells (not in the geometries the
+           * launch chose this CELLS for, but exact anyway): F1 on the way */
+          const float2 cs = __ldg (views + pair + p);
+          const SfColumn col = sf_column (sf, xc, yc, cs.x, cs.y);
+
+          for (int m = m_lo; m < m_hi; m++)
+            s_p[m * kSfBackThreads + tid] = sf_row_sum (sf, pv, r0 + m,
+                bv.f1, bv.u0, bv.u1, col);
         }
-      } else {
-        for (int m = m_lo; m < m_hi; m++)
-          s_p[m * kSfBackThreads + tid] = sf_row_sum (sf, p, r0 + m, f1, u0,
-              u1, col);
-      }
-      for (int m = 0; m < m_lo; m++)
-        s_p[m * kSfBackThreads + tid] = 0.0f;
-      for (int m = max (m_hi, m_lo); m < n_rows; m++)
-        s_p[m * kSfBackThreads + tid] = 0.0f;
+        for (int m = 0; m < m_lo; m++)
+          s_p[m * kSfBackThreads + tid] = 0.0f;
+        for (int m = max (m_hi, m_lo); m < n_rows; m++)
+          s_p[m * kSfBackThreads + tid] = 0.0f;
 #pragma unroll
-      for (int n = 0; n < kSfBackSlab; n++) {
-        if (n >= n_slices)
-          break;
-        {
-          /* rows jf, jf + 1, jf + 2 with jf <= x_lo < jf + 1 and
-           * x_hi < jf + 3 */
-          const float x_hi = sf_slice_row (ax, kb + n + 1);
-          const float *pq = s_p + ((int) (jf - base)) * kSfBackThreads + tid;
-          const float w0 = fminf (x_hi, jf + 1.0f) - x_lo;
-          const float w1 = fmaxf (0.0f, fminf (x_hi, jf + 2.0f) -
-              (jf + 1.0f));
-          const float w2 = fmaxf (0.0f, x_hi - (jf + 2.0f));
-          float sum = __fmul_rn (w0, pq[0]);
+        for (int n = 0; n < kSfBackSlab; n++) {
+          if (n >= n_slices)
+            break;
+          {
+            /* rows jf, jf + 1, jf + 2 with jf <= x_lo < jf + 1 and
+             * x_hi < jf + 3 */
+            const float x_hi = sf_slice_row (bv.ax, kb + n + 1);
+            const float *pq = s_p + ((int) (jf - base)) * kSfBackThreads +
+                tid;
+            const float w0 = fminf (x_hi, jf + 1.0f) - x_lo;
+            const float w1 = fmaxf (0.0f, fminf (x_hi, jf + 2.0f) -
+                (jf + 1.0f));
+            const float w2 = fmaxf (0.0f, x_hi - (jf + 2.0f));
+            float sum = __fmul_rn (w0, pq[0]);
 
-          sum = __fmaf_rn (w1, pq[kSfBackThreads], sum);
-          sum = __fmaf_rn (w2, pq[2 * kSfBackThreads], sum);
-          acc[n] = __fmaf_rn (col.lphi, sum, acc[n]);
-          x_lo = x_hi;
-          jf = floorf (x_hi);
+            sum = __fmaf_rn (w1, pq[kSfBackThreads], sum);
+            sum = __fmaf_rn (w2, pq[2 * kSfBackThreads], sum);
+            acc[n] = __fmaf_rn (bv.lphi, sum, acc[n]);
+            x_lo = x_hi;
+            jf = floorf (x_hi);
+          }
         }
       }
     }
-    if ((view + 1) % kSfBackFold == 0 || view + 1 == n_views) {
+    if ((pair + 2) % kSfBackFold == 0 || pair + 2 >= n_views) {
 #pragma unroll
       for (int n = 0; n < kSfBackSlab; n++) {
         s_acc[n * kSfBackThreads + tid] += acc[n];
@@ -674,9 +750,10 @@ sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
       }
     }
   }
-  for (int n = 0; n < n_slices; n++)
-    vol[((size_t) (kb + n) * sf.ny + j) * sf.nx + i] =
-        (float) s_acc[n * kSfBackThreads + tid];
+  if (i < sf.nx && j < sf.ny)
+    for (int n = 0; n < n_slices; n++)
+      vol[((size_t) (kb + n) * sf.ny + j) * sf.nx + i] =
+          (float) s_acc[n * kSfBackThreads + tid];
 }
 
 /* The backprojector for slices taller than two detector rows (coarse
