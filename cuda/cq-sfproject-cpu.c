@@ -6,19 +6,27 @@
  * it covers, for each voxel of the column the axial rectangle likewise, and
  * f · l_φ0 · F1 · F2 is added to the cells; each cell is finally scaled by
  * l_θ. The backprojector runs the same footprints the other way round, so
- * it is the exact transpose. Views are split over threads in the
- * projector, voxel rows in the backprojector, so no two threads add to the
- * same value.
+ * it is the exact transpose. Views are split into jobs on the worker pool
+ * in the projector, voxel rows in the backprojector, so no two jobs add to
+ * the same value.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "cq-sfproject.h"
+#include "cq-pool.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+/* The CUDA projector on a device: the same in every build. */
+CqSfCuda *
+cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
+{
+  const CqCudaTarget target = CQ_CUDA_TARGET_DEVICE (device);
+
+  return cq_sf_cuda_new_for (&target, g, err);
+}
 
 CqStatus
 cq_sf_geometry_check (const CqSfGeometry * g, CqError * err)
@@ -64,34 +72,41 @@ cq_sf_view_angle (const CqSfGeometry * g, unsigned view)
       g->direction * 2.0 * M_PI * (double) (view % g->n_views) / g->n_views;
 }
 
+/* The centre of cell i of n cells of size d, the middle one at o. */
+static double
+centre (unsigned i, unsigned n, double d, double o)
+{
+  return ((double) i - (n - 1) / 2.0) * d + o;
+}
+
 double
 cq_sf_voxel_x (const CqSfGeometry * g, unsigned i)
 {
-  return ((double) i - (g->nx - 1) / 2.0) * g->dx + g->offset_x;
+  return centre (i, g->nx, g->dx, g->offset_x);
 }
 
 double
 cq_sf_voxel_y (const CqSfGeometry * g, unsigned j)
 {
-  return ((double) j - (g->ny - 1) / 2.0) * g->dx + g->offset_y;
+  return centre (j, g->ny, g->dx, g->offset_y);
 }
 
 double
 cq_sf_voxel_z (const CqSfGeometry * g, unsigned k)
 {
-  return ((double) k - (g->nz - 1) / 2.0) * g->dz + g->offset_z;
+  return centre (k, g->nz, g->dz, g->offset_z);
 }
 
 double
 cq_sf_cell_s (const CqSfGeometry * g, unsigned u)
 {
-  return ((double) u - (g->nu - 1) / 2.0) * g->du + g->offset_u;
+  return centre (u, g->nu, g->du, g->offset_u);
 }
 
 double
 cq_sf_cell_t (const CqSfGeometry * g, unsigned v)
 {
-  return ((double) v - (g->nv - 1) / 2.0) * g->dv + g->offset_v;
+  return centre (v, g->nv, g->dv, g->offset_v);
 }
 
 double
@@ -298,7 +313,7 @@ backproject_rows (const CqSfGeometry * g, const double *scaled,
   }
 }
 
-/* ---- threads ---- */
+/* ---- jobs on the worker pool ---- */
 
 typedef struct
 {
@@ -311,10 +326,10 @@ typedef struct
   Scratch sc;
 } Job;
 
-static void *
-job_run (void *data)
+static void
+job_run (void *user, unsigned index)
 {
-  Job *job = data;
+  Job *job = (Job *) user + index;
   const CqSfGeometry *g = job->g;
   unsigned n;
 
@@ -331,7 +346,6 @@ job_run (void *data)
     backproject_rows (g, job->in, job->first_view, job->n_views, job->out, j0,
         j1, &job->sc);
   }
-  return NULL;
 }
 
 static CqStatus
@@ -339,22 +353,13 @@ run_jobs (const CqSfGeometry * g, const double *in, unsigned first_view,
     unsigned n_views, double *out, unsigned n_threads, int backward,
     CqError * err)
 {
-  unsigned limit = backward ? g->ny : n_views, i;
-  pthread_t *threads;
-  int *started;
+  unsigned i;
   Job *jobs;
   CqStatus ret = CQ_OK;
 
-  if (n_threads == 0) {
-    long n = sysconf (_SC_NPROCESSORS_ONLN);
-    n_threads = n > 0 ? (unsigned) n : 1;
-  }
-  if (n_threads > limit)
-    n_threads = limit > 0 ? limit : 1;
+  n_threads = cq_pool_split (n_threads, backward ? g->ny : n_views);
   jobs = calloc (n_threads, sizeof (Job));
-  threads = calloc (n_threads, sizeof (pthread_t));
-  started = calloc (n_threads, sizeof (int));
-  if (!jobs || !threads || !started)
+  if (!jobs)
     goto oom;
   for (i = 0; i < n_threads; i++) {
     Job *job = &jobs[i];
@@ -372,15 +377,7 @@ run_jobs (const CqSfGeometry * g, const double *in, unsigned first_view,
     if (!job->sc.f1 || !job->sc.f2)
       goto oom;
   }
-  for (i = 1; i < n_threads; i++) {
-    started[i] = pthread_create (&threads[i], NULL, job_run, &jobs[i]) == 0;
-    if (!started[i])
-      job_run (&jobs[i]);
-  }
-  job_run (&jobs[0]);
-  for (i = 1; i < n_threads; i++)
-    if (started[i])
-      pthread_join (threads[i], NULL);
+  cq_pool_run (n_threads, job_run, jobs);
   goto out;
 
 oom:
@@ -393,8 +390,6 @@ out:
       free (jobs[i].sc.f2);
     }
   free (jobs);
-  free (threads);
-  free (started);
   return ret;
 }
 

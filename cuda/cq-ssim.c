@@ -143,3 +143,33 @@ cq_ssim_gauss_weights (double weights[11])
   for (k = 0; k < 11; k++)
     weights[k] /= sum;
 }
+
+/* ---- the CUDA backend's entry points that are the same in every build ---- */
+
+CqSsimCuda *
+cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
+    unsigned n_planes, CqError * err)
+{
+  const CqCudaTarget target = CQ_CUDA_TARGET_DEVICE (device);
+
+  return cq_ssim_cuda_new_for (&target, window, planes, n_planes, err);
+}
+
+CqStatus
+cq_ssim_cuda_measure_host (CqSsimCuda * cuda, const void *const *ref,
+    const size_t *ref_strides, const void *const *dist,
+    const size_t *dist_strides, CqSsimPlaneSums * sums, CqError * err)
+{
+  CQ_RETURN_SUBMIT_COLLECT (cq_ssim_cuda_submit_host (cuda, ref, ref_strides,
+          dist, dist_strides, err), cq_ssim_cuda_collect (cuda, sums, err));
+}
+
+CqStatus
+cq_ssim_cuda_measure_device (CqSsimCuda * cuda, const void *const *ref,
+    const size_t *ref_pitches, const void *const *dist,
+    const size_t *dist_pitches, CqSsimPlaneSums * sums, CqError * err)
+{
+  CQ_RETURN_SUBMIT_COLLECT (cq_ssim_cuda_submit_device (cuda, ref,
+          ref_pitches, dist, dist_pitches, err), cq_ssim_cuda_collect (cuda,
+          sums, err));
+}

@@ -92,6 +92,10 @@ typedef struct CqSsimCuda CqSsimCuda;
 
 CqSsimCuda *cq_ssim_cuda_new (int device, CqSsimWindow window,
     const CqSsimPlane * planes, unsigned n_planes, CqError * err);
+/* The same where target says (a framework's context and its hooks). */
+CqSsimCuda *cq_ssim_cuda_new_for (const CqCudaTarget * target,
+    CqSsimWindow window, const CqSsimPlane * planes, unsigned n_planes,
+    CqError * err);
 /* Frames in host memory (pageable or pinned, detected per plane). Blocks
  * until the sums are ready. */
 CqStatus cq_ssim_cuda_measure_host (CqSsimCuda * cuda,
