@@ -39,8 +39,8 @@
 #include <string.h>
 
 #include "gstcudassim.h"
-#include "gstcudaqabackend.h"
-#include "gstcudaqacuda.h"
+#include "gstcudaqadevice.h"
+#include "gstcudaqapairing.h"
 #include "gstcudaqareport.h"
 #include "gstcudaqasettings.h"
 #include "cq-ssim.h"
@@ -102,8 +102,6 @@ typedef struct
   CqSsimPlaneSums sums[CQ_SSIM_MAX_PLANES];
 } GstCudaSsimPending;
 
-#define MAX_PENDING 2
-
 typedef gboolean (*GstCudaSsimSubmitFunc) (GstCudaSsim * self,
     GstCudaSsimPending * pending, gboolean device, CqError * err);
 typedef gboolean (*GstCudaSsimCollectFunc) (GstCudaSsim * self,
@@ -122,12 +120,10 @@ struct _GstCudaSsim
   GstCudaQaSettings settings;
 
   /* streaming state, in the aggregate thread */
+  GstCudaQaDevice *dev;         /* backend, CUDA context, pairs in flight */
+  GstCudaQaPairing *pairing;    /* which frames pair */
   CqSsimWindow active_window;
   GstCudaSsimPlanes active_planes;
-  gint device;                  /* CUDA device, or -1 for the CPU */
-  GstCudaContext *context;      /* shared gst.cuda.context, if usable */
-  GstCudaContext *lib_context;  /* where self->cuda lives */
-  guint in_flight;              /* pairs held while the GPU measures */
   gchar *active_location;
   GstCudaQaLogFormat active_log_format;
   GstVideoInfo reference_info, distorted_info;
@@ -140,16 +136,13 @@ struct _GstCudaSsim
   guint n_planes;
   gchar plane_names[CQ_SSIM_MAX_PLANES];
   CqSsimCpu *cpu;
-  CqSsimCuda *cuda;
   GstCudaSsimSubmitFunc submit;
   GstCudaSsimCollectFunc collect;
   gboolean device_input;        /* both pads CUDAMemory, measured on CUDA */
-  GstCudaSsimPending pending[MAX_PENDING];      /* oldest first */
-  guint n_pending;
   GstCudaQaReport *report;
   gboolean report_started;
   guint n_fields;
-  guint64 measured, unpaired_reference, unpaired_distorted;
+  guint64 measured;
 };
 
 #define gst_cuda_ssim_parent_class parent_class
@@ -176,9 +169,20 @@ static gboolean gst_cuda_ssim_src_query (GstAggregator * agg, GstQuery * query);
 static GstFlowReturn gst_cuda_ssim_flush (GstAggregator * agg);
 static gboolean gst_cuda_ssim_propose_allocation (GstAggregator * agg,
     GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query);
-static void gst_cuda_ssim_set_context (GstElement * element,
-    GstContext * context);
-static GstFlowReturn gst_cuda_ssim_drain (GstCudaSsim * self, gboolean push);
+static GstFlowReturn gst_cuda_ssim_drain (GstAggregator * agg);
+static gpointer gst_cuda_ssim_open_cuda (GstElement * element,
+    const CqCudaTarget * target, CqError * err);
+static GstFlowReturn gst_cuda_ssim_complete (GstElement * element,
+    gpointer item, GstBuffer ** out);
+static void gst_cuda_ssim_forget (gpointer item);
+static GstFlowReturn gst_cuda_ssim_push (GstElement * element,
+    GstBuffer * buf);
+
+static const GstCudaQaDeviceFuncs device_funcs = {
+  gst_cuda_ssim_open_cuda, (GDestroyNotify) cq_ssim_cuda_free,
+  sizeof (GstCudaSsimPending), gst_cuda_ssim_complete, gst_cuda_ssim_forget,
+  gst_cuda_ssim_push
+};
 
 GType
 gst_cuda_ssim_window_get_type (void)
@@ -289,7 +293,7 @@ gst_cuda_ssim_class_init (GstCudaSsimClass * klass)
   agg_class->flush = GST_DEBUG_FUNCPTR (gst_cuda_ssim_flush);
   agg_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_ssim_propose_allocation);
-  element_class->set_context = GST_DEBUG_FUNCPTR (gst_cuda_ssim_set_context);
+  gst_cuda_qa_device_install (element_class);
   agg_class->get_next_time = gst_aggregator_simple_get_next_time;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SSIM_WINDOW, 0);
@@ -319,11 +323,13 @@ gst_cuda_ssim_init (GstCudaSsim * self)
   self->planes = DEFAULT_PROP_PLANES;
   self->threshold = DEFAULT_PROP_THRESHOLD;
   gst_cuda_qa_settings_init (&self->settings);
-  self->device = -1;
+  self->dev = gst_cuda_qa_device_new (GST_ELEMENT (self), &device_funcs);
   self->report = gst_cuda_qa_report_new (GST_ELEMENT (self), "cudassim",
       "CudaSsimMeta");
   self->reference_pad = gst_cuda_ssim_add_sink_pad (self, "reference");
   self->distorted_pad = gst_cuda_ssim_add_sink_pad (self, "distorted");
+  self->pairing = gst_cuda_qa_pairing_new (GST_AGGREGATOR (self),
+      self->reference_pad, self->distorted_pad, gst_cuda_ssim_drain);
 }
 
 static void
@@ -331,6 +337,8 @@ gst_cuda_ssim_finalize (GObject * object)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (object);
 
+  gst_cuda_qa_device_free (self->dev);
+  gst_cuda_qa_pairing_free (self->pairing);
   gst_cuda_qa_report_free (self->report);
   gst_cuda_qa_settings_clear (&self->settings);
   g_free (self->active_location);
@@ -390,19 +398,6 @@ gst_cuda_ssim_get_property (GObject * object, guint prop_id, GValue * value,
 }
 
 static void
-gst_cuda_ssim_set_context (GstElement * element, GstContext * context)
-{
-  GstCudaSsim *self = GST_CUDA_SSIM (element);
-  gint device_id;
-
-  GST_OBJECT_LOCK (self);
-  device_id = self->settings.cuda_device_id;
-  GST_OBJECT_UNLOCK (self);
-  gst_cuda_qa_context_set (element, context, device_id, &self->context);
-  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
-}
-
-static void
 gst_cuda_ssim_release_pending (GstCudaSsimPending * p)
 {
   gst_video_frame_unmap (&p->df);
@@ -410,17 +405,14 @@ gst_cuda_ssim_release_pending (GstCudaSsimPending * p)
   gst_buffer_unref (p->ref);
 }
 
-/* Pairs in flight are dropped unmeasured (stop, errors). */
+/* A pair in flight dropped unmeasured (stop). */
 static void
-gst_cuda_ssim_forget_pending (GstCudaSsim * self)
+gst_cuda_ssim_forget (gpointer item)
 {
-  guint i;
+  GstCudaSsimPending *p = item;
 
-  for (i = 0; i < self->n_pending; i++) {
-    gst_cuda_ssim_release_pending (&self->pending[i]);
-    gst_buffer_unref (self->pending[i].dist);
-  }
-  self->n_pending = 0;
+  gst_cuda_ssim_release_pending (p);
+  gst_buffer_unref (p->dist);
 }
 
 static void
@@ -428,15 +420,17 @@ gst_cuda_ssim_free_backends (GstCudaSsim * self)
 {
   cq_ssim_cpu_free (self->cpu);
   self->cpu = NULL;
-  if (self->cuda) {
-    gst_cuda_qa_context_push (self->lib_context);
-    cq_ssim_cuda_free (self->cuda);
-    gst_cuda_qa_context_pop (self->lib_context);
-    self->cuda = NULL;
-  }
-  gst_cuda_qa_context_clear (&self->lib_context);
+  gst_cuda_qa_device_close (self->dev);
   self->submit = NULL;
   self->collect = NULL;
+}
+
+/* Completes every pair in flight (see gst_cuda_qa_device_drain); the
+ * pairing's hook before the segment changes. */
+static GstFlowReturn
+gst_cuda_ssim_drain (GstAggregator * agg)
+{
+  return gst_cuda_qa_device_drain (GST_CUDA_SSIM (agg)->dev, TRUE);
 }
 
 static gboolean
@@ -444,38 +438,26 @@ gst_cuda_ssim_start (GstAggregator * agg)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (agg);
   GstCudaQaBackend backend;
-  gint device_id;
+  gint device_id, in_flight;
 
   GST_OBJECT_LOCK (self);
   self->active_window = (CqSsimWindow) self->window;
   self->active_planes = self->planes;
   backend = self->settings.backend;
   device_id = self->settings.cuda_device_id;
+  in_flight = self->settings.frames_in_flight;
   g_free (self->active_location);
   self->active_location = g_strdup (self->settings.location);
   self->active_log_format = self->settings.log_format;
   GST_OBJECT_UNLOCK (self);
 
   self->have_reference_info = self->have_distorted_info = FALSE;
-  self->n_pending = 0;
   self->reconfigure = TRUE;
   self->report_started = FALSE;
-  self->measured = self->unpaired_reference = self->unpaired_distorted = 0;
+  self->measured = 0;
+  gst_cuda_qa_pairing_reset (self->pairing);
   gst_video_info_init (&self->measured_info);
-  if (!gst_cuda_qa_backend_choose (GST_ELEMENT (self), backend, device_id,
-          &self->device))
-    return FALSE;
-  /* GStreamer's shared context where its CUDA library works: the kernels
-   * then run in the same context as nvcodec's and read its memory */
-  if (self->device >= 0
-      && gst_cuda_qa_context_ensure (GST_ELEMENT (self), device_id,
-          &self->context))
-    self->device = gst_cuda_qa_context_device (self->context);
-  GST_OBJECT_LOCK (self);
-  self->in_flight = self->settings.frames_in_flight >= 0 ?
-      (guint) self->settings.frames_in_flight : self->device >= 0 ? 1 : 0;
-  GST_OBJECT_UNLOCK (self);
-  return TRUE;
+  return gst_cuda_qa_device_start (self->dev, backend, device_id, in_flight);
 }
 
 static gboolean
@@ -483,9 +465,8 @@ gst_cuda_ssim_stop (GstAggregator * agg)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (agg);
 
-  gst_cuda_ssim_forget_pending (self);
+  gst_cuda_qa_device_stop (self->dev);
   gst_cuda_ssim_free_backends (self);
-  gst_cuda_qa_context_clear (&self->context);
   gst_cuda_qa_report_stop (self->report);
   self->report_started = FALSE;
   return TRUE;
@@ -502,7 +483,7 @@ gst_cuda_ssim_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     GstVideoInfo info;
 
     /* pairs in flight leave in the format they came in */
-    gst_cuda_ssim_drain (self, TRUE);
+    gst_cuda_qa_device_drain (self->dev, TRUE);
     gst_event_parse_caps (event, &caps);
     if (!gst_video_info_from_caps (&info, caps)) {
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
@@ -588,7 +569,7 @@ gst_cuda_ssim_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
   GstAggregatorPad *other;
   GstCaps *templ, *other_caps, *filter, *result, *tmp;
 
-  if (gst_cuda_qa_context_query (GST_ELEMENT (self), query, self->context))
+  if (gst_cuda_qa_device_query (self->dev, query))
     return TRUE;
   if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
     return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
@@ -748,58 +729,42 @@ gst_cuda_ssim_collect_cpu (GstCudaSsim * self, GstCudaSsimPending * p,
   return TRUE;
 }
 
-/* device: the frames were mapped as CUDAMemory of the library's context */
+/* device: the frames were mapped as CUDAMemory of the library's context,
+ * which the library's CUDA object enters itself */
 static gboolean
 gst_cuda_ssim_submit_cuda (GstCudaSsim * self, GstCudaSsimPending * p,
     gboolean device, CqError * err)
 {
+  CqSsimCuda *cuda = gst_cuda_qa_device_backend (self->dev);
   GstCudaSsimPlanePointers r, d;
-  CqStatus ret;
 
   gst_cuda_ssim_plane_pointers (self, &p->rf, &r);
   gst_cuda_ssim_plane_pointers (self, &p->df, &d);
-  gst_cuda_qa_context_push (self->lib_context);
   if (device)
-    ret = cq_ssim_cuda_submit_device (self->cuda, r.data, r.stride, d.data,
-        d.stride, err);
-  else
-    ret = cq_ssim_cuda_submit_host (self->cuda, r.data, r.stride, d.data,
-        d.stride, err);
-  gst_cuda_qa_context_pop (self->lib_context);
-  return ret == CQ_OK;
+    return cq_ssim_cuda_submit_device (cuda, r.data, r.stride, d.data,
+        d.stride, err) == CQ_OK;
+  return cq_ssim_cuda_submit_host (cuda, r.data, r.stride, d.data, d.stride,
+      err) == CQ_OK;
 }
 
 static gboolean
 gst_cuda_ssim_collect_cuda (GstCudaSsim * self, GstCudaSsimPending * p,
     CqError * err)
 {
-  CqStatus ret;
-
-  gst_cuda_qa_context_push (self->lib_context);
-  ret = cq_ssim_cuda_collect (self->cuda, p->sums, err);
-  gst_cuda_qa_context_pop (self->lib_context);
-  return ret == CQ_OK;
+  return cq_ssim_cuda_collect (gst_cuda_qa_device_backend (self->dev),
+      p->sums, err) == CQ_OK;
 }
 
-/* The CUDA measurement in ctx (the element's shared context or that of the
- * memory arriving), or on self->device without GStreamer's CUDA. */
-static gboolean
-gst_cuda_ssim_open_cuda (GstCudaSsim * self, GstCudaContext * ctx,
+/* The CUDA measurement where the device helper says: the element's shared
+ * context, that of the memory arriving, or the device. */
+static gpointer
+gst_cuda_ssim_open_cuda (GstElement * element, const CqCudaTarget * target,
     CqError * err)
 {
-  gst_cuda_ssim_free_backends (self);
-  if (!gst_cuda_qa_context_push (ctx))
-    return cq_error_set (err, CQ_ERROR_CUDA, "cannot make the CUDA context "
-        "of device %d current", gst_cuda_qa_context_device (ctx)), FALSE;
-  self->cuda = cq_ssim_cuda_new (ctx ? CQ_CUDA_CURRENT_CONTEXT : self->device,
-      self->active_window, self->cq_planes, self->n_planes, err);
-  gst_cuda_qa_context_pop (ctx);
-  if (!self->cuda)
-    return FALSE;
-  self->lib_context = gst_cuda_qa_context_ref (ctx);
-  self->submit = gst_cuda_ssim_submit_cuda;
-  self->collect = gst_cuda_ssim_collect_cuda;
-  return TRUE;
+  GstCudaSsim *self = GST_CUDA_SSIM (element);
+
+  return cq_ssim_cuda_new_for (target, self->active_window, self->cq_planes,
+      self->n_planes, err);
 }
 
 /* Starts the report with this stream's fields (once per run). */
@@ -840,6 +805,7 @@ gst_cuda_ssim_set_info (GstCudaSsim * self, const GstVideoInfo * info)
   CqError err = { CQ_OK, "" };
   guint old_planes = self->n_planes;
   gchar old_names[CQ_SSIM_MAX_PLANES];
+  GstClockTime latency;
 
   memcpy (old_names, self->plane_names, sizeof (old_names));
   gst_cuda_ssim_planes_for_info (self, info);
@@ -847,9 +813,11 @@ gst_cuda_ssim_set_info (GstCudaSsim * self, const GstVideoInfo * info)
           || memcmp (old_names, self->plane_names, self->n_planes) != 0))
     goto planes_changed;
   gst_cuda_ssim_free_backends (self);
-  if (self->device >= 0) {
-    if (!gst_cuda_ssim_open_cuda (self, self->context, &err))
+  if (gst_cuda_qa_device_is_cuda (self->dev)) {
+    if (!gst_cuda_qa_device_open (self->dev, NULL, &err))
       goto backend_failed;
+    self->submit = gst_cuda_ssim_submit_cuda;
+    self->collect = gst_cuda_ssim_collect_cuda;
   } else {
     self->cpu = cq_ssim_cpu_new (self->active_window, self->cq_planes,
         self->n_planes, 0, &err);
@@ -860,23 +828,20 @@ gst_cuda_ssim_set_info (GstCudaSsim * self, const GstVideoInfo * info)
   }
   /* CUDAMemory on the CPU backend, or on one pad only, is read through host
    * mappings */
-  self->device_input = self->device >= 0 && self->reference_cuda
-      && self->distorted_cuda;
+  self->device_input = gst_cuda_qa_device_is_cuda (self->dev)
+      && self->reference_cuda && self->distorted_cuda;
   self->measured_info = *info;
-  if (self->in_flight > 0 && GST_VIDEO_INFO_FPS_N (info) > 0) {
-    /* a pair leaves when the next one arrives */
-    GstClockTime frame = gst_util_uint64_scale_int (GST_SECOND *
-        self->in_flight, GST_VIDEO_INFO_FPS_D (info),
-        GST_VIDEO_INFO_FPS_N (info));
-
-    gst_aggregator_set_latency (GST_AGGREGATOR (self), frame, frame);
-  }
+  latency = gst_cuda_qa_device_latency (self->dev,
+      GST_VIDEO_INFO_FPS_N (info), GST_VIDEO_INFO_FPS_D (info));
+  if (latency > 0)
+    gst_aggregator_set_latency (GST_AGGREGATOR (self), latency, latency);
   GST_INFO_OBJECT (self, "comparing %u plane(s) of %s %dx%d with the %s "
       "window on %s from %s memory, %u pair(s) in flight", self->n_planes,
       GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
       GST_VIDEO_INFO_HEIGHT (info), cq_ssim_window_name (self->active_window),
-      self->device >= 0 ? "CUDA" : "the CPU",
-      self->device_input ? "CUDA" : "system", self->in_flight);
+      gst_cuda_qa_device_name (self->dev),
+      self->device_input ? "CUDA" : "system",
+      gst_cuda_qa_device_in_flight (self->dev));
   if (!self->report_started && !gst_cuda_ssim_start_report (self))
     return FALSE;
   return TRUE;
@@ -892,16 +857,10 @@ planes_changed:
   }
 backend_failed:
   {
-    if (err.status == CQ_ERROR_OUT_OF_MEMORY)
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of memory for %dx%d frames", GST_VIDEO_INFO_WIDTH (info),
-              GST_VIDEO_INFO_HEIGHT (info)), ("%s", err.message));
-    else
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Could not set up SSIM for %dx%d %s frames with the %s window",
-              GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
-              GST_VIDEO_INFO_NAME (info),
-              cq_ssim_window_name (self->active_window)), ("%s", err.message));
+    gst_cuda_qa_device_setup_error (self->dev, &err, "SSIM",
+        "%dx%d %s frames with the %s window", GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
+        cq_ssim_window_name (self->active_window));
     return FALSE;
   }
 }
@@ -971,22 +930,14 @@ gst_cuda_ssim_post_alert (GstCudaSsim * self, GstBuffer * buf,
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
-/* Submitting or collecting a frame failed: the library's message. */
-static void
-gst_cuda_ssim_measure_error (GstCudaSsim * self, const CqError * err)
-{
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-      ("SSIM measurement failed on %s",
-          self->device >= 0 ? "CUDA" : "the CPU"), ("%s", err->message));
-}
-
-/* Reads the sums of the oldest pair in flight; its distorted buffer gets
- * the meta and goes downstream (push), or for a flush is dropped after
- * the scores are reported. */
+/* Reads the sums of a pair in flight; its distorted buffer gets the meta
+ * and is handed back (for downstream, or for a flush to drop after the
+ * scores are reported). */
 static GstFlowReturn
-gst_cuda_ssim_complete_oldest (GstCudaSsim * self, gboolean push)
+gst_cuda_ssim_complete (GstElement * element, gpointer item, GstBuffer ** out)
 {
-  GstCudaSsimPending p = self->pending[0];
+  GstCudaSsim *self = GST_CUDA_SSIM (element);
+  GstCudaSsimPending *p = item;
   gdouble values[MAX_FIELDS];
   CqError err = { CQ_OK, "" };
   gboolean ok, post;
@@ -994,16 +945,13 @@ gst_cuda_ssim_complete_oldest (GstCudaSsim * self, gboolean push)
   GstClockTime interval;
   GstBuffer *dist;
 
-  self->n_pending--;
-  memmove (&self->pending[0], &self->pending[1],
-      self->n_pending * sizeof (self->pending[0]));
-  ok = self->collect (self, &p, &err);
-  gst_cuda_ssim_release_pending (&p);
-  dist = p.dist;
+  ok = self->collect (self, p, &err);
+  gst_cuda_ssim_release_pending (p);
+  dist = p->dist;
   if (!ok)
     goto measure_failed;
 
-  gst_cuda_ssim_values (self, p.sums, values);
+  gst_cuda_ssim_values (self, p->sums, values);
   GST_OBJECT_LOCK (self);
   post = self->settings.post_messages;
   interval = self->settings.interval;
@@ -1011,45 +959,33 @@ gst_cuda_ssim_complete_oldest (GstCudaSsim * self, gboolean push)
   GST_OBJECT_UNLOCK (self);
   /* the frames' mappings are gone: a shallow copy at most */
   dist = gst_buffer_make_writable (dist);
-  gst_cuda_qa_report_frame (self->report, dist, &p.segment, values, post,
+  gst_cuda_qa_report_frame (self->report, dist, &p->segment, values, post,
       interval);
   self->measured++;
   if (threshold > 0.0 && values[0] < threshold)
-    gst_cuda_ssim_post_alert (self, dist, &p.segment, values[0], threshold);
-  if (!push) {
-    gst_buffer_unref (dist);
-    return GST_FLOW_OK;
-  }
-  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), dist);
+    gst_cuda_ssim_post_alert (self, dist, &p->segment, values[0], threshold);
+  *out = dist;
+  return GST_FLOW_OK;
 
   /* ERRORS */
 measure_failed:
   {
-    gst_cuda_ssim_measure_error (self, &err);
+    gst_cuda_qa_device_measure_error (self->dev, &err, "SSIM measurement");
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
 }
 
-/* Completes every pair in flight (see complete_oldest). */
 static GstFlowReturn
-gst_cuda_ssim_drain (GstCudaSsim * self, gboolean push)
+gst_cuda_ssim_push (GstElement * element, GstBuffer * buf)
 {
-  GstFlowReturn ret = GST_FLOW_OK;
-
-  while (self->n_pending > 0) {
-    GstFlowReturn r = gst_cuda_ssim_complete_oldest (self, push);
-
-    if (ret == GST_FLOW_OK)
-      ret = r;
-  }
-  return ret;
+  return gst_aggregator_finish_buffer (GST_AGGREGATOR (element), buf);
 }
 
 static GstFlowReturn
 gst_cuda_ssim_flush (GstAggregator * agg)
 {
-  gst_cuda_ssim_drain (GST_CUDA_SSIM (agg), FALSE);
+  gst_cuda_qa_device_drain (GST_CUDA_SSIM (agg)->dev, FALSE);
   return GST_FLOW_OK;
 }
 
@@ -1072,16 +1008,8 @@ gst_cuda_ssim_pair_on_device (GstCudaSsim * self, GstBuffer * ref,
         "through host memory");
     return FALSE;
   }
-  if (rc != self->lib_context) {
-    GST_INFO_OBJECT (self, "memory of another CUDA context (device %d): "
-        "measuring in that context", gst_cuda_qa_context_device (rc));
-    gst_cuda_ssim_drain (self, TRUE);
-    if (!gst_cuda_ssim_open_cuda (self, rc, err)) {
-      *failed = TRUE;
-      return FALSE;
-    }
-  }
-  return TRUE;
+  *failed = !gst_cuda_qa_device_follow (self->dev, rc, err);
+  return !*failed;
 }
 
 static gboolean
@@ -1110,7 +1038,7 @@ static GstFlowReturn
 gst_cuda_ssim_submit_pair (GstCudaSsim * self, GstBuffer * ref,
     GstBuffer * dist, const GstSegment * segment)
 {
-  GstCudaSsimPending *p;
+  GstCudaSsimPending p;
   CqError err = { CQ_OK, "" };
   gboolean device, failed;
 
@@ -1126,7 +1054,8 @@ gst_cuda_ssim_submit_pair (GstCudaSsim * self, GstBuffer * ref,
   if (self->reconfigure) {
     if (!gst_video_info_is_equal (&self->measured_info,
             &self->distorted_info) || !self->submit
-        || self->device_input != (self->device >= 0 && self->reference_cuda
+        || self->device_input != (gst_cuda_qa_device_is_cuda (self->dev)
+            && self->reference_cuda
             && self->distorted_cuda)) {
       if (!gst_cuda_ssim_set_info (self, &self->distorted_info))
         goto setup_failed;
@@ -1137,25 +1066,21 @@ gst_cuda_ssim_submit_pair (GstCudaSsim * self, GstBuffer * ref,
   device = gst_cuda_ssim_pair_on_device (self, ref, dist, &err, &failed);
   if (failed)
     goto measure_failed;
-  p = &self->pending[self->n_pending];
-  if (!gst_cuda_ssim_map (&p->rf, &self->reference_info, ref, device))
+  if (!gst_cuda_ssim_map (&p.rf, &self->reference_info, ref, device))
     goto map_failed_ref;
-  if (!gst_cuda_ssim_map (&p->df, &self->distorted_info, dist, device)) {
-    gst_video_frame_unmap (&p->rf);
+  if (!gst_cuda_ssim_map (&p.df, &self->distorted_info, dist, device)) {
+    gst_video_frame_unmap (&p.rf);
     goto map_failed_dist;
   }
-  if (!self->submit (self, p, device, &err)) {
-    gst_video_frame_unmap (&p->df);
-    gst_video_frame_unmap (&p->rf);
+  if (!self->submit (self, &p, device, &err)) {
+    gst_video_frame_unmap (&p.df);
+    gst_video_frame_unmap (&p.rf);
     goto measure_failed;
   }
-  p->ref = gst_buffer_ref (ref);
-  p->dist = dist;
-  p->segment = *segment;
-  self->n_pending++;
-  if (self->n_pending > self->in_flight)
-    return gst_cuda_ssim_complete_oldest (self, TRUE);
-  return GST_FLOW_OK;
+  p.ref = gst_buffer_ref (ref);
+  p.dist = dist;
+  p.segment = *segment;
+  return gst_cuda_qa_device_add_pending (self->dev, &p, NULL);
 
   /* ERRORS */
 not_negotiated:
@@ -1202,65 +1127,10 @@ map_failed_dist:
   }
 measure_failed:
   {
-    gst_cuda_ssim_measure_error (self, &err);
+    gst_cuda_qa_device_measure_error (self->dev, &err, "SSIM measurement");
     gst_buffer_unref (dist);
     return GST_FLOW_ERROR;
   }
-}
-
-static GstClockTime
-gst_cuda_ssim_running_time (GstAggregatorPad * pad, GstBuffer * buf)
-{
-  GstClockTime pts = GST_BUFFER_PTS (buf), rt;
-
-  if (!GST_CLOCK_TIME_IS_VALID (pts))
-    return GST_CLOCK_TIME_NONE;
-  GST_OBJECT_LOCK (pad);
-  rt = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME, pts);
-  GST_OBJECT_UNLOCK (pad);
-  return rt;
-}
-
-/* Two frames pair when their running times are closer than half a frame of
- * the distorted stream (exactly equal when its rate is unknown). */
-static GstClockTime
-gst_cuda_ssim_pair_tolerance (GstCudaSsim * self, GstBuffer * dist)
-{
-  const GstVideoInfo *info = &self->distorted_info;
-
-  if (self->have_distorted_info && GST_VIDEO_INFO_FPS_N (info) > 0)
-    return gst_util_uint64_scale (GST_SECOND / 2, GST_VIDEO_INFO_FPS_D (info),
-        GST_VIDEO_INFO_FPS_N (info));
-  if (GST_BUFFER_DURATION_IS_VALID (dist))
-    return GST_BUFFER_DURATION (dist) / 2;
-  return 0;
-}
-
-/* An unpaired distorted frame still goes downstream, without scores. */
-static GstFlowReturn
-gst_cuda_ssim_pass_unpaired (GstCudaSsim * self, GstBuffer * dist)
-{
-  GstFlowReturn ret;
-
-  /* after the measured frames before it */
-  ret = gst_cuda_ssim_drain (self, TRUE);
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_unref (dist);
-    return ret;
-  }
-  self->unpaired_distorted++;
-  GST_LOG_OBJECT (self, "distorted frame %" GST_TIME_FORMAT " has no "
-      "reference", GST_TIME_ARGS (GST_BUFFER_PTS (dist)));
-  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), dist);
-}
-
-static void
-gst_cuda_ssim_drop_unpaired (GstCudaSsim * self, GstBuffer * ref)
-{
-  self->unpaired_reference++;
-  GST_LOG_OBJECT (self, "reference frame %" GST_TIME_FORMAT " has no "
-      "distorted partner", GST_TIME_ARGS (GST_BUFFER_PTS (ref)));
-  gst_aggregator_pad_drop_buffer (self->reference_pad);
 }
 
 static void
@@ -1274,125 +1144,49 @@ gst_cuda_ssim_finish (GstCudaSsim * self)
   GST_OBJECT_LOCK (self);
   post = self->settings.post_messages;
   GST_OBJECT_UNLOCK (self);
-  extra = gst_structure_new ("extra",
-      "unpaired-frames", G_TYPE_UINT64,
-      self->unpaired_reference + self->unpaired_distorted,
-      "unpaired-reference", G_TYPE_UINT64, self->unpaired_reference,
-      "unpaired-distorted", G_TYPE_UINT64, self->unpaired_distorted,
-      "window", G_TYPE_STRING, cq_ssim_window_name (self->active_window), NULL);
+  extra = gst_structure_new_empty ("extra");
+  gst_cuda_qa_pairing_summary (self->pairing, extra);
+  gst_structure_set (extra, "window", G_TYPE_STRING,
+      cq_ssim_window_name (self->active_window), NULL);
   gst_cuda_qa_report_finish (self->report, post, extra);
   gst_structure_free (extra);
 }
 
-/* Keeps the src segment equal to the distorted pad's, so that the distorted
- * buffers keep their timestamps and running times. */
-static gboolean
-gst_cuda_ssim_same_segment (const GstSegment * a, const GstSegment * b)
-{
-  return a->format == b->format && a->flags == b->flags && a->rate == b->rate
-      && a->applied_rate == b->applied_rate && a->base == b->base
-      && a->offset == b->offset && a->start == b->start && a->stop == b->stop
-      && a->time == b->time;
-}
-
-static void
-gst_cuda_ssim_sync_segment (GstCudaSsim * self, GstSegment * segment)
-{
-  GstAggregator *agg = GST_AGGREGATOR (self);
-  GstSegment *src = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
-  gboolean changed;
-
-  GST_OBJECT_LOCK (self->distorted_pad);
-  *segment = self->distorted_pad->segment;
-  GST_OBJECT_UNLOCK (self->distorted_pad);
-  GST_OBJECT_LOCK (agg);
-  changed = !gst_cuda_ssim_same_segment (src, segment);
-  GST_OBJECT_UNLOCK (agg);
-  if (changed && segment->format == GST_FORMAT_TIME) {
-    /* pairs in flight leave in the segment they came in */
-    gst_cuda_ssim_drain (self, TRUE);
-    gst_aggregator_update_segment (agg, segment);
-  }
-}
-
-static void
-gst_cuda_ssim_advance (GstCudaSsim * self, GstBuffer * dist)
-{
-  GstAggregator *agg = GST_AGGREGATOR (self);
-  GstClockTime pts = GST_BUFFER_PTS (dist);
-
-  if (!GST_CLOCK_TIME_IS_VALID (pts))
-    return;
-  if (GST_BUFFER_DURATION_IS_VALID (dist))
-    pts += GST_BUFFER_DURATION (dist);
-  GST_OBJECT_LOCK (agg);
-  GST_AGGREGATOR_PAD (agg->srcpad)->segment.position = pts;
-  GST_OBJECT_UNLOCK (agg);
-}
-
+/* The pairing decides which frames meet (gstcudaqapairing.h); a pair is
+ * measured, a distorted frame alone goes downstream without scores, after
+ * the pairs before it. */
 static GstFlowReturn
 gst_cuda_ssim_aggregate (GstAggregator * agg, gboolean timeout)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (agg);
   GstBuffer *ref, *dist;
-  GstClockTime ref_rt, dist_rt, tol;
   GstSegment segment;
-  GstFlowReturn ret = GST_FLOW_OK;
+  GstFlowReturn ret;
 
-  ref = gst_aggregator_pad_peek_buffer (self->reference_pad);
-  dist = gst_aggregator_pad_peek_buffer (self->distorted_pad);
-
-  if (!ref && !dist) {
-    if (gst_aggregator_pad_is_eos (self->reference_pad)
-        && gst_aggregator_pad_is_eos (self->distorted_pad)) {
-      GstFlowReturn drained = gst_cuda_ssim_drain (self, TRUE);
-
+  switch (gst_cuda_qa_pairing_next (self->pairing, timeout,
+          self->have_distorted_info ? &self->distorted_info : NULL, &ref,
+          &dist, &segment)) {
+    case GST_CUDA_QA_PAIR_NEED_DATA:
+      return GST_AGGREGATOR_FLOW_NEED_DATA;
+    case GST_CUDA_QA_PAIR_EOS:
+      ret = gst_cuda_qa_device_drain (self->dev, TRUE);
       gst_cuda_ssim_finish (self);
-      return drained == GST_FLOW_OK ? GST_FLOW_EOS : drained;
-    }
-    return GST_AGGREGATOR_FLOW_NEED_DATA;
-  }
-  if (dist)
-    gst_cuda_ssim_sync_segment (self, &segment);
-
-  if (ref && dist) {
-    ref_rt = gst_cuda_ssim_running_time (self->reference_pad, ref);
-    dist_rt = gst_cuda_ssim_running_time (self->distorted_pad, dist);
-    tol = gst_cuda_ssim_pair_tolerance (self, dist);
-    if (!GST_CLOCK_TIME_IS_VALID (ref_rt) || !GST_CLOCK_TIME_IS_VALID (dist_rt)
-        || (ref_rt >= dist_rt ? ref_rt - dist_rt : dist_rt - ref_rt) <=
-        (tol ? tol - 1 : 0)) {
-      gst_aggregator_pad_drop_buffer (self->reference_pad);
-      gst_aggregator_pad_drop_buffer (self->distorted_pad);
-      gst_cuda_ssim_advance (self, dist);
+      return ret == GST_FLOW_OK ? GST_FLOW_EOS : ret;
+    case GST_CUDA_QA_PAIR_MATCHED:
       ret = gst_cuda_ssim_submit_pair (self, ref, dist, &segment);
-    } else if (ref_rt < dist_rt) {
-      gst_cuda_ssim_drop_unpaired (self, ref);
-      gst_buffer_unref (dist);
-    } else {
-      gst_aggregator_pad_drop_buffer (self->distorted_pad);
-      gst_cuda_ssim_advance (self, dist);
-      ret = gst_cuda_ssim_pass_unpaired (self, dist);
-    }
-  } else if (dist) {
-    /* no reference frame: it ended, or (live) it is late */
-    if (!gst_aggregator_pad_is_eos (self->reference_pad) && !timeout) {
-      gst_buffer_unref (dist);
-      return GST_AGGREGATOR_FLOW_NEED_DATA;
-    }
-    gst_aggregator_pad_drop_buffer (self->distorted_pad);
-    gst_cuda_ssim_advance (self, dist);
-    ret = gst_cuda_ssim_pass_unpaired (self, dist);
-  } else {
-    if (!gst_aggregator_pad_is_eos (self->distorted_pad) && !timeout) {
       gst_buffer_unref (ref);
-      return GST_AGGREGATOR_FLOW_NEED_DATA;
-    }
-    gst_cuda_ssim_drop_unpaired (self, ref);
+      return ret;
+    case GST_CUDA_QA_PAIR_DISTORTED_ALONE:
+      ret = gst_cuda_qa_device_drain (self->dev, TRUE);
+      if (ret != GST_FLOW_OK) {
+        gst_buffer_unref (dist);
+        return ret;
+      }
+      return gst_aggregator_finish_buffer (agg, dist);
+    case GST_CUDA_QA_PAIR_REFERENCE_DROPPED:
+      break;
   }
-  if (ref)
-    gst_buffer_unref (ref);
-  return ret;
+  return GST_FLOW_OK;
 }
 
 static gboolean
@@ -1400,7 +1194,7 @@ gst_cuda_ssim_src_query (GstAggregator * agg, GstQuery * query)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (agg);
 
-  if (gst_cuda_qa_context_query (GST_ELEMENT (self), query, self->context))
+  if (gst_cuda_qa_device_query (self->dev, query))
     return TRUE;
   return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
 }
@@ -1413,7 +1207,7 @@ gst_cuda_ssim_propose_allocation (GstAggregator * agg, GstAggregatorPad * pad,
 
   (void) pad;
   (void) decide_query;
-  if (self->device < 0)
+  if (!gst_cuda_qa_device_is_cuda (self->dev))
     return FALSE;
   return gst_cuda_qa_propose_pinned_pool (GST_ELEMENT (self), query);
 }

@@ -1,0 +1,211 @@
+/* GStreamer CUDA video quality: pairing the frames of two streams.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudaqapairing.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_qa_pairing_debug);
+#define GST_CAT_DEFAULT gst_cuda_qa_pairing_debug
+
+struct _GstCudaQaPairing
+{
+  GstAggregator *agg;           /* not references: the helper is its part */
+  GstAggregatorPad *reference, *distorted;
+  GstFlowReturn (*drain) (GstAggregator * agg);
+  guint64 unpaired_reference, unpaired_distorted;
+};
+
+GstCudaQaPairing *
+gst_cuda_qa_pairing_new (GstAggregator * agg, GstAggregatorPad * reference,
+    GstAggregatorPad * distorted, GstFlowReturn (*drain) (GstAggregator * agg))
+{
+  GstCudaQaPairing *pairing = g_new0 (GstCudaQaPairing, 1);
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_qa_pairing_debug, "cudaqapairing", 0,
+        "cudaquality: pairing reference and distorted frames");
+    g_once_init_leave (&done, 1);
+  }
+  pairing->agg = agg;
+  pairing->reference = reference;
+  pairing->distorted = distorted;
+  pairing->drain = drain;
+  return pairing;
+}
+
+void
+gst_cuda_qa_pairing_free (GstCudaQaPairing * pairing)
+{
+  g_free (pairing);
+}
+
+void
+gst_cuda_qa_pairing_reset (GstCudaQaPairing * pairing)
+{
+  pairing->unpaired_reference = pairing->unpaired_distorted = 0;
+}
+
+void
+gst_cuda_qa_pairing_summary (GstCudaQaPairing * pairing, GstStructure * s)
+{
+  gst_structure_set (s, "unpaired-frames", G_TYPE_UINT64,
+      pairing->unpaired_reference + pairing->unpaired_distorted,
+      "unpaired-reference", G_TYPE_UINT64, pairing->unpaired_reference,
+      "unpaired-distorted", G_TYPE_UINT64, pairing->unpaired_distorted, NULL);
+}
+
+static GstClockTime
+gst_cuda_qa_pairing_running_time (GstAggregatorPad * pad, GstBuffer * buf)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf), rt;
+
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
+    return GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (pad);
+  rt = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME, pts);
+  GST_OBJECT_UNLOCK (pad);
+  return rt;
+}
+
+/* Two frames pair when their running times are closer than half a frame of
+ * the distorted stream (exactly equal when its rate is unknown). */
+static GstClockTime
+gst_cuda_qa_pairing_tolerance (const GstVideoInfo * info, GstBuffer * dist)
+{
+  if (info && GST_VIDEO_INFO_FPS_N (info) > 0)
+    return gst_util_uint64_scale (GST_SECOND / 2, GST_VIDEO_INFO_FPS_D (info),
+        GST_VIDEO_INFO_FPS_N (info));
+  if (GST_BUFFER_DURATION_IS_VALID (dist))
+    return GST_BUFFER_DURATION (dist) / 2;
+  return 0;
+}
+
+static gboolean
+gst_cuda_qa_pairing_same_segment (const GstSegment * a, const GstSegment * b)
+{
+  return a->format == b->format && a->flags == b->flags && a->rate == b->rate
+      && a->applied_rate == b->applied_rate && a->base == b->base
+      && a->offset == b->offset && a->start == b->start && a->stop == b->stop
+      && a->time == b->time;
+}
+
+/* segment := the distorted pad's; the src pad's follows it. */
+static void
+gst_cuda_qa_pairing_sync_segment (GstCudaQaPairing * pairing,
+    GstSegment * segment)
+{
+  GstAggregator *agg = pairing->agg;
+  GstSegment *src = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
+  gboolean changed;
+
+  GST_OBJECT_LOCK (pairing->distorted);
+  *segment = pairing->distorted->segment;
+  GST_OBJECT_UNLOCK (pairing->distorted);
+  GST_OBJECT_LOCK (agg);
+  changed = !gst_cuda_qa_pairing_same_segment (src, segment);
+  GST_OBJECT_UNLOCK (agg);
+  if (changed && segment->format == GST_FORMAT_TIME) {
+    /* frames in flight leave in the segment they came in */
+    pairing->drain (agg);
+    gst_aggregator_update_segment (agg, segment);
+  }
+}
+
+/* Takes the distorted frame off its pad; the src position follows it. */
+static void
+gst_cuda_qa_pairing_take_distorted (GstCudaQaPairing * pairing,
+    GstBuffer * dist)
+{
+  GstAggregator *agg = pairing->agg;
+  GstClockTime pts = GST_BUFFER_PTS (dist);
+
+  gst_aggregator_pad_drop_buffer (pairing->distorted);
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
+    return;
+  if (GST_BUFFER_DURATION_IS_VALID (dist))
+    pts += GST_BUFFER_DURATION (dist);
+  GST_OBJECT_LOCK (agg);
+  GST_AGGREGATOR_PAD (agg->srcpad)->segment.position = pts;
+  GST_OBJECT_UNLOCK (agg);
+}
+
+static GstCudaQaPairResult
+gst_cuda_qa_pairing_distorted_alone (GstCudaQaPairing * pairing,
+    GstBuffer * dist)
+{
+  gst_cuda_qa_pairing_take_distorted (pairing, dist);
+  pairing->unpaired_distorted++;
+  GST_LOG_OBJECT (pairing->agg, "distorted frame %" GST_TIME_FORMAT " has no "
+      "reference", GST_TIME_ARGS (GST_BUFFER_PTS (dist)));
+  return GST_CUDA_QA_PAIR_DISTORTED_ALONE;
+}
+
+static GstCudaQaPairResult
+gst_cuda_qa_pairing_drop_reference (GstCudaQaPairing * pairing,
+    GstBuffer ** ref)
+{
+  pairing->unpaired_reference++;
+  GST_LOG_OBJECT (pairing->agg, "reference frame %" GST_TIME_FORMAT " has no "
+      "distorted partner", GST_TIME_ARGS (GST_BUFFER_PTS (*ref)));
+  gst_aggregator_pad_drop_buffer (pairing->reference);
+  gst_clear_buffer (ref);
+  return GST_CUDA_QA_PAIR_REFERENCE_DROPPED;
+}
+
+GstCudaQaPairResult
+gst_cuda_qa_pairing_next (GstCudaQaPairing * pairing, gboolean timeout,
+    const GstVideoInfo * distorted_info, GstBuffer ** ref, GstBuffer ** dist,
+    GstSegment * segment)
+{
+  GstClockTime ref_rt, dist_rt, tol;
+  gboolean ref_eos, dist_eos;
+
+  *ref = gst_aggregator_pad_peek_buffer (pairing->reference);
+  *dist = gst_aggregator_pad_peek_buffer (pairing->distorted);
+  ref_eos = gst_aggregator_pad_is_eos (pairing->reference);
+  dist_eos = gst_aggregator_pad_is_eos (pairing->distorted);
+  if (!*ref && !*dist)
+    return ref_eos && dist_eos ? GST_CUDA_QA_PAIR_EOS :
+        GST_CUDA_QA_PAIR_NEED_DATA;
+  if (*dist)
+    gst_cuda_qa_pairing_sync_segment (pairing, segment);
+
+  if (!*ref) {
+    /* no reference frame: it ended, or (live) it is late */
+    if (!ref_eos && !timeout)
+      goto need_data;
+    return gst_cuda_qa_pairing_distorted_alone (pairing, *dist);
+  }
+  if (!*dist) {
+    if (!dist_eos && !timeout)
+      goto need_data;
+    return gst_cuda_qa_pairing_drop_reference (pairing, ref);
+  }
+
+  ref_rt = gst_cuda_qa_pairing_running_time (pairing->reference, *ref);
+  dist_rt = gst_cuda_qa_pairing_running_time (pairing->distorted, *dist);
+  tol = gst_cuda_qa_pairing_tolerance (distorted_info, *dist);
+  if (!GST_CLOCK_TIME_IS_VALID (ref_rt) || !GST_CLOCK_TIME_IS_VALID (dist_rt)
+      || (ref_rt >= dist_rt ? ref_rt - dist_rt : dist_rt - ref_rt) <=
+      (tol ? tol - 1 : 0)) {
+    gst_aggregator_pad_drop_buffer (pairing->reference);
+    gst_cuda_qa_pairing_take_distorted (pairing, *dist);
+    return GST_CUDA_QA_PAIR_MATCHED;
+  }
+  if (ref_rt < dist_rt) {
+    gst_clear_buffer (dist);
+    return gst_cuda_qa_pairing_drop_reference (pairing, ref);
+  }
+  gst_clear_buffer (ref);
+  return gst_cuda_qa_pairing_distorted_alone (pairing, *dist);
+
+need_data:
+  gst_clear_buffer (ref);
+  gst_clear_buffer (dist);
+  return GST_CUDA_QA_PAIR_NEED_DATA;
+}
