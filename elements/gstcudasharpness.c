@@ -37,6 +37,7 @@
 
 #include "gstcudasharpness.h"
 #include "gstcudaqadevice.h"
+#include "gstcudaqaformat.h"
 #include "gstcudaqareport.h"
 #include "gstcudaqasettings.h"
 #include "cq-sharpness.h"
@@ -487,57 +488,6 @@ gst_cuda_sharpness_open_cuda (GstElement * element,
       self->rh, self->active_metrics, err);
 }
 
-/* What a frame's plane 0 holds, as the compute library sees it. */
-static gboolean
-gst_cuda_sharpness_layout_for_format (const GstVideoInfo * info,
-    CqLayout * layout)
-{
-  const GstVideoFormatInfo *finfo = info->finfo;
-
-  memset (layout, 0, sizeof (*layout));
-  switch (GST_VIDEO_INFO_FORMAT (info)) {
-    case GST_VIDEO_FORMAT_GRAY8:
-    case GST_VIDEO_FORMAT_I420:
-    case GST_VIDEO_FORMAT_YV12:
-    case GST_VIDEO_FORMAT_NV12:
-    case GST_VIDEO_FORMAT_NV21:
-    case GST_VIDEO_FORMAT_Y42B:
-    case GST_VIDEO_FORMAT_Y444:
-      layout->kind = CQ_LAYOUT_GRAY8;
-      layout->depth = 8;
-      return TRUE;
-    case GST_VIDEO_FORMAT_GRAY16_LE:
-    case GST_VIDEO_FORMAT_I420_10LE:
-    case GST_VIDEO_FORMAT_P010_10LE:
-      layout->kind = CQ_LAYOUT_GRAY16;
-      layout->depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
-      layout->shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, 0);
-      return TRUE;
-    case GST_VIDEO_FORMAT_RGB:
-    case GST_VIDEO_FORMAT_BGR:
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_BGRx:
-    case GST_VIDEO_FORMAT_xRGB:
-    case GST_VIDEO_FORMAT_xBGR:
-    case GST_VIDEO_FORMAT_ARGB:
-    case GST_VIDEO_FORMAT_ABGR:
-      layout->kind = CQ_LAYOUT_RGB8;
-      layout->depth = 8;
-      layout->pixel_stride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 0);
-      layout->r_offset =
-          GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_R);
-      layout->g_offset =
-          GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_G);
-      layout->b_offset =
-          GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_B);
-      return TRUE;
-    default:
-      return FALSE;
-  }
-}
-
 static gboolean
 gst_cuda_sharpness_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -549,7 +499,7 @@ gst_cuda_sharpness_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   (void) outcaps;               /* in place: the same as incaps */
   if (!gst_video_info_from_caps (&self->info, incaps))
     goto invalid_caps;
-  if (!gst_cuda_sharpness_layout_for_format (&self->info, &self->layout))
+  if (!gst_cuda_qa_format_layout (&self->info, &self->layout))
     goto unknown_format;
 
   width = GST_VIDEO_INFO_WIDTH (&self->info);

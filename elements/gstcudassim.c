@@ -40,6 +40,7 @@
 
 #include "gstcudassim.h"
 #include "gstcudaqadevice.h"
+#include "gstcudaqaformat.h"
 #include "gstcudaqapairing.h"
 #include "gstcudaqareport.h"
 #include "gstcudaqasettings.h"
@@ -131,10 +132,7 @@ struct _GstCudaSsim
   gboolean reference_cuda, distorted_cuda;      /* CUDAMemory caps */
   gboolean reconfigure;         /* caps changed: set up the measurement */
   GstVideoInfo measured_info;   /* what the measurement is set up for */
-  CqSsimPlane cq_planes[CQ_SSIM_MAX_PLANES];
-  guint video_plane[CQ_SSIM_MAX_PLANES];        /* plane of GstVideoFrame */
-  guint n_planes;
-  gchar plane_names[CQ_SSIM_MAX_PLANES];
+  GstCudaQaPlanes pl;           /* the planes compared */
   CqSsimCpu *cpu;
   GstCudaSsimSubmitFunc submit;
   GstCudaSsimCollectFunc collect;
@@ -142,7 +140,6 @@ struct _GstCudaSsim
   GstCudaQaReport *report;
   gboolean report_started;
   guint n_fields;
-  guint64 measured;
 };
 
 #define gst_cuda_ssim_parent_class parent_class
@@ -454,7 +451,6 @@ gst_cuda_ssim_start (GstAggregator * agg)
   self->have_reference_info = self->have_distorted_info = FALSE;
   self->reconfigure = TRUE;
   self->report_started = FALSE;
-  self->measured = 0;
   gst_cuda_qa_pairing_reset (self->pairing);
   gst_video_info_init (&self->measured_info);
   return gst_cuda_qa_device_start (self->dev, backend, device_id, in_flight);
@@ -507,114 +503,18 @@ gst_cuda_ssim_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
   return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, pad, event);
 }
 
-/* The formats of caps, nothing else. */
-static GstCaps *
-gst_cuda_ssim_formats_of (GstCaps * caps)
-{
-  GstCaps *formats = gst_caps_new_empty ();
-  guint i;
-
-  for (i = 0; i < gst_caps_get_size (caps); i++) {
-    const GValue *f = gst_structure_get_value (gst_caps_get_structure (caps,
-            i), "format");
-    GstStructure *s = gst_structure_new_empty ("video/x-raw");
-
-    if (f)
-      gst_structure_set_value (s, "format", f);
-    formats = gst_caps_merge_structure (formats, s);
-  }
-  return formats;
-}
-
-/* The template restricted to its first format (in template order) that
- * both `formats` and `filter` allow; the whole template if there is none. */
-static GstCaps *
-gst_cuda_ssim_first_common_format (GstCaps * templ, GstCaps * formats,
-    GstCaps * filter)
-{
-  const GValue *list = gst_structure_get_value (gst_caps_get_structure (templ,
-          0), "format");
-  guint i;
-
-  for (i = 0; list && i < gst_value_list_get_size (list); i++) {
-    GstCaps *one = gst_caps_copy (templ);
-
-    gst_caps_set_value (one, "format", gst_value_list_get_value (list, i));
-    if (gst_caps_can_intersect (one, formats)
-        && (!filter || gst_caps_can_intersect (one, filter)))
-      return one;
-    gst_caps_unref (one);
-  }
-  return gst_caps_ref (templ);
-}
-
-/* Set while this thread asks the other pad's upstream, so that a tee
- * feeding both pads cannot send the query round in circles. */
-static GPrivate gst_cuda_ssim_in_peer_query;
-
-/* A pad's caps steer both upstreams to one format without converting:
- * - the other pad negotiated: its format and size first, then anything the
- *   template allows;
- * - it has not: the first template format its upstream can also produce
- *   (so a tee feeding both pads picks one a decoder on the other branch
- *   can return: I420 before the rest). Only for negotiation (a query with
- *   a filter, the other pad linked); link checks get the template.
- * Whatever a fixed upstream insists on stays possible, so that a mismatch
- * reaches the element and gets an error naming both streams. */
+/* Caps steer both upstreams to one format (gstcudaqapairing.h). */
 static gboolean
 gst_cuda_ssim_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
     GstQuery * query)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (agg);
-  GstAggregatorPad *other;
-  GstCaps *templ, *other_caps, *filter, *result, *tmp;
 
   if (gst_cuda_qa_device_query (self->dev, query))
     return TRUE;
-  if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
-    return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
-
-  other = pad == self->reference_pad ? self->distorted_pad :
-      self->reference_pad;
-  templ = gst_cuda_qa_caps_filter_usable (gst_pad_get_pad_template_caps
-      (GST_PAD (pad)));
-  gst_query_parse_caps (query, &filter);
-  other_caps = gst_pad_get_current_caps (GST_PAD (other));
-  if (other_caps) {
-    GstStructure *o = gst_caps_get_structure (other_caps, 0);
-
-    result = gst_caps_copy (templ);
-    gst_caps_set_value (result, "format", gst_structure_get_value (o,
-            "format"));
-    gst_caps_set_value (result, "width", gst_structure_get_value (o, "width"));
-    gst_caps_set_value (result, "height", gst_structure_get_value (o,
-            "height"));
-    result = gst_caps_merge (result, gst_caps_ref (templ));
-    gst_caps_unref (other_caps);
-  } else if (filter && gst_pad_is_linked (GST_PAD (other))
-      && !g_private_get (&gst_cuda_ssim_in_peer_query)) {
-    GstCaps *peer, *formats;
-
-    g_private_set (&gst_cuda_ssim_in_peer_query, GINT_TO_POINTER (1));
-    peer = gst_pad_peer_query_caps (GST_PAD (other), templ);
-    g_private_set (&gst_cuda_ssim_in_peer_query, NULL);
-    formats = gst_cuda_ssim_formats_of (peer);
-    result = gst_cuda_ssim_first_common_format (templ, formats, filter);
-    gst_caps_unref (formats);
-    gst_caps_unref (peer);
-  } else {
-    result = gst_caps_ref (templ);
-  }
-  if (filter) {
-    tmp = gst_caps_intersect_full (result, filter, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (result);
-    result = tmp;
-  }
-  GST_DEBUG_OBJECT (pad, "caps %" GST_PTR_FORMAT, result);
-  gst_query_set_caps_result (query, result);
-  gst_caps_unref (result);
-  gst_caps_unref (templ);
-  return TRUE;
+  if (gst_cuda_qa_pairing_query_caps (self->pairing, pad, query))
+    return TRUE;
+  return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
 }
 
 static GstFlowReturn
@@ -637,55 +537,6 @@ gst_cuda_ssim_update_src_caps (GstAggregator * agg, GstCaps * caps,
   return GST_FLOW_OK;
 }
 
-/* The planes to compare for a format (one of the template's), as the
- * compute library sees them. */
-static void
-gst_cuda_ssim_planes_for_info (GstCudaSsim * self, const GstVideoInfo * info)
-{
-  const GstVideoFormatInfo *finfo = info->finfo;
-  gboolean rgb = GST_VIDEO_INFO_IS_RGB (info);
-  guint n_comps = GST_VIDEO_INFO_IS_GRAY (info) ? 1 : 3;
-  guint i;
-
-  memset (self->cq_planes, 0, sizeof (self->cq_planes));
-  if (self->active_planes == GST_CUDA_SSIM_PLANES_LUMA && rgb) {
-    CqSsimPlane *p = &self->cq_planes[0];
-
-    p->width = GST_VIDEO_INFO_WIDTH (info);
-    p->height = GST_VIDEO_INFO_HEIGHT (info);
-    p->layout.kind = CQ_LAYOUT_RGB8;
-    p->layout.depth = 8;
-    p->layout.pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
-    p->layout.r_offset = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R);
-    p->layout.g_offset = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G);
-    p->layout.b_offset = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B);
-    p->sample_stride = p->layout.pixel_stride;
-    self->video_plane[0] = 0;
-    self->plane_names[0] = 'y';
-    self->n_planes = 1;
-    return;
-  }
-  if (self->active_planes == GST_CUDA_SSIM_PLANES_LUMA)
-    n_comps = 1;
-  for (i = 0; i < n_comps; i++) {
-    CqSsimPlane *p = &self->cq_planes[i];
-    guint comp = rgb ? (i == 0 ? GST_VIDEO_COMP_R : i == 1 ? GST_VIDEO_COMP_G :
-        GST_VIDEO_COMP_B) : i;
-    guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, comp);
-
-    p->width = GST_VIDEO_INFO_COMP_WIDTH (info, comp);
-    p->height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
-    p->layout.kind = depth > 8 ? CQ_LAYOUT_GRAY16 : CQ_LAYOUT_GRAY8;
-    p->layout.depth = depth;
-    p->layout.shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp);
-    p->sample_stride = GST_VIDEO_INFO_COMP_PSTRIDE (info, comp);
-    p->offset = GST_VIDEO_INFO_COMP_POFFSET (info, comp);
-    self->video_plane[i] = GST_VIDEO_INFO_COMP_PLANE (info, comp);
-    self->plane_names[i] = rgb ? "rgb"[i] : "yuv"[i];
-  }
-  self->n_planes = n_comps;
-}
-
 /* The compared planes of a mapped frame: start and stride of each. */
 typedef struct
 {
@@ -697,12 +548,8 @@ static void
 gst_cuda_ssim_plane_pointers (GstCudaSsim * self, GstVideoFrame * frame,
     GstCudaSsimPlanePointers * out)
 {
-  guint i;
-
-  for (i = 0; i < self->n_planes; i++) {
-    out->data[i] = GST_VIDEO_FRAME_PLANE_DATA (frame, self->video_plane[i]);
-    out->stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, self->video_plane[i]);
-  }
+  gst_cuda_qa_format_plane_pointers (&self->pl, frame, out->data,
+      out->stride);
 }
 
 /* The CPU measures at submit; collect has nothing left to wait for. */
@@ -763,8 +610,8 @@ gst_cuda_ssim_open_cuda (GstElement * element, const CqCudaTarget * target,
 {
   GstCudaSsim *self = GST_CUDA_SSIM (element);
 
-  return cq_ssim_cuda_new_for (target, self->active_window, self->cq_planes,
-      self->n_planes, err);
+  return cq_ssim_cuda_new_for (target, self->active_window, self->pl.planes,
+      self->pl.n, err);
 }
 
 /* Starts the report with this stream's fields (once per run). */
@@ -781,10 +628,10 @@ gst_cuda_ssim_start_report (GstCudaSsim * self)
   names[n++] = g_strdup ("psnr");
   names[n++] = g_strdup ("mse");
   if (self->active_planes == GST_CUDA_SSIM_PLANES_ALL) {
-    for (i = 0; i < self->n_planes; i++) {
-      names[n++] = g_strdup_printf ("ssim-%c", self->plane_names[i]);
-      names[n++] = g_strdup_printf ("psnr-%c", self->plane_names[i]);
-      names[n++] = g_strdup_printf ("mse-%c", self->plane_names[i]);
+    for (i = 0; i < self->pl.n; i++) {
+      names[n++] = g_strdup_printf ("ssim-%c", self->pl.names[i]);
+      names[n++] = g_strdup_printf ("psnr-%c", self->pl.names[i]);
+      names[n++] = g_strdup_printf ("mse-%c", self->pl.names[i]);
     }
   }
   for (i = 0; i < n; i++)
@@ -803,14 +650,15 @@ static gboolean
 gst_cuda_ssim_set_info (GstCudaSsim * self, const GstVideoInfo * info)
 {
   CqError err = { CQ_OK, "" };
-  guint old_planes = self->n_planes;
+  guint old_planes = self->pl.n;
   gchar old_names[CQ_SSIM_MAX_PLANES];
   GstClockTime latency;
 
-  memcpy (old_names, self->plane_names, sizeof (old_names));
-  gst_cuda_ssim_planes_for_info (self, info);
-  if (self->report_started && (old_planes != self->n_planes
-          || memcmp (old_names, self->plane_names, self->n_planes) != 0))
+  memcpy (old_names, self->pl.names, sizeof (old_names));
+  gst_cuda_qa_format_planes (info,
+      self->active_planes == GST_CUDA_SSIM_PLANES_LUMA, &self->pl);
+  if (self->report_started && (old_planes != self->pl.n
+          || memcmp (old_names, self->pl.names, self->pl.n) != 0))
     goto planes_changed;
   gst_cuda_ssim_free_backends (self);
   if (gst_cuda_qa_device_is_cuda (self->dev)) {
@@ -819,8 +667,8 @@ gst_cuda_ssim_set_info (GstCudaSsim * self, const GstVideoInfo * info)
     self->submit = gst_cuda_ssim_submit_cuda;
     self->collect = gst_cuda_ssim_collect_cuda;
   } else {
-    self->cpu = cq_ssim_cpu_new (self->active_window, self->cq_planes,
-        self->n_planes, 0, &err);
+    self->cpu = cq_ssim_cpu_new (self->active_window, self->pl.planes,
+        self->pl.n, 0, &err);
     if (!self->cpu)
       goto backend_failed;
     self->submit = gst_cuda_ssim_submit_cpu;
@@ -836,7 +684,7 @@ gst_cuda_ssim_set_info (GstCudaSsim * self, const GstVideoInfo * info)
   if (latency > 0)
     gst_aggregator_set_latency (GST_AGGREGATOR (self), latency, latency);
   GST_INFO_OBJECT (self, "comparing %u plane(s) of %s %dx%d with the %s "
-      "window on %s from %s memory, %u pair(s) in flight", self->n_planes,
+      "window on %s from %s memory, %u pair(s) in flight", self->pl.n,
       GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
       GST_VIDEO_INFO_HEIGHT (info), cq_ssim_window_name (self->active_window),
       gst_cuda_qa_device_name (self->dev),
@@ -852,7 +700,7 @@ planes_changed:
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("The planes to compare changed mid-stream"),
         ("now %s with %u plane(s), the log and messages have %u",
-            GST_VIDEO_INFO_NAME (info), self->n_planes, old_planes));
+            GST_VIDEO_INFO_NAME (info), self->pl.n, old_planes));
     return FALSE;
   }
 backend_failed:
@@ -863,71 +711,6 @@ backend_failed:
         cq_ssim_window_name (self->active_window));
     return FALSE;
   }
-}
-
-static gdouble
-gst_cuda_ssim_db (gdouble ssim)
-{
-  return ssim >= 1.0 ? INFINITY : 10.0 * log10 (1.0 / (1.0 - ssim));
-}
-
-/* Frame scores in field order from the per-plane sums. */
-static void
-gst_cuda_ssim_values (GstCudaSsim * self, const CqSsimPlaneSums * sums,
-    gdouble * values)
-{
-  gdouble ssim_all = 0.0, peak = cq_ssim_peak (&self->cq_planes[0]);
-  guint64 samples = 0, sse = 0;
-  guint i, n = 4;
-
-  for (i = 0; i < self->n_planes; i++)
-    samples += sums[i].samples;
-  for (i = 0; i < self->n_planes; i++) {
-    gdouble ssim, mse, psnr;
-
-    cq_ssim_plane_scores (&self->cq_planes[i], &sums[i], &ssim, &mse, &psnr);
-    ssim_all += ssim * (gdouble) sums[i].samples;
-    sse += sums[i].sse;
-    if (self->active_planes == GST_CUDA_SSIM_PLANES_ALL) {
-      values[n++] = ssim;
-      values[n++] = psnr;
-      values[n++] = mse;
-    }
-  }
-  if (self->n_planes == 1)      /* exactly the plane's value */
-    cq_ssim_plane_scores (&self->cq_planes[0], &sums[0], &ssim_all,
-        &values[3], &values[2]);
-  else                          /* weighted by samples, as FFmpeg's All */
-    ssim_all /= (gdouble) samples;
-  values[0] = ssim_all;
-  values[1] = gst_cuda_ssim_db (ssim_all);
-  if (self->n_planes > 1) {
-    values[3] = (gdouble) sse / samples;
-    values[2] = sse == 0 ? INFINITY : 10.0 * log10 (peak * peak / values[3]);
-  }
-}
-
-static void
-gst_cuda_ssim_post_alert (GstCudaSsim * self, GstBuffer * buf,
-    const GstSegment * segment, gdouble ssim, gdouble threshold)
-{
-  GstClockTime pts = GST_BUFFER_PTS (buf);
-  GstClockTime rt = GST_CLOCK_TIME_NONE, st = GST_CLOCK_TIME_NONE;
-  GstStructure *s;
-
-  if (GST_CLOCK_TIME_IS_VALID (pts)) {
-    rt = gst_segment_to_running_time (segment, GST_FORMAT_TIME, pts);
-    st = gst_segment_to_stream_time (segment, GST_FORMAT_TIME, pts);
-  }
-  s = gst_structure_new ("cudassim-alert",
-      "timestamp", G_TYPE_UINT64, pts,
-      "stream-time", G_TYPE_UINT64, st,
-      "running-time", G_TYPE_UINT64, rt,
-      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf),
-      "frame", G_TYPE_UINT64, self->measured - 1,
-      "ssim", G_TYPE_DOUBLE, ssim, "threshold", G_TYPE_DOUBLE, threshold, NULL);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
 }
 
 /* Reads the sums of a pair in flight; its distorted buffer gets the meta
@@ -951,7 +734,8 @@ gst_cuda_ssim_complete (GstElement * element, gpointer item, GstBuffer ** out)
   if (!ok)
     goto measure_failed;
 
-  gst_cuda_ssim_values (self, p->sums, values);
+  cq_ssim_frame_scores (self->pl.planes, self->pl.n, p->sums,
+      self->active_planes == GST_CUDA_SSIM_PLANES_ALL, values);
   GST_OBJECT_LOCK (self);
   post = self->settings.post_messages;
   interval = self->settings.interval;
@@ -961,9 +745,9 @@ gst_cuda_ssim_complete (GstElement * element, gpointer item, GstBuffer ** out)
   dist = gst_buffer_make_writable (dist);
   gst_cuda_qa_report_frame (self->report, dist, &p->segment, values, post,
       interval);
-  self->measured++;
   if (threshold > 0.0 && values[0] < threshold)
-    gst_cuda_ssim_post_alert (self, dist, &p->segment, values[0], threshold);
+    gst_cuda_qa_report_alert (self->report, dist, &p->segment, "ssim",
+        values[0], threshold);
   *out = dist;
   return GST_FLOW_OK;
 

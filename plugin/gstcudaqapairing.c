@@ -6,6 +6,7 @@
 #include "config.h"
 #endif
 
+#include "gstcudaqacuda.h"
 #include "gstcudaqapairing.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_qa_pairing_debug);
@@ -209,3 +210,110 @@ need_data:
   gst_clear_buffer (dist);
   return GST_CUDA_QA_PAIR_NEED_DATA;
 }
+
+/* The formats of caps, nothing else. */
+static GstCaps *
+gst_cuda_qa_pairing_formats_of (GstCaps * caps)
+{
+  GstCaps *formats = gst_caps_new_empty ();
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GValue *f = gst_structure_get_value (gst_caps_get_structure (caps,
+            i), "format");
+    GstStructure *s = gst_structure_new_empty ("video/x-raw");
+
+    if (f)
+      gst_structure_set_value (s, "format", f);
+    formats = gst_caps_merge_structure (formats, s);
+  }
+  return formats;
+}
+
+/* The template restricted to its first format (in template order) that
+ * both `formats` and `filter` allow; the whole template if there is none. */
+static GstCaps *
+gst_cuda_qa_pairing_first_common_format (GstCaps * templ, GstCaps * formats,
+    GstCaps * filter)
+{
+  const GValue *list = gst_structure_get_value (gst_caps_get_structure (templ,
+          0), "format");
+  guint i;
+
+  for (i = 0; list && i < gst_value_list_get_size (list); i++) {
+    GstCaps *one = gst_caps_copy (templ);
+
+    gst_caps_set_value (one, "format", gst_value_list_get_value (list, i));
+    if (gst_caps_can_intersect (one, formats)
+        && (!filter || gst_caps_can_intersect (one, filter)))
+      return one;
+    gst_caps_unref (one);
+  }
+  return gst_caps_ref (templ);
+}
+
+/* Set while this thread asks the other pad's upstream, so that a tee
+ * feeding both pads cannot send the query round in circles. */
+static GPrivate gst_cuda_qa_pairing_in_peer_query;
+
+/* A pad's caps steer both upstreams to one format without converting:
+ * - the other pad negotiated: its format and size first, then anything the
+ *   template allows;
+ * - it has not: the first template format its upstream can also produce
+ *   (so a tee feeding both pads picks one a decoder on the other branch
+ *   can return: I420 before the rest). Only for negotiation (a query with
+ *   a filter, the other pad linked); link checks get the template.
+ * Whatever a fixed upstream insists on stays possible, so that a mismatch
+ * reaches the element and gets an error naming both streams. */
+gboolean
+gst_cuda_qa_pairing_query_caps (GstCudaQaPairing * pairing,
+    GstAggregatorPad * pad, GstQuery * query)
+{
+  GstAggregatorPad *other;
+  GstCaps *templ, *other_caps, *filter, *result, *tmp;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
+    return FALSE;
+  other = pad == pairing->reference ? pairing->distorted :
+      pairing->reference;
+  templ = gst_cuda_qa_caps_filter_usable (gst_pad_get_pad_template_caps
+      (GST_PAD (pad)));
+  gst_query_parse_caps (query, &filter);
+  other_caps = gst_pad_get_current_caps (GST_PAD (other));
+  if (other_caps) {
+    GstStructure *o = gst_caps_get_structure (other_caps, 0);
+
+    result = gst_caps_copy (templ);
+    gst_caps_set_value (result, "format", gst_structure_get_value (o,
+            "format"));
+    gst_caps_set_value (result, "width", gst_structure_get_value (o, "width"));
+    gst_caps_set_value (result, "height", gst_structure_get_value (o,
+            "height"));
+    result = gst_caps_merge (result, gst_caps_ref (templ));
+    gst_caps_unref (other_caps);
+  } else if (filter && gst_pad_is_linked (GST_PAD (other))
+      && !g_private_get (&gst_cuda_qa_pairing_in_peer_query)) {
+    GstCaps *peer, *formats;
+
+    g_private_set (&gst_cuda_qa_pairing_in_peer_query, GINT_TO_POINTER (1));
+    peer = gst_pad_peer_query_caps (GST_PAD (other), templ);
+    g_private_set (&gst_cuda_qa_pairing_in_peer_query, NULL);
+    formats = gst_cuda_qa_pairing_formats_of (peer);
+    result = gst_cuda_qa_pairing_first_common_format (templ, formats, filter);
+    gst_caps_unref (formats);
+    gst_caps_unref (peer);
+  } else {
+    result = gst_caps_ref (templ);
+  }
+  if (filter) {
+    tmp = gst_caps_intersect_full (result, filter, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  GST_DEBUG_OBJECT (pad, "caps %" GST_PTR_FORMAT, result);
+  gst_query_set_caps_result (query, result);
+  gst_caps_unref (result);
+  gst_caps_unref (templ);
+  return TRUE;
+}
+

@@ -52,6 +52,16 @@ GstCudaQaPairResult gst_cuda_qa_pairing_next (GstCudaQaPairing * pairing,
     gboolean timeout, const GstVideoInfo * distorted_info, GstBuffer ** ref,
     GstBuffer ** dist, GstSegment * segment);
 
+/* Answers a CAPS query on pad (TRUE; FALSE for other queries): a pad's
+ * caps steer both upstreams to one format without converting. When the
+ * other pad has negotiated: its format and size first, then anything the
+ * template allows; when it has not: the first template format its
+ * upstream can also produce. Whatever a fixed upstream insists on stays
+ * possible, so that a mismatch reaches the element and gets an error
+ * naming both streams. */
+gboolean gst_cuda_qa_pairing_query_caps (GstCudaQaPairing * pairing,
+    GstAggregatorPad * pad, GstQuery * query);
+
 /* The counts, into the summary: unpaired-frames, unpaired-reference,
  * unpaired-distorted (guint64). */
 void gst_cuda_qa_pairing_summary (GstCudaQaPairing * pairing,
