@@ -7,6 +7,7 @@
 #define CQ_CUDA_PRIVATE_H
 
 #include <cuda_runtime.h>
+#include <stdlib.h>
 
 #include "cq-common.h"
 
@@ -64,6 +65,51 @@ private:
 #define CQ_CUDA_ENTER(target, err)                              \
   CqCudaScope cq_scope_ (target);                               \
   CQ_CUDA_TRY (cq_scope_.enter (), (err), "cannot select the device")
+
+/* ---- an object's life ----
+ * Each CUDA object is a struct with a CqCudaTarget `target` and a
+ * cudaStream_t `stream`. */
+
+/* A zeroed T for target; NULL (err set) without host memory. */
+template < typename T > static T *
+cq_cuda_object_new (const CqCudaTarget * target, CqError * err)
+{
+  T *cu = (T *) calloc (1, sizeof (T));
+
+  if (!cu) {
+    cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "out of host memory");
+    return NULL;
+  }
+  cu->target = *target;
+  return cu;
+}
+
+/* Frees cu: where its context can be entered, waits for its stream, runs
+ * release () for the rest of its device resources and destroys the stream;
+ * then the struct. */
+template < typename T, typename F > static void
+cq_cuda_object_free (T * cu, F release)
+{
+  if (!cu)
+    return;
+  {
+    CqCudaScope scope (cu->target);
+
+    if (scope.enter () == cudaSuccess) {
+      if (cu->stream)
+        cudaStreamSynchronize (cu->stream);
+      release ();
+      if (cu->stream)
+        cudaStreamDestroy (cu->stream);
+    }
+  }
+  cudaGetLastError ();
+  free (cu);
+}
+
+/* cq_cuda_error with what the object was for appended: "... (format)". */
+CqStatus cq_cuda_error_for (CqError * err, cudaError_t e, const char *what,
+    const char *format, ...) __attribute__ ((format (printf, 4, 5)));
 
 /* ---- frames in flight ----
  * Frames (or pairs) between submit and collect, CQ_SLOTS at most: a slot

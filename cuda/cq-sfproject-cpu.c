@@ -198,8 +198,9 @@ typedef struct
 } Scratch;
 
 /* The footprint of the voxel column (i, j) in view beta: F1 over cells
- * [*u0, *u1] into f1[0..], and the column's l_φ0 and q_c. */
-static void
+ * [*u0, *u1] into f1[0..], and the column's l_φ0 and q_c. Whether it
+ * covers any cell. */
+static int
 column_footprint (const CqSfGeometry * g, double beta, unsigned i,
     unsigned j, double *f1, int *u0, int *u1, double *lphi, double *qc)
 {
@@ -217,6 +218,7 @@ column_footprint (const CqSfGeometry * g, double beta, unsigned i,
   }
   *lphi = cq_sf_amplitude_phi0 (g, beta, xc, yc);
   *qc = -xc * sin (beta) + yc * cos (beta);
+  return *u0 <= *u1;
 }
 
 /* F2 of voxel k of a column at depth qc, over cells [*v0, *v1]. */
@@ -250,8 +252,7 @@ project_view (const CqSfGeometry * g, const double *vol, unsigned view,
     for (i = 0; i < g->nx; i++) {
       double lphi, qc;
 
-      column_footprint (g, beta, i, j, sc->f1, &u0, &u1, &lphi, &qc);
-      if (u0 > u1)
+      if (!column_footprint (g, beta, i, j, sc->f1, &u0, &u1, &lphi, &qc))
         continue;
       for (k = 0; k < g->nz; k++) {
         double f = vol[((size_t) k * g->ny + j) * g->nx + i];
@@ -292,8 +293,8 @@ backproject_rows (const CqSfGeometry * g, const double *scaled,
       for (i = 0; i < g->nx; i++) {
         double lphi, qc;
 
-        column_footprint (g, beta, i, j, sc->f1, &u0, &u1, &lphi, &qc);
-        if (u0 > u1)
+        if (!column_footprint (g, beta, i, j, sc->f1, &u0, &u1, &lphi,
+                &qc))
           continue;
         for (k = 0; k < g->nz; k++) {
           double acc = 0.0;

@@ -42,26 +42,19 @@ cq_sf_cuda_free (CqSfCuda * cu)
 {
   if (!cu)
     return;
-  CqCudaScope scope (cu->target);
-  if (scope.enter () == cudaSuccess) {
-    if (cu->stream)
-      cudaStreamSynchronize (cu->stream);
-    if (cu->tex)
-      cudaDestroyTextureObject (cu->tex);
-    cudaFreeArray (cu->array);
-    cudaFree (cu->proj);
-    cudaFree (cu->scaled);
-    cudaFree (cu->vol);
-    cudaFree (cu->views);
-    cudaFree (cu->slots);
-    cudaFree (cu->pixels);
-    if (cu->stream)
-      cudaStreamDestroy (cu->stream);
-  }
-  cudaGetLastError ();
   free (cu->views_host);
   free (cu->slots_host);
-  free (cu);
+  cq_cuda_object_free (cu,[cu]() {
+        if (cu->tex)
+          cudaDestroyTextureObject (cu->tex);
+        cudaFreeArray (cu->array);
+        cudaFree (cu->proj);
+        cudaFree (cu->scaled);
+        cudaFree (cu->vol);
+        cudaFree (cu->views);
+        cudaFree (cu->slots);
+        cudaFree (cu->pixels);
+      });
 }
 
 extern "C" CqSfCuda *
@@ -75,14 +68,9 @@ cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
   cq::SfConst *k;
   CqSfCuda *cu;
 
-  if (cq_sf_geometry_check (g, err) != CQ_OK)
+  if (cq_sf_geometry_check (g, err) != CQ_OK
+      || !(cu = cq_cuda_object_new < CqSfCuda > (target, err)))
     return NULL;
-  cu = (CqSfCuda *) calloc (1, sizeof (*cu));
-  if (!cu) {
-    cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "out of host memory");
-    return NULL;
-  }
-  cu->target = *target;
   cu->g = *g;
   k = &cu->k;
   k->R = (float) g->sod;

@@ -122,14 +122,9 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
   const char *what = "cannot select the CUDA device";
   const int px_per_thread = layout->kind == CQ_LAYOUT_GRAY16 ? 4 : 8;
 
-  if (cq_sharpness_check (layout, width, height, err) != CQ_OK)
+  if (cq_sharpness_check (layout, width, height, err) != CQ_OK
+      || !(cu = cq_cuda_object_new < CqSharpnessCuda > (target, err)))
     return NULL;
-  cu = (CqSharpnessCuda *) calloc (1, sizeof (*cu));
-  if (!cu) {
-    cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "out of host memory");
-    return NULL;
-  }
-  cu->target = *target;
   cu->layout = *layout;
   cu->width = width;
   cu->height = height;
@@ -208,11 +203,8 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
       e = cudaMallocHost ((void **) &cu->staging[i], cu->row_bytes * height);
   }
   if (e != cudaSuccess) {
-    cq_cuda_error (err, e, what);
-    if (err)
-      snprintf (err->message + strlen (err->message),
-          sizeof (err->message) - strlen (err->message),
-          " (frame of %ux%u on device %d)", width, height, device);
+    cq_cuda_error_for (err, e, what, "frame of %ux%u on device %d", width,
+        height, device);
     cq_sharpness_cuda_free (cu);
     return NULL;
   }
@@ -222,33 +214,24 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
 extern "C" void
 cq_sharpness_cuda_free (CqSharpnessCuda * cu)
 {
-  if (!cu)
-    return;
-  CqCudaScope scope (cu->target);
-  if (scope.enter () == cudaSuccess) {
-    if (cu->stream)
-      cudaStreamSynchronize (cu->stream);
-    if (cu->copy_stream)
-      cudaStreamSynchronize (cu->copy_stream);
-    cudaFree (cu->frame[0]);
-    cudaFree (cu->gray);
-    cudaFree (cu->accum);
-    cudaFree (cu->hist_dev);
-    for (int i = 0; i < SLOTS; i++) {
-      cudaFreeHost (cu->hist_host[i]);
-      cudaFreeHost (cu->out_host[i]);
-      cudaFreeHost (cu->staging[i]);
-      if (cu->uploaded[i])
-        cudaEventDestroy (cu->uploaded[i]);
-    }
-    cq_slot_ring_clear (&cu->ring);
-    if (cu->copy_stream)
-      cudaStreamDestroy (cu->copy_stream);
-    if (cu->stream)
-      cudaStreamDestroy (cu->stream);
-  }
-  cudaGetLastError ();
-  free (cu);
+  cq_cuda_object_free (cu,[cu]() {
+        if (cu->copy_stream)
+          cudaStreamSynchronize (cu->copy_stream);
+        cudaFree (cu->frame[0]);
+        cudaFree (cu->gray);
+        cudaFree (cu->accum);
+        cudaFree (cu->hist_dev);
+        for (int i = 0; i < SLOTS; i++) {
+          cudaFreeHost (cu->hist_host[i]);
+          cudaFreeHost (cu->out_host[i]);
+          cudaFreeHost (cu->staging[i]);
+          if (cu->uploaded[i])
+            cudaEventDestroy (cu->uploaded[i]);
+        }
+        cq_slot_ring_clear (&cu->ring);
+        if (cu->copy_stream)
+          cudaStreamDestroy (cu->copy_stream);
+      });
 }
 
 /* Enqueues the kernels for a frame at dev (pitch bytes a row) in the stored

@@ -126,14 +126,9 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
   const char *what = "cannot select the CUDA device";
   unsigned i;
 
-  if (cq_ssim_check (window, planes, n_planes, err) != CQ_OK)
+  if (cq_ssim_check (window, planes, n_planes, err) != CQ_OK
+      || !(cu = cq_cuda_object_new < CqSsimCuda > (target, err)))
     return NULL;
-  cu = (CqSsimCuda *) calloc (1, sizeof (*cu));
-  if (!cu) {
-    cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "out of host memory");
-    return NULL;
-  }
-  cu->target = *target;
   cu->window = window;
   cu->n_planes = n_planes;
 
@@ -216,12 +211,8 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
     }
   }
   if (e != cudaSuccess) {
-    cq_cuda_error (err, e, what);
-    if (err)
-      snprintf (err->message + strlen (err->message),
-          sizeof (err->message) - strlen (err->message),
-          " (planes of %ux%u on device %d)", planes[0].width,
-          planes[0].height, target->device);
+    cq_cuda_error_for (err, e, what, "planes of %ux%u on device %d",
+        planes[0].width, planes[0].height, target->device);
     cq_ssim_cuda_free (cu);
     return NULL;
   }
@@ -231,37 +222,26 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
 extern "C" void
 cq_ssim_cuda_free (CqSsimCuda * cu)
 {
-  unsigned i;
-
-  if (!cu)
-    return;
-  CqCudaScope scope (cu->target);
-  if (scope.enter () == cudaSuccess) {
-    if (cu->stream)
-      cudaStreamSynchronize (cu->stream);
-    for (i = 0; i < cu->n_planes; i++) {
-      cudaFree (cu->pl[i].frame[0][0]);
-      cudaFree (cu->pl[i].unpacked[0]);
-      cudaFree (cu->pl[i].partials);
-    }
-    cudaFree (cu->out_dev);
-    for (i = 0; i < SLOTS; i++) {
-      cudaFreeHost (cu->out_host[i]);
-      cudaFreeHost (cu->staging[i]);
-    }
-    cq_slot_ring_clear (&cu->ring);
-    for (i = 0; i < CQ_SSIM_MAX_PLANES * MAX_BANDS; i++)
-      if (cu->events[i])
-        cudaEventDestroy (cu->events[i]);
-    if (cu->copy_stream) {
-      cudaStreamSynchronize (cu->copy_stream);
-      cudaStreamDestroy (cu->copy_stream);
-    }
-    if (cu->stream)
-      cudaStreamDestroy (cu->stream);
-  }
-  cudaGetLastError ();
-  free (cu);
+  cq_cuda_object_free (cu,[cu]() {
+        for (unsigned i = 0; i < cu->n_planes; i++) {
+          cudaFree (cu->pl[i].frame[0][0]);
+          cudaFree (cu->pl[i].unpacked[0]);
+          cudaFree (cu->pl[i].partials);
+        }
+        cudaFree (cu->out_dev);
+        for (unsigned i = 0; i < SLOTS; i++) {
+          cudaFreeHost (cu->out_host[i]);
+          cudaFreeHost (cu->staging[i]);
+        }
+        cq_slot_ring_clear (&cu->ring);
+        for (unsigned i = 0; i < CQ_SSIM_MAX_PLANES * MAX_BANDS; i++)
+          if (cu->events[i])
+            cudaEventDestroy (cu->events[i]);
+        if (cu->copy_stream) {
+          cudaStreamSynchronize (cu->copy_stream);
+          cudaStreamDestroy (cu->copy_stream);
+        }
+      });
 }
 
 template < typename T > static void

@@ -298,6 +298,9 @@ gst_cuda_sharpness_set_property (GObject * object, guint prop_id,
 {
   GstCudaSharpness *self = GST_CUDA_SHARPNESS (object);
 
+  if (gst_cuda_qa_settings_set_property (&self->settings,
+          object, PROP_SETTINGS, prop_id, value, pspec))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_METRICS:
@@ -315,11 +318,6 @@ gst_cuda_sharpness_set_property (GObject * object, guint prop_id,
     case PROP_ROI_HEIGHT:
       self->roi_height = g_value_get_uint (value);
       break;
-    default:
-      if (!gst_cuda_qa_settings_set_property (&self->settings, PROP_SETTINGS,
-              prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
   }
   GST_OBJECT_UNLOCK (self);
 }
@@ -330,6 +328,9 @@ gst_cuda_sharpness_get_property (GObject * object, guint prop_id,
 {
   GstCudaSharpness *self = GST_CUDA_SHARPNESS (object);
 
+  if (gst_cuda_qa_settings_get_property (&self->settings,
+          object, PROP_SETTINGS, prop_id, value, pspec))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_METRICS:
@@ -346,11 +347,6 @@ gst_cuda_sharpness_get_property (GObject * object, guint prop_id,
       break;
     case PROP_ROI_HEIGHT:
       g_value_set_uint (value, self->roi_height);
-      break;
-    default:
-      if (!gst_cuda_qa_settings_get_property (&self->settings, PROP_SETTINGS,
-              prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -446,26 +442,19 @@ gst_cuda_sharpness_collect_cpu (GstCudaSharpness * self,
   return TRUE;
 }
 
-/* The library's CUDA object enters its context itself (the hooks the
- * device helper gave it). */
+/* CUDAMemory frames are read in place, host frames uploaded. The
+ * library's CUDA object enters its context itself (the hooks the device
+ * helper gave it). */
 static gboolean
-gst_cuda_sharpness_submit_cuda_host (GstCudaSharpness * self,
-    const guint8 * data, gsize stride, GstCudaSharpnessPending * pending,
-    CqError * err)
+gst_cuda_sharpness_submit_cuda (GstCudaSharpness * self, const guint8 * data,
+    gsize stride, GstCudaSharpnessPending * pending, CqError * err)
 {
-  (void) pending;
-  return cq_sharpness_cuda_submit_host (gst_cuda_qa_device_backend
-      (self->dev), data, stride, err) == CQ_OK;
-}
+  CqSharpnessCuda *cuda = gst_cuda_qa_device_backend (self->dev);
 
-static gboolean
-gst_cuda_sharpness_submit_cuda_device (GstCudaSharpness * self,
-    const guint8 * data, gsize stride, GstCudaSharpnessPending * pending,
-    CqError * err)
-{
   (void) pending;
-  return cq_sharpness_cuda_submit_device (gst_cuda_qa_device_backend
-      (self->dev), data, stride, err) == CQ_OK;
+  if (self->device_input)
+    return cq_sharpness_cuda_submit_device (cuda, data, stride, err) == CQ_OK;
+  return cq_sharpness_cuda_submit_host (cuda, data, stride, err) == CQ_OK;
 }
 
 static gboolean
@@ -525,8 +514,7 @@ gst_cuda_sharpness_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (gst_cuda_qa_device_is_cuda (self->dev)) {
     if (!gst_cuda_qa_device_open (self->dev, NULL, &err))
       goto backend_failed;
-    self->submit = self->device_input ? gst_cuda_sharpness_submit_cuda_device :
-        gst_cuda_sharpness_submit_cuda_host;
+    self->submit = gst_cuda_sharpness_submit_cuda;
     self->collect = gst_cuda_sharpness_collect_cuda;
   } else {
     self->cpu = cq_sharpness_cpu_new (&self->layout, self->rw, self->rh,

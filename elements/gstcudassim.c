@@ -348,6 +348,9 @@ gst_cuda_ssim_set_property (GObject * object, guint prop_id,
 {
   GstCudaSsim *self = GST_CUDA_SSIM (object);
 
+  if (gst_cuda_qa_settings_set_property (&self->settings,
+          object, PROP_SETTINGS, prop_id, value, pspec))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_WINDOW:
@@ -359,11 +362,6 @@ gst_cuda_ssim_set_property (GObject * object, guint prop_id,
     case PROP_THRESHOLD:
       self->threshold = g_value_get_double (value);
       break;
-    default:
-      if (!gst_cuda_qa_settings_set_property (&self->settings, PROP_SETTINGS,
-              prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
   }
   GST_OBJECT_UNLOCK (self);
 }
@@ -374,6 +372,9 @@ gst_cuda_ssim_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstCudaSsim *self = GST_CUDA_SSIM (object);
 
+  if (gst_cuda_qa_settings_get_property (&self->settings,
+          object, PROP_SETTINGS, prop_id, value, pspec))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_WINDOW:
@@ -384,11 +385,6 @@ gst_cuda_ssim_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_THRESHOLD:
       g_value_set_double (value, self->threshold);
-      break;
-    default:
-      if (!gst_cuda_qa_settings_get_property (&self->settings, PROP_SETTINGS,
-              prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -713,6 +709,16 @@ backend_failed:
   }
 }
 
+/* Measuring failed: the library's message; dist (taken) is dropped. */
+static GstFlowReturn
+gst_cuda_ssim_measure_failed (GstCudaSsim * self, const CqError * err,
+    GstBuffer * dist)
+{
+  gst_cuda_qa_device_measure_error (self->dev, err, "SSIM measurement");
+  gst_buffer_unref (dist);
+  return GST_FLOW_ERROR;
+}
+
 /* Reads the sums of a pair in flight; its distorted buffer gets the meta
  * and is handed back (for downstream, or for a flush to drop after the
  * scores are reported). */
@@ -753,11 +759,7 @@ gst_cuda_ssim_complete (GstElement * element, gpointer item, GstBuffer ** out)
 
   /* ERRORS */
 measure_failed:
-  {
-    gst_cuda_qa_device_measure_error (self->dev, &err, "SSIM measurement");
-    gst_buffer_unref (dist);
-    return GST_FLOW_ERROR;
-  }
+  return gst_cuda_ssim_measure_failed (self, &err, dist);
 }
 
 static GstFlowReturn
@@ -910,11 +912,7 @@ map_failed_dist:
     return GST_FLOW_ERROR;
   }
 measure_failed:
-  {
-    gst_cuda_qa_device_measure_error (self->dev, &err, "SSIM measurement");
-    gst_buffer_unref (dist);
-    return GST_FLOW_ERROR;
-  }
+  return gst_cuda_ssim_measure_failed (self, &err, dist);
 }
 
 static void
