@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cq-sharpness.h"
+#include "cq-test.h"
 
 #define FRAME_DURATION (GST_SECOND / 30)
 
@@ -172,10 +173,7 @@ GST_END_TEST;
 static GstBus *
 attach_bus (GstHarness * h)
 {
-  GstBus *bus = gst_bus_new ();
-
-  gst_element_set_bus (h->element, bus);
-  return bus;
+  return cq_test_attach_bus (h->element);
 }
 
 GST_START_TEST (test_messages_and_summary)
@@ -228,8 +226,7 @@ GST_START_TEST (test_messages_and_summary)
   fail_unless (gst_structure_get_double (s, "tenengrad-mean", &v) && v == 0);
   gst_message_unref (msg);
 
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
+  cq_test_detach_bus (h->element, bus);
   gst_harness_teardown (h);
 }
 
@@ -280,8 +277,7 @@ GST_START_TEST (test_interval_means)
   fail_unless (gst_structure_has_name (gst_message_get_structure (msg),
           "cudasharpness-summary"));
   gst_message_unref (msg);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
+  cq_test_detach_bus (h->element, bus);
   gst_harness_teardown (h);
 }
 
@@ -486,8 +482,7 @@ GST_START_TEST (test_bad_roi)
   g_error_free (gerr);
   g_free (debug);
   gst_message_unref (msg);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
+  cq_test_detach_bus (h->element, bus);
   gst_harness_teardown (h);
 }
 
@@ -591,8 +586,7 @@ GST_START_TEST (test_auto_falls_back_with_warning)
   fail_unless (gst_buffer_get_custom_meta (out, "CudaSharpnessMeta"));
   gst_buffer_unref (out);
   fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
+  cq_test_detach_bus (h->element, bus);
   gst_harness_teardown (h);
 }
 
@@ -913,8 +907,7 @@ GST_START_TEST (test_frames_in_flight)
   gst_buffer_unref (in[2]);
   for (i = 0; i < 3; i++)
     gst_structure_free (expect[i]);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
+  cq_test_detach_bus (h->element, bus);
   gst_harness_teardown (h);
   g_free (launch);
 }
@@ -926,34 +919,10 @@ GST_END_TEST;
  * there is and CUDAMemory caps are refused. */
 GST_START_TEST (test_cuda_memory_caps)
 {
-  GstElement *e = gst_element_factory_make ("cudasharpness", NULL);
-  GstPad *pad = gst_element_get_static_pad (e, "sink");
-  GstCaps *caps = gst_pad_query_caps (pad, NULL);
-  gboolean has_cuda = FALSE, has_sys = FALSE, device;
+  gboolean device = cq_test_cuda_memory_usable ();
   GstHarness *h;
-  guint i;
 
-  device = cq_cuda_device_count (NULL) > 0
-      && gst_element_factory_find ("cudaupload") != NULL;
-  for (i = 0; i < gst_caps_get_size (caps); i++) {
-    GstCapsFeatures *f = gst_caps_get_features (caps, i);
-
-    if (gst_caps_features_contains (f, "memory:CUDAMemory"))
-      has_cuda = TRUE;
-    if (gst_caps_features_is_equal (f, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
-      has_sys = TRUE;
-  }
-  fail_unless (has_sys);
-  if (!device)
-    fail_if (has_cuda, "CUDAMemory offered without a device: %"
-        GST_PTR_FORMAT, caps);
-  else
-    fail_unless (has_cuda, "no CUDAMemory on a CUDA host: %" GST_PTR_FORMAT,
-        caps);
-  gst_caps_unref (caps);
-  gst_object_unref (pad);
-  gst_object_unref (e);
-
+  cq_test_check_memories ("cudasharpness", "sink", device);
   if (!device) {
     GstEvent *ev;
 
@@ -1009,16 +978,12 @@ cudasharpness_suite (void)
 int
 main (int argc, char **argv)
 {
-  CqError err;
+  int status;
 
   gst_check_init (&argc, &argv);
-  if (g_getenv ("CUDASHARPNESS_TEST_BACKEND"))
-    inflight_backend = g_getenv ("CUDASHARPNESS_TEST_BACKEND");
-  if (g_str_equal (inflight_backend, "cuda")
-      && cq_cuda_device_count (&err) < 1) {
-    g_print ("SKIP: %s\n", err.message);
-    return 77;
-  }
+  if ((status = cq_test_backend ("CUDASHARPNESS_TEST_BACKEND",
+              &inflight_backend)) >= 0)
+    return status;
   return gst_check_run_suite (cudasharpness_suite (), "cudasharpness",
       __FILE__);
 }

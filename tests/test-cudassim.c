@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cq-common.h"
+#include "cq-test.h"
 #include "ssim-reference.h"
 
 #define FRAME_DURATION (GST_SECOND / 30)
@@ -796,8 +797,7 @@ GST_START_TEST (test_cuda_memory_caps)
 {
   GstElement *e = gst_element_factory_make ("cudassim", NULL);
   const gchar *names[] = { "reference", "distorted" };
-  gboolean device = cq_cuda_device_count (NULL) > 0
-      && gst_element_factory_find ("cudaupload") != NULL;
+  gboolean device = cq_test_cuda_memory_usable ();
   guint i, k;
 
   for (k = 0; k < 2; k++) {
@@ -853,15 +853,11 @@ cudassim_suite (void)
 int
 main (int argc, char **argv)
 {
-  CqError err;
+  int status;
 
   gst_check_init (&argc, &argv);
-  if (g_getenv ("CUDASSIM_TEST_BACKEND"))
-    backend = g_getenv ("CUDASSIM_TEST_BACKEND");
-  if (g_str_has_prefix (backend, "cuda") && cq_cuda_device_count (&err) < 1) {
-    g_print ("SKIP: %s\n", err.message);
-    return 77;
-  }
+  if ((status = cq_test_backend ("CUDASSIM_TEST_BACKEND", &backend)) >= 0)
+    return status;
   /* CUDASSIM_TEST_FRAMES_IN_FLIGHT=1: every check with a pair in flight */
   if (g_getenv ("CUDASSIM_TEST_FRAMES_IN_FLIGHT"))
     backend = g_strdup_printf ("%s frames-in-flight=%s", backend,

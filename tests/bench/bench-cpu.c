@@ -12,19 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cq-sfproject.h"
 #include "cq-sharpness.h"
 #include "cq-ssim.h"
-
-static double
-now_s (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "../cq-test.h"
 
 int
 main (int argc, char **argv)
@@ -58,15 +50,15 @@ main (int argc, char **argv)
     sharp = cq_sharpness_cpu_new (&gray8, w, h, CQ_METRIC_DEFAULT, 0, &err);
     ssim = cq_ssim_cpu_new (CQ_SSIM_BOX8, &plane, 1, 0, &err);
     cq_sharpness_cpu_measure (sharp, a, w, scores, &err);
-    t0 = now_s ();
+    t0 = cq_test_now_s ();
     for (i = 0; i < n; i++)
       cq_sharpness_cpu_measure (sharp, a, w, scores, &err);
-    t_sharp = (now_s () - t0) / n * 1e6;
+    t_sharp = (cq_test_now_s () - t0) / n * 1e6;
     cq_ssim_cpu_measure (ssim, ra, stride, rb, stride, &sums, &err);
-    t0 = now_s ();
+    t0 = cq_test_now_s ();
     for (i = 0; i < n; i++)
       cq_ssim_cpu_measure (ssim, ra, stride, rb, stride, &sums, &err);
-    t_ssim = (now_s () - t0) / n * 1e6;
+    t_ssim = (cq_test_now_s () - t0) / n * 1e6;
     printf ("%4ux%-5u %14.1f %14.1f\n", w, h, t_sharp, t_ssim);
     cq_sharpness_cpu_free (sharp);
     cq_ssim_cpu_free (ssim);
@@ -92,11 +84,11 @@ main (int argc, char **argv)
     for (i = 0; i < g.nx * g.ny * g.nz; i++)
       vol[i] = (i % 3) * 0.5;
     cq_sf_project_cpu (&g, vol, 0, views, proj, 0, &err);
-    t0 = now_s ();
+    t0 = cq_test_now_s ();
     for (i = 0; i < reps; i++)
       cq_sf_project_cpu (&g, vol, i * views, views, proj, 0, &err);
     printf ("sf project 16^3 -> 24x24, 16 views: %.1f us a batch\n",
-        (now_s () - t0) / reps * 1e6);
+        (cq_test_now_s () - t0) / reps * 1e6);
     free (vol);
     free (proj);
   }

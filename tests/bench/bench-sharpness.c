@@ -13,18 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cq-cuda.h"
 #include "cq-sharpness.h"
-
-static double
-now_s (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "../cq-test.h"
 
 static void
 fill (uint8_t * p, size_t n)
@@ -40,26 +32,31 @@ fill (uint8_t * p, size_t n)
   }
 }
 
-typedef CqStatus (*HostMeasure) (CqSharpnessCuda *, const void *, size_t,
-    double *, CqError *);
+typedef struct
+{
+  CqSharpnessCuda *cu;
+  const void *frame;
+  size_t stride;
+} HostCall;
 
-/* Mean seconds per call of measure over iterations, after one warm-up. */
+static CqStatus
+measure_host (void *user, CqError * err)
+{
+  HostCall *c = user;
+  double scores[CQ_METRIC_COUNT];
+
+  return cq_sharpness_cuda_measure_host (c->cu, c->frame, c->stride, scores,
+      err);
+}
+
+/* Mean seconds per call of measure_host over iterations, after one
+ * warm-up. */
 static double
 time_host (CqSharpnessCuda * cu, const void *frame, size_t stride, int iters)
 {
-  double scores[CQ_METRIC_COUNT], t0;
-  CqError err;
-  int i;
+  HostCall c = { cu, frame, stride };
 
-  cq_sharpness_cuda_measure_host (cu, frame, stride, scores, &err);
-  t0 = now_s ();
-  for (i = 0; i < iters; i++)
-    if (cq_sharpness_cuda_measure_host (cu, frame, stride, scores,
-            &err) != CQ_OK) {
-      fprintf (stderr, "measure failed: %s\n", err.message);
-      exit (1);
-    }
-  return (now_s () - t0) / iters;
+  return cq_test_time_calls (measure_host, &c, iters);
 }
 
 int
@@ -138,19 +135,19 @@ main (int argc, char **argv)
         cq_sharpness_cuda_time_device (cu, dev, w, 20 * iters, &kernel_us,
             &err);
         cq_sharpness_cuda_measure_device (cu, dev, w, scores, &err);
-        t0 = now_s ();
+        t0 = cq_test_now_s ();
         for (i = 0; i < iters; i++)
           cq_sharpness_cuda_measure_device (cu, dev, w, scores, &err);
-        call_us = (now_s () - t0) / iters * 1e6;
+        call_us = (cq_test_now_s () - t0) / iters * 1e6;
         page_s = time_host (cu, pageable, w, iters);
         pin_s = time_host (cu, pinned, w, iters);
         cq_sharpness_cuda_free (cu);
       }
       cq_sharpness_cpu_measure (cpu, pageable, w, scores, &err);
-      t0 = now_s ();
+      t0 = cq_test_now_s ();
       for (i = 0; i < cpu_iters; i++)
         cq_sharpness_cpu_measure (cpu, pageable, w, scores, &err);
-      cpu_s = (now_s () - t0) / cpu_iters;
+      cpu_s = (cq_test_now_s () - t0) / cpu_iters;
       cq_sharpness_cpu_free (cpu);
 
       printf ("| %ux%u | %s | %.2f | %.1f | %.0f | %.3f | %.0f %% | %.3f | "

@@ -14,18 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cq-cuda.h"
 #include "cq-ssim.h"
-
-static double
-now_s (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "../cq-test.h"
 
 /* A textured frame and a noisy copy. */
 static void
@@ -43,25 +35,30 @@ fill_pair (uint8_t * a, uint8_t * b, size_t n)
   }
 }
 
+typedef struct
+{
+  CqSsimCuda *cu;
+  const void *ra[1], *rb[1];
+  size_t st[1];
+} HostCall;
+
+static CqStatus
+measure_host (void *user, CqError * err)
+{
+  HostCall *c = user;
+  CqSsimPlaneSums sums;
+
+  return cq_ssim_cuda_measure_host (c->cu, c->ra, c->st, c->rb, c->st, &sums,
+      err);
+}
+
 static double
 time_host (CqSsimCuda * cu, const void *a, const void *b, size_t stride,
     int iters)
 {
-  const void *ra[1] = { a }, *rb[1] = { b };
-  size_t st[1] = { stride };
-  CqSsimPlaneSums sums;
-  CqError err;
-  double t0;
-  int i;
+  HostCall c = { cu, {a}, {b}, {stride} };
 
-  cq_ssim_cuda_measure_host (cu, ra, st, rb, st, &sums, &err);
-  t0 = now_s ();
-  for (i = 0; i < iters; i++)
-    if (cq_ssim_cuda_measure_host (cu, ra, st, rb, st, &sums, &err) != CQ_OK) {
-      fprintf (stderr, "measure failed: %s\n", err.message);
-      exit (1);
-    }
-  return (now_s () - t0) / iters;
+  return cq_test_time_calls (measure_host, &c, iters);
 }
 
 int
@@ -162,10 +159,10 @@ main (int argc, char **argv)
         cq_ssim_cuda_time_device (cu, dva, st, dvb, st, 20 * iters,
             &kernel_us, &err);
         cq_ssim_cuda_measure_device (cu, dva, st, dvb, st, &sums, &err);
-        t0 = now_s ();
+        t0 = cq_test_now_s ();
         for (i = 0; i < iters; i++)
           cq_ssim_cuda_measure_device (cu, dva, st, dvb, st, &sums, &err);
-        call_us = (now_s () - t0) / iters * 1e6;
+        call_us = (cq_test_now_s () - t0) / iters * 1e6;
         ssim = sums.ssim_sum / sums.windows;
         page_s = time_host (cu, pa, pb, stride, iters);
         pin_s = time_host (cu, qa, qb, stride, iters);
@@ -176,10 +173,10 @@ main (int argc, char **argv)
         int n = bytes > (16u << 20) ? 2 : 5;
 
         cq_ssim_cpu_measure (cpu, ra, st, rb, st, &sums, &err);
-        t0 = now_s ();
+        t0 = cq_test_now_s ();
         for (i = 0; i < n; i++)
           cq_ssim_cpu_measure (cpu, ra, st, rb, st, &sums, &err);
-        cpu_ms = (now_s () - t0) / n * 1e3;
+        cpu_ms = (cq_test_now_s () - t0) / n * 1e3;
         cq_ssim_cpu_free (cpu);
         if (!have_cuda)
           ssim = sums.ssim_sum / sums.windows;
