@@ -176,6 +176,21 @@ gst_cuda_qa_pairing_next (GstCudaQaPairing * pairing, gboolean timeout,
   if (*dist)
     gst_cuda_qa_pairing_sync_segment (pairing, segment);
 
+  /* a gap (GstAggregator queues a GAP event as an empty GAP buffer) is no
+   * frame: a reference gap is dropped, a distorted one goes on as it is;
+   * neither counts as unpaired */
+  if (*ref && GST_BUFFER_FLAG_IS_SET (*ref, GST_BUFFER_FLAG_GAP)) {
+    gst_aggregator_pad_drop_buffer (pairing->reference);
+    gst_clear_buffer (ref);
+    gst_clear_buffer (dist);
+    return GST_CUDA_QA_PAIR_REFERENCE_DROPPED;
+  }
+  if (*dist && GST_BUFFER_FLAG_IS_SET (*dist, GST_BUFFER_FLAG_GAP)) {
+    gst_clear_buffer (ref);
+    gst_cuda_qa_pairing_take_distorted (pairing, *dist);
+    return GST_CUDA_QA_PAIR_DISTORTED_ALONE;
+  }
+
   if (!*ref) {
     /* no reference frame: it ended, or (live) it is late */
     if (!ref_eos && !timeout)

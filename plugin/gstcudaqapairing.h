@@ -7,7 +7,9 @@
  * of the distorted stream (equal when its rate is unknown), drops reference
  * frames that have no partner, lets distorted frames without one pass,
  * counts both, and keeps the src pad's segment equal to the distorted
- * pad's (so distorted buffers keep their timestamps). Anything that changes
+ * pad's (so distorted buffers keep their timestamps). A gap is no frame:
+ * a reference gap is dropped, a distorted one passes on as a gap buffer,
+ * and neither is counted. Anything that changes
  * which frames pair (an alignment offset, a search for the best match)
  * belongs here, not in the element.
  *
@@ -27,8 +29,10 @@ typedef enum
   GST_CUDA_QA_PAIR_NEED_DATA,   /* wait for more input */
   GST_CUDA_QA_PAIR_EOS,         /* both pads ended, nothing is queued */
   GST_CUDA_QA_PAIR_MATCHED,     /* *ref and *dist are a pair */
-  GST_CUDA_QA_PAIR_DISTORTED_ALONE,     /* *dist has no reference frame */
-  GST_CUDA_QA_PAIR_REFERENCE_DROPPED    /* a reference frame had no partner */
+  GST_CUDA_QA_PAIR_DISTORTED_ALONE,     /* *dist has no reference frame (or
+                                         * is a gap) */
+  GST_CUDA_QA_PAIR_REFERENCE_DROPPED    /* a reference frame (or gap) had
+                                         * no partner */
 } GstCudaQaPairResult;
 
 typedef struct _GstCudaQaPairing GstCudaQaPairing;
