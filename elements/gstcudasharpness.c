@@ -23,6 +23,22 @@
  * log (#GstCudaSharpness:location), and as a `cudasharpness-summary` message
  * at EOS.
  *
+ * The `cudasharpness` message (when #GstCudaSharpness:post-messages):
+ *
+ * - GstClockTime `timestamp`: the PTS of the (first) frame
+ * - GstClockTime `stream-time`: its stream time
+ * - GstClockTime `running-time`: its running time
+ * - GstClockTime `duration`: the frame's duration, or the running time the
+ *   message covers when #GstCudaSharpness:interval > 0
+ * - guint64 `frame`: the index of the (last) frame since start
+ * - guint64 `frames`: the frames the message covers (1 without interval)
+ * - gdouble `<measure>`: one per enabled measure (`tenengrad`, ...): the
+ *   score, or its mean over the interval
+ *
+ * The `cudasharpness-summary` message (at EOS): guint64 `frames` and, per
+ * enabled measure, gdouble `<measure>-mean`, `<measure>-min`,
+ * `<measure>-max`.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 -m videotestsrc num-buffers=100 ! cudasharpness metrics=tenengrad+lapvar ! fakesink

@@ -21,7 +21,29 @@
  *
  * A frame without a partner is not measured but counted
  * (`unpaired-frames` in the `cudassim-summary` message at EOS); a distorted
- * one still goes downstream, without the meta.
+ * one still goes downstream, without the meta. A gap is no frame.
+ *
+ * The `cudassim` message (when #GstCudaSsim:post-messages):
+ *
+ * - GstClockTime `timestamp`, `stream-time`, `running-time`: of the
+ *   (first) distorted frame
+ * - GstClockTime `duration`: the frame's, or the running time covered when
+ *   #GstCudaSsim:interval > 0
+ * - guint64 `frame`, `frames`: the index of the (last) frame, the frames
+ *   covered
+ * - gdouble `ssim`, `ssim-db`, `psnr`, `mse`, and with planes=all
+ *   `ssim-<p>`, `psnr-<p>`, `mse-<p>` for each plane p (y, u, v or r, g,
+ *   b): the scores, or their means over the interval
+ *
+ * The `cudassim-alert` message (a frame's `ssim` below
+ * #GstCudaSsim:threshold): GstClockTime `timestamp`, `stream-time`,
+ * `running-time`, `duration`; guint64 `frame`; gdouble `ssim`,
+ * `threshold`.
+ *
+ * The `cudassim-summary` message (at EOS): guint64 `frames`; gdouble
+ * `<field>-mean`, `<field>-min`, `<field>-max` for every field above;
+ * guint64 `unpaired-frames`, `unpaired-reference`, `unpaired-distorted`;
+ * gchararray `window`.
  *
  * ## Example launch line
  * |[
@@ -301,18 +323,6 @@ gst_cuda_ssim_class_init (GstCudaSsimClass * klass)
       "CUDA SSIM measurement");
 }
 
-static GstAggregatorPad *
-gst_cuda_ssim_add_sink_pad (GstCudaSsim * self, const gchar * name)
-{
-  GstPadTemplate *templ =
-      gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (self), name);
-  GstAggregatorPad *pad = g_object_new (GST_TYPE_AGGREGATOR_PAD, "name", name,
-      "direction", GST_PAD_SINK, "template", templ, NULL);
-
-  gst_element_add_pad (GST_ELEMENT (self), GST_PAD (pad));
-  return pad;
-}
-
 static void
 gst_cuda_ssim_init (GstCudaSsim * self)
 {
@@ -323,10 +333,8 @@ gst_cuda_ssim_init (GstCudaSsim * self)
   self->dev = gst_cuda_qa_device_new (GST_ELEMENT (self), &device_funcs);
   self->report = gst_cuda_qa_report_new (GST_ELEMENT (self), "cudassim",
       "CudaSsimMeta");
-  self->reference_pad = gst_cuda_ssim_add_sink_pad (self, "reference");
-  self->distorted_pad = gst_cuda_ssim_add_sink_pad (self, "distorted");
   self->pairing = gst_cuda_qa_pairing_new (GST_AGGREGATOR (self),
-      self->reference_pad, self->distorted_pad, gst_cuda_ssim_drain);
+      gst_cuda_ssim_drain, &self->reference_pad, &self->distorted_pad);
 }
 
 static void

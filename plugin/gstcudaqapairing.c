@@ -20,9 +20,23 @@ struct _GstCudaQaPairing
   guint64 unpaired_reference, unpaired_distorted;
 };
 
+/* A fixed, named always-pad (as gstcccombiner.c adds its pads). */
+static GstAggregatorPad *
+gst_cuda_qa_pairing_add_pad (GstAggregator * agg, const gchar * name)
+{
+  GstPadTemplate *templ =
+      gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (agg), name);
+  GstAggregatorPad *pad = g_object_new (GST_TYPE_AGGREGATOR_PAD, "name", name,
+      "direction", GST_PAD_SINK, "template", templ, NULL);
+
+  gst_element_add_pad (GST_ELEMENT (agg), GST_PAD (pad));
+  return pad;
+}
+
 GstCudaQaPairing *
-gst_cuda_qa_pairing_new (GstAggregator * agg, GstAggregatorPad * reference,
-    GstAggregatorPad * distorted, GstFlowReturn (*drain) (GstAggregator * agg))
+gst_cuda_qa_pairing_new (GstAggregator * agg,
+    GstFlowReturn (*drain) (GstAggregator * agg),
+    GstAggregatorPad ** reference, GstAggregatorPad ** distorted)
 {
   GstCudaQaPairing *pairing = g_new0 (GstCudaQaPairing, 1);
   static gsize done = 0;
@@ -33,8 +47,10 @@ gst_cuda_qa_pairing_new (GstAggregator * agg, GstAggregatorPad * reference,
     g_once_init_leave (&done, 1);
   }
   pairing->agg = agg;
-  pairing->reference = reference;
-  pairing->distorted = distorted;
+  pairing->reference = *reference =
+      gst_cuda_qa_pairing_add_pad (agg, "reference");
+  pairing->distorted = *distorted =
+      gst_cuda_qa_pairing_add_pad (agg, "distorted");
   pairing->drain = drain;
   return pairing;
 }

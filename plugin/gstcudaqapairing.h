@@ -37,11 +37,13 @@ typedef enum
 
 typedef struct _GstCudaQaPairing GstCudaQaPairing;
 
-/* drain (agg) is called before the src segment changes, so that frames in
+/* Adds agg's always sink pads "reference" and "distorted" (from its class's
+ * pad templates of those names; borrowed into *reference, *distorted).
+ * drain (agg) is called before the src segment changes, so that frames in
  * flight leave in the segment they came in. */
 GstCudaQaPairing *gst_cuda_qa_pairing_new (GstAggregator * agg,
-    GstAggregatorPad * reference, GstAggregatorPad * distorted,
-    GstFlowReturn (*drain) (GstAggregator * agg));
+    GstFlowReturn (*drain) (GstAggregator * agg),
+    GstAggregatorPad ** reference, GstAggregatorPad ** distorted);
 void gst_cuda_qa_pairing_free (GstCudaQaPairing * pairing);
 
 /* A new stream: the counts back to zero. */
