@@ -156,8 +156,8 @@ gst_cuda_qa_settings_get_property (const GstCudaQaSettings * settings,
   gint setting = gst_cuda_qa_settings_index (object, first_prop_id, prop_id,
       pspec);
 
-  if (setting < 0)
-    return setting == -2;
+  if (setting < 0)               /* -2: not a setting, warned */
+    return setting != -1;
   GST_OBJECT_LOCK (object);
   switch (setting) {
     case SETTING_BACKEND:

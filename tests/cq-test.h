@@ -12,15 +12,23 @@
 #include <time.h>
 
 #include "cq-common.h"
+#include "cq-cuda.h"
 
-/* xorshift64 on *state (nonzero): 32 random bits. */
-static inline uint32_t
-cq_test_random (uint64_t * state)
+/* One xorshift64 step of *state (nonzero): the new state. */
+static inline uint64_t
+cq_test_xorshift (uint64_t * state)
 {
   *state ^= *state << 13;
   *state ^= *state >> 7;
   *state ^= *state << 17;
-  return (uint32_t) (*state >> 11);
+  return *state;
+}
+
+/* 32 random bits. */
+static inline uint32_t
+cq_test_random (uint64_t * state)
+{
+  return (uint32_t) (cq_test_xorshift (state) >> 11);
 }
 
 static inline double
@@ -52,6 +60,28 @@ cq_test_time_calls (CqStatus (*call) (void *user, CqError * err), void *user,
   return (cq_test_now_s () - t0) / iters;
 }
 
+/* Benchmarks: prints device 0 (or why there is none) and its host-to-device
+ * bandwidths in GB/s, which it returns. */
+static inline void
+cq_test_bench_device (int have_cuda, const CqError * why, double *pageable,
+    double *pinned)
+{
+  char desc[256] = "none";
+  CqError err;
+
+  *pageable = *pinned = 0;
+  if (have_cuda) {
+    cq_cuda_device_describe (0, desc, sizeof (desc), &err);
+    cq_cuda_h2d_bandwidth (0, 64u << 20, 0, pageable, &err);
+    cq_cuda_h2d_bandwidth (0, 64u << 20, 1, pinned, &err);
+  } else {
+    printf ("no CUDA: %s (CPU figures only)\n", why->message);
+  }
+  printf ("device: %s\n", desc);
+  printf ("host->device bandwidth (cudaMemcpy, 64 MiB): pageable %.2f GB/s, "
+      "pinned %.2f GB/s\n", *pageable, *pinned);
+}
+
 /* 0 where a CUDA device is usable; else prints "SKIP: <why>" and returns
  * 77, meson's skip status. */
 static inline int
@@ -77,6 +107,20 @@ cq_test_backend (const gchar * env, const gchar ** backend)
   if (g_str_has_prefix (*backend, "cuda") && cq_test_skip_without_cuda ())
     return 77;
   return -1;
+}
+
+/* main () of an element suite: the backend from $env (skipping without a
+ * device where it names CUDA), then suite_func's suite. */
+#define CQ_TEST_MAIN(env, backend, suite_func, name)                  \
+int                                                                   \
+main (int argc, char **argv)                                          \
+{                                                                     \
+  int status;                                                         \
+                                                                      \
+  gst_check_init (&argc, &argv);                                      \
+  if ((status = cq_test_backend (env, &(backend))) >= 0)              \
+    return status;                                                    \
+  return gst_check_run_suite (suite_func (), name, __FILE__);         \
 }
 
 /* Whether CUDAMemory can be offered here: a CUDA device and nvcodec's

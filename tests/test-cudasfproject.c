@@ -423,14 +423,4 @@ cudasfproject_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  int status;
-
-  gst_check_init (&argc, &argv);
-  if ((status = cq_test_backend ("CUDASFPROJECT_TEST_BACKEND", &backend)) >= 0)
-    return status;
-  return gst_check_run_suite (cudasfproject_suite (), "cudasfproject",
-      __FILE__);
-}
+CQ_TEST_MAIN ("CUDASFPROJECT_TEST_BACKEND", backend, cudasfproject_suite, "cudasfproject");

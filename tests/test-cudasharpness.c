@@ -176,19 +176,31 @@ attach_bus (GstHarness * h)
   return cq_test_attach_bus (h->element);
 }
 
+#define DOT_CAPS "video/x-raw,format=GRAY8,width=3,height=3,framerate=30/1"
+
+/* A harness of launch with DOT_CAPS input and its element's messages on
+ * *bus. */
+static GstHarness *
+dot_harness (const gchar * launch, GstBus ** bus)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+
+  *bus = attach_bus (h);
+  gst_harness_set_src_caps_str (h, DOT_CAPS);
+  return h;
+}
+
 GST_START_TEST (test_messages_and_summary)
 {
-  GstHarness *h = gst_harness_new_parse ("cudasharpness backend=cpu");
-  GstBus *bus = attach_bus (h);
-  const gchar *caps = "video/x-raw,format=GRAY8,width=3,height=3,"
-      "framerate=30/1";
+  GstBus *bus;
+  GstHarness *h = dot_harness ("cudasharpness backend=cpu", &bus);
+  const gchar *caps = DOT_CAPS;
   GstMessage *msg;
   const GstStructure *s;
   guint64 u;
   gdouble v;
   guint i;
 
-  gst_harness_set_src_caps_str (h, caps);
   for (i = 0; i < 3; i++)
     gst_buffer_unref (gst_harness_push_and_pull (h, make_frame (caps,
                 fill_centre_dot, NULL, i)));
@@ -241,18 +253,16 @@ fill_dot_scaled (guint x, guint y, gpointer user_data)
 
 GST_START_TEST (test_interval_means)
 {
-  GstHarness *h = gst_harness_new_parse ("cudasharpness backend=cpu "
-      "metrics=maxmin interval=66666666");
-  GstBus *bus = attach_bus (h);
-  const gchar *caps = "video/x-raw,format=GRAY8,width=3,height=3,"
-      "framerate=30/1";
-  GstMessage *msg;
-  const GstStructure *s;
-  guint64 u;
-  gdouble v;
   guint i;
+  gdouble v;
+  guint64 u;
+  const GstStructure *s;
+  GstMessage *msg;
+  const gchar *caps = DOT_CAPS;
+  GstBus *bus;
+  GstHarness *h = dot_harness ("cudasharpness backend=cpu "
+      "metrics=maxmin interval=66666666", &bus);
 
-  gst_harness_set_src_caps_str (h, caps);
   /* maxmin of the 3x3 dot of value d is d / 9 */
   for (i = 0; i < 5; i++)
     gst_buffer_unref (gst_harness_push_and_pull (h, make_frame (caps,
@@ -975,15 +985,4 @@ cudasharpness_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  int status;
-
-  gst_check_init (&argc, &argv);
-  if ((status = cq_test_backend ("CUDASHARPNESS_TEST_BACKEND",
-              &inflight_backend)) >= 0)
-    return status;
-  return gst_check_run_suite (cudasharpness_suite (), "cudasharpness",
-      __FILE__);
-}
+CQ_TEST_MAIN ("CUDASHARPNESS_TEST_BACKEND", inflight_backend, cudasharpness_suite, "cudasharpness");

@@ -266,14 +266,4 @@ cudassim_pads_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  int status;
-
-  gst_check_init (&argc, &argv);
-  if ((status = cq_test_backend ("CUDASSIM_TEST_BACKEND", &backend)) >= 0)
-    return status;
-  return gst_check_run_suite (cudassim_pads_suite (), "cudassim-pads",
-      __FILE__);
-}
+CQ_TEST_MAIN ("CUDASSIM_TEST_BACKEND", backend, cudassim_pads_suite, "cudassim-pads");

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cq-cuda.h"
+#include "../cq-test.h"
 
 /* The frame's memory as is (pageable or pinned), not owned. */
 static GstBuffer *
@@ -35,9 +36,7 @@ fill (guint8 * a, guint8 * b, gsize n)
   gsize i;
 
   for (i = 0; i < n; i++) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
+    cq_test_xorshift (&s);
     a[i] = (guint8) ((i * 7 + ((s >> 40) & 31)) & 0xff);
     b[i] = (guint8) (a[i] ^ ((s >> 20) & 7));
   }

@@ -24,12 +24,8 @@ fill (uint8_t * p, size_t n)
   uint64_t s = 88172645463325252ull;
   size_t i;
 
-  for (i = 0; i < n; i++) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    p[i] = (uint8_t) (s >> 32);
-  }
+  for (i = 0; i < n; i++)
+    p[i] = (uint8_t) (cq_test_xorshift (&s) >> 32);
 }
 
 typedef struct
@@ -75,7 +71,6 @@ main (int argc, char **argv)
   unsigned only_w = 0, only_h = 0;
   unsigned si, mi;
   CqError err;
-  char desc[256] = "none";
   int have_cuda = cq_cuda_device_count (&err) > 0;
   double bw_pageable = 0, bw_pinned = 0;
 
@@ -85,16 +80,8 @@ main (int argc, char **argv)
     else if (strcmp (argv[i], "--size") == 0)
       sscanf (argv[i + 1], "%ux%u", &only_w, &only_h);
 
-  if (have_cuda) {
-    cq_cuda_device_describe (0, desc, sizeof (desc), &err);
-    cq_cuda_h2d_bandwidth (0, 64u << 20, 0, &bw_pageable, &err);
-    cq_cuda_h2d_bandwidth (0, 64u << 20, 1, &bw_pinned, &err);
-  } else {
-    printf ("no CUDA: %s (CPU figures only)\n", err.message);
-  }
-  printf ("device: %s\n", desc);
-  printf ("host->device bandwidth (cudaMemcpy, 64 MiB): pageable %.2f GB/s, "
-      "pinned %.2f GB/s\n\n", bw_pageable, bw_pinned);
+  cq_test_bench_device (have_cuda, &err, &bw_pageable, &bw_pinned);
+  printf ("\n");
   printf ("| frame | measures | GPU kernel µs | GPU call µs | kernel GB/s | "
       "pageable e2e ms | %% of bound | pinned e2e ms | %% of bound | "
       "fps (pinned) | CPU ms |\n");

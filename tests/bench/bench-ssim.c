@@ -27,9 +27,7 @@ fill_pair (uint8_t * a, uint8_t * b, size_t n)
   size_t i;
 
   for (i = 0; i < n; i++) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
+    cq_test_xorshift (&s);
     a[i] = (uint8_t) ((i * 7 + (i >> 12) * 3 + ((s >> 40) & 31)) & 0xff);
     b[i] = (uint8_t) (a[i] ^ ((s >> 20) & 7));
   }
@@ -74,7 +72,6 @@ main (int argc, char **argv)
   const char *only_window = NULL;
   unsigned only_w = 0, only_h = 0, si, wi;
   CqError err;
-  char desc[256] = "none";
   int have_cuda = cq_cuda_device_count (&err) > 0;
   double bw_pageable = 0, bw_pinned = 0;
 
@@ -92,16 +89,7 @@ main (int argc, char **argv)
     else if (strcmp (argv[i], "--no-cpu") == 0)
       no_cpu = 1;
 
-  if (have_cuda) {
-    cq_cuda_device_describe (0, desc, sizeof (desc), &err);
-    cq_cuda_h2d_bandwidth (0, 64u << 20, 0, &bw_pageable, &err);
-    cq_cuda_h2d_bandwidth (0, 64u << 20, 1, &bw_pinned, &err);
-  } else {
-    printf ("no CUDA: %s (CPU figures only)\n", err.message);
-  }
-  printf ("device: %s\n", desc);
-  printf ("host->device bandwidth (cudaMemcpy, 64 MiB): pageable %.2f GB/s, "
-      "pinned %.2f GB/s\n", bw_pageable, bw_pinned);
+  cq_test_bench_device (have_cuda, &err, &bw_pageable, &bw_pinned);
   printf ("luma pairs of %d bits\n\n", depth);
   printf ("| pair | window | GPU kernel µs | Mpix/s (kernel) | GPU call µs | "
       "pageable e2e ms | %% of bound | pinned e2e ms | %% of bound | "
