@@ -97,6 +97,38 @@ pull_measured (Pads * p, guint i)
   return measured;
 }
 
+static guint64
+count (const GstStructure * s, const gchar * name)
+{
+  guint64 v;
+
+  fail_unless (gst_structure_get_uint64 (s, name, &v), "no %s", name);
+  return v;
+}
+
+/* Frame i on both pads, measured. */
+static void
+pair (Pads * p, guint i)
+{
+  push_ref (p, i);
+  push_dist (p, i);
+  fail_unless (pull_measured (p, i));
+}
+
+/* The summary's counts, and done. */
+static void
+check_counts (Pads * p, GstStructure * s, guint64 frames,
+    guint64 unpaired_reference, guint64 unpaired_distorted)
+{
+  fail_unless_equals_uint64 (count (s, "frames"), frames);
+  fail_unless_equals_uint64 (count (s, "unpaired-reference"),
+      unpaired_reference);
+  fail_unless_equals_uint64 (count (s, "unpaired-distorted"),
+      unpaired_distorted);
+  gst_structure_free (s);
+  pads_clear (p);
+}
+
 /* Ends the streams (the reference's unless ref_ended) and returns the
  * summary (to free). */
 static GstStructure *
@@ -126,26 +158,15 @@ finish (Pads * p, gboolean ref_ended)
   return s;
 }
 
-static guint64
-count (const GstStructure * s, const gchar * name)
-{
-  guint64 v;
-
-  fail_unless (gst_structure_get_uint64 (s, name, &v), "no %s", name);
-  return v;
-}
 
 /* A GAP on the reference pad is no frame: the distorted frame of that time
  * goes on without scores (counted unpaired), nothing fails. */
 GST_START_TEST (test_reference_gap)
 {
   Pads p;
-  GstStructure *s;
 
   pads_init (&p);
-  push_ref (&p, 0);
-  push_dist (&p, 0);
-  fail_unless (pull_measured (&p, 0));
+  pair (&p, 0);
   fail_unless (gst_harness_push_event (p.ref,
           gst_event_new_gap (FRAME_DURATION, FRAME_DURATION)));
   push_dist (&p, 1);
@@ -153,12 +174,7 @@ GST_START_TEST (test_reference_gap)
   fail_if (pull_measured (&p, 1));
   push_dist (&p, 2);
   fail_unless (pull_measured (&p, 2));
-  s = finish (&p, FALSE);
-  fail_unless_equals_uint64 (count (s, "frames"), 2);
-  fail_unless_equals_uint64 (count (s, "unpaired-distorted"), 1);
-  fail_unless_equals_uint64 (count (s, "unpaired-reference"), 0);
-  gst_structure_free (s);
-  pads_clear (&p);
+  check_counts (&p, finish (&p, FALSE), 2, 0, 1);
 }
 
 GST_END_TEST;
@@ -168,13 +184,10 @@ GST_END_TEST;
 GST_START_TEST (test_distorted_gap)
 {
   Pads p;
-  GstStructure *s;
   GstBuffer *out;
 
   pads_init (&p);
-  push_ref (&p, 0);
-  push_dist (&p, 0);
-  fail_unless (pull_measured (&p, 0));
+  pair (&p, 0);
   push_ref (&p, 1);
   fail_unless (gst_harness_push_event (p.dist,
           gst_event_new_gap (FRAME_DURATION, FRAME_DURATION)));
@@ -182,15 +195,8 @@ GST_START_TEST (test_distorted_gap)
   fail_unless (out != NULL && GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_GAP));
   fail_unless (gst_buffer_get_custom_meta (out, "CudaSsimMeta") == NULL);
   gst_buffer_unref (out);
-  push_dist (&p, 2);
-  push_ref (&p, 2);
-  fail_unless (pull_measured (&p, 2));
-  s = finish (&p, FALSE);
-  fail_unless_equals_uint64 (count (s, "frames"), 2);
-  fail_unless_equals_uint64 (count (s, "unpaired-reference"), 1);
-  fail_unless_equals_uint64 (count (s, "unpaired-distorted"), 0);
-  gst_structure_free (s);
-  pads_clear (&p);
+  pair (&p, 2);
+  check_counts (&p, finish (&p, FALSE), 2, 1, 0);
 }
 
 GST_END_TEST;
@@ -199,25 +205,17 @@ GST_END_TEST;
 GST_START_TEST (test_reference_ends_first)
 {
   Pads p;
-  GstStructure *s;
   guint i;
 
   pads_init (&p);
-  for (i = 0; i < 2; i++) {
-    push_ref (&p, i);
-    push_dist (&p, i);
-    fail_unless (pull_measured (&p, i));
-  }
+  for (i = 0; i < 2; i++)
+    pair (&p, i);
   fail_unless (gst_harness_push_event (p.ref, gst_event_new_eos ()));
   for (i = 2; i < 4; i++) {
     push_dist (&p, i);
     fail_if (pull_measured (&p, i));
   }
-  s = finish (&p, TRUE);
-  fail_unless_equals_uint64 (count (s, "frames"), 2);
-  fail_unless_equals_uint64 (count (s, "unpaired-distorted"), 2);
-  gst_structure_free (s);
-  pads_clear (&p);
+  check_counts (&p, finish (&p, TRUE), 2, 0, 2);
 }
 
 GST_END_TEST;
@@ -235,9 +233,7 @@ GST_START_TEST (test_distorted_segment)
   gst_segment_init (&seg, GST_FORMAT_TIME);
   seg.time = 5 * GST_SECOND;
   fail_unless (gst_harness_push_event (p.dist, gst_event_new_segment (&seg)));
-  push_ref (&p, 0);
-  push_dist (&p, 0);
-  fail_unless (pull_measured (&p, 0));
+  pair (&p, 0);
   while (!out && (ev = gst_harness_try_pull_event (p.dist))) {
     if (GST_EVENT_TYPE (ev) == GST_EVENT_SEGMENT) {
       gst_event_parse_segment (ev, &out);
