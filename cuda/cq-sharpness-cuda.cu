@@ -111,6 +111,29 @@ pick_kernel (const CqLayout * layout, unsigned metrics)
   return pick_kernel_for < unsigned char > (metrics);
 }
 
+extern "C" void
+cq_sharpness_cuda_free (CqSharpnessCuda * cu)
+{
+  cq_cuda_object_free (cu,[cu]() {
+        if (cu->copy_stream)
+          cudaStreamSynchronize (cu->copy_stream);
+        cudaFree (cu->frame[0]);
+        cudaFree (cu->gray);
+        cudaFree (cu->accum);
+        cudaFree (cu->hist_dev);
+        for (int i = 0; i < SLOTS; i++) {
+          cudaFreeHost (cu->hist_host[i]);
+          cudaFreeHost (cu->out_host[i]);
+          cudaFreeHost (cu->staging[i]);
+          if (cu->uploaded[i])
+            cudaEventDestroy (cu->uploaded[i]);
+        }
+        cq_slot_ring_clear (&cu->ring);
+        if (cu->copy_stream)
+          cudaStreamDestroy (cu->copy_stream);
+      });
+}
+
 extern "C" CqSharpnessCuda *
 cq_sharpness_cuda_new_for (const CqCudaTarget * target,
     const CqLayout * layout, unsigned width, unsigned height,
@@ -209,29 +232,6 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
     return NULL;
   }
   return cu;
-}
-
-extern "C" void
-cq_sharpness_cuda_free (CqSharpnessCuda * cu)
-{
-  cq_cuda_object_free (cu,[cu]() {
-        if (cu->copy_stream)
-          cudaStreamSynchronize (cu->copy_stream);
-        cudaFree (cu->frame[0]);
-        cudaFree (cu->gray);
-        cudaFree (cu->accum);
-        cudaFree (cu->hist_dev);
-        for (int i = 0; i < SLOTS; i++) {
-          cudaFreeHost (cu->hist_host[i]);
-          cudaFreeHost (cu->out_host[i]);
-          cudaFreeHost (cu->staging[i]);
-          if (cu->uploaded[i])
-            cudaEventDestroy (cu->uploaded[i]);
-        }
-        cq_slot_ring_clear (&cu->ring);
-        if (cu->copy_stream)
-          cudaStreamDestroy (cu->copy_stream);
-      });
 }
 
 /* Enqueues the kernels for a frame at dev (pitch bytes a row) in the stored

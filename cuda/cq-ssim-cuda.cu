@@ -117,6 +117,31 @@ plane_grid (CqSsimWindow window, const CqSsimPlane * p, unsigned rows)
   return dim3 (1);
 }
 
+extern "C" void
+cq_ssim_cuda_free (CqSsimCuda * cu)
+{
+  cq_cuda_object_free (cu,[cu]() {
+        for (unsigned i = 0; i < cu->n_planes; i++) {
+          cudaFree (cu->pl[i].frame[0][0]);
+          cudaFree (cu->pl[i].unpacked[0]);
+          cudaFree (cu->pl[i].partials);
+        }
+        cudaFree (cu->out_dev);
+        for (unsigned i = 0; i < SLOTS; i++) {
+          cudaFreeHost (cu->out_host[i]);
+          cudaFreeHost (cu->staging[i]);
+        }
+        cq_slot_ring_clear (&cu->ring);
+        for (unsigned i = 0; i < CQ_SSIM_MAX_PLANES * MAX_BANDS; i++)
+          if (cu->events[i])
+            cudaEventDestroy (cu->events[i]);
+        if (cu->copy_stream) {
+          cudaStreamSynchronize (cu->copy_stream);
+          cudaStreamDestroy (cu->copy_stream);
+        }
+      });
+}
+
 extern "C" CqSsimCuda *
 cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
     const CqSsimPlane * planes, unsigned n_planes, CqError * err)
@@ -217,31 +242,6 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
     return NULL;
   }
   return cu;
-}
-
-extern "C" void
-cq_ssim_cuda_free (CqSsimCuda * cu)
-{
-  cq_cuda_object_free (cu,[cu]() {
-        for (unsigned i = 0; i < cu->n_planes; i++) {
-          cudaFree (cu->pl[i].frame[0][0]);
-          cudaFree (cu->pl[i].unpacked[0]);
-          cudaFree (cu->pl[i].partials);
-        }
-        cudaFree (cu->out_dev);
-        for (unsigned i = 0; i < SLOTS; i++) {
-          cudaFreeHost (cu->out_host[i]);
-          cudaFreeHost (cu->staging[i]);
-        }
-        cq_slot_ring_clear (&cu->ring);
-        for (unsigned i = 0; i < CQ_SSIM_MAX_PLANES * MAX_BANDS; i++)
-          if (cu->events[i])
-            cudaEventDestroy (cu->events[i]);
-        if (cu->copy_stream) {
-          cudaStreamSynchronize (cu->copy_stream);
-          cudaStreamDestroy (cu->copy_stream);
-        }
-      });
 }
 
 template < typename T > static void

@@ -24,6 +24,22 @@ cq_test_xorshift (uint64_t * state)
   return *state;
 }
 
+/* Benchmarks: a textured frame a (texture: with a slow ramp) and a noisy
+ * copy b, n bytes each. */
+static inline void
+cq_test_fill_pair (uint8_t * a, uint8_t * b, size_t n, unsigned texture)
+{
+  uint64_t s = 88172645463325252ull;
+  size_t i;
+
+  for (i = 0; i < n; i++) {
+    cq_test_xorshift (&s);
+    a[i] = (uint8_t) ((i * 7 + texture * (i >> 12) * 3 + ((s >> 40) & 31))
+        & 0xff);
+    b[i] = (uint8_t) (a[i] ^ ((s >> 20) & 7));
+  }
+}
+
 /* 32 random bits. */
 static inline uint32_t
 cq_test_random (uint64_t * state)

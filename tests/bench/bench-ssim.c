@@ -19,19 +19,6 @@
 #include "cq-ssim.h"
 #include "../cq-test.h"
 
-/* A textured frame and a noisy copy. */
-static void
-fill_pair (uint8_t * a, uint8_t * b, size_t n)
-{
-  uint64_t s = 88172645463325252ull;
-  size_t i;
-
-  for (i = 0; i < n; i++) {
-    cq_test_xorshift (&s);
-    a[i] = (uint8_t) ((i * 7 + (i >> 12) * 3 + ((s >> 40) & 31)) & 0xff);
-    b[i] = (uint8_t) (a[i] ^ ((s >> 20) & 7));
-  }
-}
 
 typedef struct
 {
@@ -113,7 +100,7 @@ main (int argc, char **argv)
     p.sample_stride = bps;
     pa = malloc (bytes);
     pb = malloc (bytes);
-    fill_pair (pa, pb, bytes);
+    cq_test_fill_pair (pa, pb, bytes, 1);
     if (have_cuda) {
       qa = cq_cuda_host_alloc (bytes, &err);
       qb = cq_cuda_host_alloc (bytes, &err);
