@@ -386,10 +386,10 @@ cq_philox_cuda_curand (int device, const uint32_t * ctr,
 /* ---- SIRT (cq-sirt.h) ---- */
 
 CqSirtCuda *
-cq_sirt_cuda_new (int device, const CqSfGeometry * g, const float *proj,
-    const CqSirtParams * p, CqError * err)
+cq_sirt_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
+    const float *proj, const CqSirtParams * p, CqError * err)
 {
-  (void) device;
+  (void) target;
   (void) g;
   (void) proj;
   (void) p;
