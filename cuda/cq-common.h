@@ -70,6 +70,30 @@ CqStatus cq_error_set (CqError * err, CqStatus status, const char *format, ...)
  * object must run with the same context current. */
 #define CQ_CUDA_CURRENT_CONTEXT (-1)
 
+/* Where a CUDA object lives, given at its creation: `device` (selected
+ * around every call), or CQ_CUDA_CURRENT_CONTEXT with hooks: push makes
+ * the framework's context current on the calling thread (nonzero on
+ * success) and pop releases it, around every call of the object, its
+ * creation and freeing included. Without hooks the caller keeps the
+ * context current. */
+typedef struct
+{
+  int device;
+  int (*push) (void *user);
+  void (*pop) (void *user);
+  void *user;
+} CqCudaTarget;
+
+#define CQ_CUDA_TARGET_DEVICE(device) { (device), NULL, NULL, NULL }
+
+/* A blocking measure is a submit and a collect: the status of submit, or
+ * when it succeeded that of collect. For the measure functions' bodies. */
+#define CQ_RETURN_SUBMIT_COLLECT(submit, collect)               \
+  do {                                                          \
+    CqStatus cq_submitted_ = (submit);                          \
+    return cq_submitted_ != CQ_OK ? cq_submitted_ : (collect);  \
+  } while (0)
+
 /* CUDA devices usable by this process; 0 where the library was built without
  * CUDA, where no driver is loaded or no device is present (err says which). */
 int cq_cuda_device_count (CqError * err);

@@ -1,5 +1,7 @@
 /* cudaquality compute library: the CUDA entry points of a build without
- * CUDA. They fail cleanly, so the CPU backend is used.
+ * CUDA. They fail cleanly, so the CPU backend is used. (The entry points
+ * built on these, such as the measure and device-number forms, are in the
+ * measures' own files.)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -88,10 +90,11 @@ cq_cuda_h2d_bandwidth (int device, size_t bytes, int pinned, double *gbps,
 }
 
 CqSharpnessCuda *
-cq_sharpness_cuda_new (int device, const CqLayout * layout, unsigned width,
-    unsigned height, unsigned metrics, CqError * err)
+cq_sharpness_cuda_new_for (const CqCudaTarget * target,
+    const CqLayout * layout, unsigned width, unsigned height,
+    unsigned metrics, CqError * err)
 {
-  (void) device;
+  (void) target;
   (void) layout;
   (void) width;
   (void) height;
@@ -100,27 +103,7 @@ cq_sharpness_cuda_new (int device, const CqLayout * layout, unsigned width,
   return NULL;
 }
 
-CqStatus
-cq_sharpness_cuda_measure_host (CqSharpnessCuda * cuda, const void *data,
-    size_t stride, double *scores, CqError * err)
-{
-  (void) cuda;
-  (void) data;
-  (void) stride;
-  (void) scores;
-  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
-}
 
-CqStatus
-cq_sharpness_cuda_measure_device (CqSharpnessCuda * cuda,
-    const void *dev_data, size_t pitch, double *scores, CqError * err)
-{
-  (void) cuda;
-  (void) dev_data;
-  (void) pitch;
-  (void) scores;
-  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
-}
 
 void
 cq_sharpness_cuda_free (CqSharpnessCuda * cuda)
@@ -141,10 +124,10 @@ cq_sharpness_cuda_time_device (CqSharpnessCuda * cuda, const void *dev_data,
 }
 
 CqSsimCuda *
-cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
-    unsigned n_planes, CqError * err)
+cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
+    const CqSsimPlane * planes, unsigned n_planes, CqError * err)
 {
-  (void) device;
+  (void) target;
   (void) window;
   (void) planes;
   (void) n_planes;
@@ -152,33 +135,7 @@ cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
   return NULL;
 }
 
-CqStatus
-cq_ssim_cuda_measure_host (CqSsimCuda * cuda, const void *const *ref,
-    const size_t *ref_strides, const void *const *dist,
-    const size_t *dist_strides, CqSsimPlaneSums * sums, CqError * err)
-{
-  (void) cuda;
-  (void) ref;
-  (void) ref_strides;
-  (void) dist;
-  (void) dist_strides;
-  (void) sums;
-  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
-}
 
-CqStatus
-cq_ssim_cuda_measure_device (CqSsimCuda * cuda, const void *const *ref,
-    const size_t *ref_pitches, const void *const *dist,
-    const size_t *dist_pitches, CqSsimPlaneSums * sums, CqError * err)
-{
-  (void) cuda;
-  (void) ref;
-  (void) ref_pitches;
-  (void) dist;
-  (void) dist_pitches;
-  (void) sums;
-  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
-}
 
 void
 cq_ssim_cuda_free (CqSsimCuda * cuda)
@@ -210,9 +167,10 @@ cq_ssim_cuda_set_tile_rows (CqSsimCuda * cuda, unsigned rows, CqError * err)
 }
 
 CqSfCuda *
-cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
+cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
+    CqError * err)
 {
-  (void) device;
+  (void) target;
   (void) g;
   cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
   return NULL;
@@ -428,10 +386,10 @@ cq_philox_cuda_curand (int device, const uint32_t * ctr,
 /* ---- SIRT (cq-sirt.h) ---- */
 
 CqSirtCuda *
-cq_sirt_cuda_new (int device, const CqSfGeometry * g, const float *proj,
-    const CqSirtParams * p, CqError * err)
+cq_sirt_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
+    const float *proj, const CqSirtParams * p, CqError * err)
 {
-  (void) device;
+  (void) target;
   (void) g;
   (void) proj;
   (void) p;

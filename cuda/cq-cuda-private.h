@@ -1,4 +1,5 @@
-/* cudaquality compute library: CUDA error handling shared by the .cu files.
+/* cudaquality compute library: what the .cu files share: CUDA errors,
+ * entering an object's context, the ring of frames in flight, timing.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -6,6 +7,7 @@
 #define CQ_CUDA_PRIVATE_H
 
 #include <cuda_runtime.h>
+#include <stdlib.h>
 
 #include "cq-common.h"
 
@@ -28,5 +30,184 @@ cq_cuda_select (int device)
     if (cq_e_ != cudaSuccess)                                   \
       return cq_cuda_error ((err), cq_e_, (what));              \
   } while (0)
+
+/* ---- entering an object's context ----
+ * Every entry point of a CUDA object enters its CqCudaTarget first: the
+ * device selected, or the framework's context pushed (and popped again on
+ * every way out of the entry point). */
+class CqCudaScope
+{
+public:
+  explicit CqCudaScope (const CqCudaTarget & target)
+  : target_ (target), pushed_ (false)
+  {
+  }
+  ~CqCudaScope ()
+  {
+    if (pushed_)
+      target_.pop (target_.user);
+  }
+  cudaError_t enter ()
+  {
+    if (!target_.push)
+      return cq_cuda_select (target_.device);
+    if (!target_.push (target_.user))
+      return cudaErrorDeviceUninitialized;
+    pushed_ = true;
+    return cudaSuccess;
+  }
+private:
+  const CqCudaTarget target_;
+  bool pushed_;
+};
+
+/* For an entry point returning CqStatus: enters target until it returns. */
+#define CQ_CUDA_ENTER(target, err)                              \
+  CqCudaScope cq_scope_ (target);                               \
+  CQ_CUDA_TRY (cq_scope_.enter (), (err), "cannot select the device")
+
+/* ---- an object's life ----
+ * Each CUDA object is a struct with a CqCudaTarget `target` and a
+ * cudaStream_t `stream`. */
+
+/* A zeroed T for target; NULL (err set) without host memory. */
+template < typename T > static T *
+cq_cuda_object_new (const CqCudaTarget * target, CqError * err)
+{
+  T *cu = (T *) calloc (1, sizeof (T));
+
+  if (!cu) {
+    cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "out of host memory");
+    return NULL;
+  }
+  cu->target = *target;
+  return cu;
+}
+
+/* Frees cu: where its context can be entered, waits for its stream, runs
+ * release () for the rest of its device resources and destroys the stream;
+ * then the struct. */
+template < typename T, typename F > static void
+cq_cuda_object_free (T * cu, F release)
+{
+  if (!cu)
+    return;
+  {
+    CqCudaScope scope (cu->target);
+
+    if (scope.enter () == cudaSuccess) {
+      if (cu->stream)
+        cudaStreamSynchronize (cu->stream);
+      release ();
+      if (cu->stream)
+        cudaStreamDestroy (cu->stream);
+    }
+  }
+  cudaGetLastError ();
+  free (cu);
+}
+
+/* cq_cuda_error with what the object was for appended: "... (format)". */
+CqStatus cq_cuda_error_for (CqError * err, cudaError_t e, const char *what,
+    const char *format, ...) __attribute__ ((format (printf, 4, 5)));
+
+/* ---- frames in flight ----
+ * Frames (or pairs) between submit and collect, CQ_SLOTS at most: a slot
+ * has its own device and pinned buffers in the object; its results are on
+ * the host once done[slot] has fired. Submit fills slot `next`, collect
+ * takes the oldest. */
+#define CQ_SLOTS 2
+
+typedef struct
+{
+  cudaEvent_t done[CQ_SLOTS];
+  unsigned next, pending;       /* pending slots end at next - 1 */
+} CqSlotRing;
+
+static inline cudaError_t
+cq_slot_ring_init (CqSlotRing * ring)
+{
+  cudaError_t e = cudaSuccess;
+
+  for (int i = 0; i < CQ_SLOTS && e == cudaSuccess; i++)
+    e = cudaEventCreateWithFlags (&ring->done[i], cudaEventDisableTiming);
+  return e;
+}
+
+static inline void
+cq_slot_ring_clear (CqSlotRing * ring)
+{
+  for (int i = 0; i < CQ_SLOTS; i++)
+    if (ring->done[i])
+      cudaEventDestroy (ring->done[i]);
+}
+
+/* Whether slot `next` is free; `what` names a unit ("frame", "pair"). */
+static inline CqStatus
+cq_slot_ring_check (const CqSlotRing * ring, const char *what, CqError * err)
+{
+  if (ring->pending >= CQ_SLOTS)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "%u %ss are already in flight: collect one first", ring->pending,
+        what);
+  return CQ_OK;
+}
+
+/* The slot's work is queued on stream up to here: it is pending. */
+static inline CqStatus
+cq_slot_ring_submitted (CqSlotRing * ring, cudaStream_t stream,
+    const char *what, CqError * err)
+{
+  CQ_CUDA_TRY (cudaEventRecord (ring->done[ring->next], stream), err, what);
+  ring->next = (ring->next + 1) % CQ_SLOTS;
+  ring->pending++;
+  return CQ_OK;
+}
+
+/* Takes the oldest pending slot (which is then no longer pending). */
+static inline CqStatus
+cq_slot_ring_oldest (CqSlotRing * ring, unsigned *slot, const char *what,
+    CqError * err)
+{
+  if (ring->pending == 0)
+    return cq_error_set (err, CQ_ERROR_INVALID, "no %s is in flight", what);
+  *slot = (ring->next + CQ_SLOTS - ring->pending) % CQ_SLOTS;
+  ring->pending--;
+  return CQ_OK;
+}
+
+/* ---- timing, for benchmarks ----
+ * enqueue () once (a warm-up), then `iterations` times between two events
+ * on stream; *ms: the time between the events. The events are released on
+ * every way out. */
+template < typename F > static CqStatus
+cq_cuda_time (cudaStream_t stream, unsigned iterations, F enqueue, float *ms,
+    CqError * err)
+{
+  cudaEvent_t start, stop;
+  cudaError_t e = cudaEventCreate (&start);
+  CqStatus ret;
+
+  if (e == cudaSuccess) {
+    e = cudaEventCreate (&stop);
+    if (e != cudaSuccess)
+      cudaEventDestroy (start);
+  }
+  if (e != cudaSuccess)
+    return cq_cuda_error (err, e, "cannot create an event");
+  ret = enqueue ();
+  cudaEventRecord (start, stream);
+  for (unsigned i = 0; i < iterations && ret == CQ_OK; i++)
+    ret = enqueue ();
+  cudaEventRecord (stop, stream);
+  e = cudaEventSynchronize (stop);
+  if (ret == CQ_OK && e != cudaSuccess)
+    ret = cq_cuda_error (err, e, "the timed kernels failed");
+  if (ret == CQ_OK)
+    cudaEventElapsedTime (ms, start, stop);
+  cudaEventDestroy (start);
+  cudaEventDestroy (stop);
+  return ret;
+}
 
 #endif /* CQ_CUDA_PRIVATE_H */

@@ -2,6 +2,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,30 @@ cq_cuda_error (CqError * err, cudaError_t e, const char *what)
   cudaGetLastError ();
   return cq_error_set (err, status, "%s: %s (%s)", what,
       cudaGetErrorString (e), cudaGetErrorName (e));
+}
+
+CqStatus
+cq_cuda_error_for (CqError * err, cudaError_t e, const char *what,
+    const char *format, ...)
+{
+  CqStatus status = cq_cuda_error (err, e, what);
+  size_t len;
+  va_list args;
+
+  if (!err)
+    return status;
+  len = strlen (err->message);
+  if (len + 3 < sizeof (err->message)) {
+    err->message[len++] = ' ';
+    err->message[len++] = '(';
+    va_start (args, format);
+    vsnprintf (err->message + len, sizeof (err->message) - len, format, args);
+    va_end (args);
+    len = strlen (err->message);
+    if (len + 1 < sizeof (err->message))
+      strcpy (err->message + len, ")");
+  }
+  return status;
 }
 
 int

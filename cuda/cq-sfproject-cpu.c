@@ -6,19 +6,27 @@
  * it covers, for each voxel of the column the axial rectangle likewise, and
  * f · l_φ0 · F1 · F2 is added to the cells; each cell is finally scaled by
  * l_θ. The backprojector runs the same footprints the other way round, so
- * it is the exact transpose. Views are split over threads in the
- * projector, voxel rows in the backprojector, so no two threads add to the
- * same value.
+ * it is the exact transpose. Views are split into jobs on the worker pool
+ * in the projector, voxel rows in the backprojector, so no two jobs add to
+ * the same value.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "cq-sfproject.h"
+#include "cq-pool.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+/* The CUDA projector on a device: the same in every build. */
+CqSfCuda *
+cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
+{
+  const CqCudaTarget target = CQ_CUDA_TARGET_DEVICE (device);
+
+  return cq_sf_cuda_new_for (&target, g, err);
+}
 
 CqStatus
 cq_sf_geometry_check (const CqSfGeometry * g, CqError * err)
@@ -64,34 +72,41 @@ cq_sf_view_angle (const CqSfGeometry * g, unsigned view)
       g->direction * 2.0 * M_PI * (double) (view % g->n_views) / g->n_views;
 }
 
+/* The centre of cell i of n cells of size d, the middle one at o. */
+static double
+centre (unsigned i, unsigned n, double d, double o)
+{
+  return ((double) i - (n - 1) / 2.0) * d + o;
+}
+
 double
 cq_sf_voxel_x (const CqSfGeometry * g, unsigned i)
 {
-  return ((double) i - (g->nx - 1) / 2.0) * g->dx + g->offset_x;
+  return centre (i, g->nx, g->dx, g->offset_x);
 }
 
 double
 cq_sf_voxel_y (const CqSfGeometry * g, unsigned j)
 {
-  return ((double) j - (g->ny - 1) / 2.0) * g->dx + g->offset_y;
+  return centre (j, g->ny, g->dx, g->offset_y);
 }
 
 double
 cq_sf_voxel_z (const CqSfGeometry * g, unsigned k)
 {
-  return ((double) k - (g->nz - 1) / 2.0) * g->dz + g->offset_z;
+  return centre (k, g->nz, g->dz, g->offset_z);
 }
 
 double
 cq_sf_cell_s (const CqSfGeometry * g, unsigned u)
 {
-  return ((double) u - (g->nu - 1) / 2.0) * g->du + g->offset_u;
+  return centre (u, g->nu, g->du, g->offset_u);
 }
 
 double
 cq_sf_cell_t (const CqSfGeometry * g, unsigned v)
 {
-  return ((double) v - (g->nv - 1) / 2.0) * g->dv + g->offset_v;
+  return centre (v, g->nv, g->dv, g->offset_v);
 }
 
 double
@@ -202,8 +217,9 @@ typedef struct
 } Scratch;
 
 /* The footprint of the voxel column (i, j) in view beta: F1 over cells
- * [*u0, *u1] into f1[0..], and the column's l_φ0 and q_c. */
-static void
+ * [*u0, *u1] into f1[0..], and the column's l_φ0 and q_c. Whether it
+ * covers any cell. */
+static int
 column_footprint (const CqSfGeometry * g, double beta, unsigned i,
     unsigned j, double *f1, int *u0, int *u1, double *lphi, double *qc)
 {
@@ -214,7 +230,7 @@ column_footprint (const CqSfGeometry * g, double beta, unsigned i,
   if (!cq_sf_column_in_fov (g, i, j)) {
     *u0 = 0;
     *u1 = -1;
-    return;
+    return 0;
   }
   cq_sf_transaxial_taus (g, beta, xc, yc, tau);
   cell_range (tau[0], tau[3], g->nu, g->du, g->offset_u, u0, u1);
@@ -226,6 +242,7 @@ column_footprint (const CqSfGeometry * g, double beta, unsigned i,
   }
   *lphi = cq_sf_amplitude_phi0 (g, beta, xc, yc);
   *qc = -xc * sin (beta) + yc * cos (beta);
+  return *u0 <= *u1;
 }
 
 /* F2 of voxel k of a column at depth qc, over cells [*v0, *v1]. */
@@ -259,8 +276,7 @@ project_view (const CqSfGeometry * g, const double *vol, unsigned view,
     for (i = 0; i < g->nx; i++) {
       double lphi, qc;
 
-      column_footprint (g, beta, i, j, sc->f1, &u0, &u1, &lphi, &qc);
-      if (u0 > u1)
+      if (!column_footprint (g, beta, i, j, sc->f1, &u0, &u1, &lphi, &qc))
         continue;
       for (k = 0; k < g->nz; k++) {
         double f = vol[((size_t) k * g->ny + j) * g->nx + i];
@@ -301,8 +317,8 @@ backproject_rows (const CqSfGeometry * g, const double *scaled,
       for (i = 0; i < g->nx; i++) {
         double lphi, qc;
 
-        column_footprint (g, beta, i, j, sc->f1, &u0, &u1, &lphi, &qc);
-        if (u0 > u1)
+        if (!column_footprint (g, beta, i, j, sc->f1, &u0, &u1, &lphi,
+                &qc))
           continue;
         for (k = 0; k < g->nz; k++) {
           double acc = 0.0;
@@ -322,7 +338,7 @@ backproject_rows (const CqSfGeometry * g, const double *scaled,
   }
 }
 
-/* ---- threads ---- */
+/* ---- jobs on the worker pool ---- */
 
 typedef struct
 {
@@ -335,10 +351,10 @@ typedef struct
   Scratch sc;
 } Job;
 
-static void *
-job_run (void *data)
+static void
+job_run (void *user, unsigned index)
 {
-  Job *job = data;
+  Job *job = (Job *) user + index;
   const CqSfGeometry *g = job->g;
   unsigned n;
 
@@ -355,7 +371,6 @@ job_run (void *data)
     backproject_rows (g, job->in, job->first_view, job->n_views, job->out, j0,
         j1, &job->sc);
   }
-  return NULL;
 }
 
 static CqStatus
@@ -363,22 +378,13 @@ run_jobs (const CqSfGeometry * g, const double *in, unsigned first_view,
     unsigned n_views, double *out, unsigned n_threads, int backward,
     CqError * err)
 {
-  unsigned limit = backward ? g->ny : n_views, i;
-  pthread_t *threads;
-  int *started;
+  unsigned i;
   Job *jobs;
   CqStatus ret = CQ_OK;
 
-  if (n_threads == 0) {
-    long n = sysconf (_SC_NPROCESSORS_ONLN);
-    n_threads = n > 0 ? (unsigned) n : 1;
-  }
-  if (n_threads > limit)
-    n_threads = limit > 0 ? limit : 1;
+  n_threads = cq_pool_split (n_threads, backward ? g->ny : n_views);
   jobs = calloc (n_threads, sizeof (Job));
-  threads = calloc (n_threads, sizeof (pthread_t));
-  started = calloc (n_threads, sizeof (int));
-  if (!jobs || !threads || !started)
+  if (!jobs)
     goto oom;
   for (i = 0; i < n_threads; i++) {
     Job *job = &jobs[i];
@@ -396,15 +402,7 @@ run_jobs (const CqSfGeometry * g, const double *in, unsigned first_view,
     if (!job->sc.f1 || !job->sc.f2)
       goto oom;
   }
-  for (i = 1; i < n_threads; i++) {
-    started[i] = pthread_create (&threads[i], NULL, job_run, &jobs[i]) == 0;
-    if (!started[i])
-      job_run (&jobs[i]);
-  }
-  job_run (&jobs[0]);
-  for (i = 1; i < n_threads; i++)
-    if (started[i])
-      pthread_join (threads[i], NULL);
+  cq_pool_run (n_threads, job_run, jobs);
   goto out;
 
 oom:
@@ -417,8 +415,6 @@ out:
       free (jobs[i].sc.f2);
     }
   free (jobs);
-  free (threads);
-  free (started);
   return ret;
 }
 

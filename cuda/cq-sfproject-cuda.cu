@@ -21,7 +21,7 @@
 
 struct CqSfCuda
 {
-  int device;
+  CqCudaTarget target;
   CqSfGeometry g;
   cudaStream_t stream;
   float *volz;                  /* the volume to project, z fastest */
@@ -73,27 +73,22 @@ cq_sf_cuda_free (CqSfCuda * cu)
 {
   if (!cu)
     return;
-  if (cq_cuda_select (cu->device) == cudaSuccess) {
-    if (cu->stream)
-      cudaStreamSynchronize (cu->stream);
-    cudaFree (cu->volz);
-    cudaFree (cu->proj);
-    cudaFree (cu->scaled);
-    cudaFree (cu->vol);
-    cudaFree (cu->views);
-    cudaFree (cu->slots);
-    cudaFree (cu->pixels);
-    if (cu->stream)
-      cudaStreamDestroy (cu->stream);
-  }
-  cudaGetLastError ();
   free (cu->views_host);
   free (cu->slots_host);
-  free (cu);
+  cq_cuda_object_free (cu,[cu]() {
+        cudaFree (cu->volz);
+        cudaFree (cu->proj);
+        cudaFree (cu->scaled);
+        cudaFree (cu->vol);
+        cudaFree (cu->views);
+        cudaFree (cu->slots);
+        cudaFree (cu->pixels);
+      });
 }
 
 extern "C" CqSfCuda *
-cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
+cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
+    CqError * err)
 {
   const size_t cells = (size_t) g->nu * g->nv * g->n_views;
   const size_t voxels = (size_t) g->nx * g->ny * g->nz;
@@ -102,14 +97,9 @@ cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
   cq::SfConst *k;
   CqSfCuda *cu;
 
-  if (cq_sf_geometry_check (g, err) != CQ_OK)
+  if (cq_sf_geometry_check (g, err) != CQ_OK
+      || !(cu = cq_cuda_object_new < CqSfCuda > (target, err)))
     return NULL;
-  cu = (CqSfCuda *) calloc (1, sizeof (*cu));
-  if (!cu) {
-    cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "out of host memory");
-    return NULL;
-  }
-  cu->device = device;
   cu->g = *g;
   k = &cu->k;
   k->R = (float) g->sod;
@@ -158,7 +148,8 @@ cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
     return NULL;
   }
 
-  e = cq_cuda_select (device);
+  CqCudaScope scope (cu->target);
+  e = scope.enter ();
   if (e == cudaSuccess) {
     what = "cannot create a CUDA stream";
     e = cudaStreamCreateWithFlags (&cu->stream, cudaStreamNonBlocking);
@@ -200,7 +191,7 @@ cq_sf_cuda_set_volume (CqSfCuda * cu, const float *volume, CqError * err)
 {
   const size_t voxels = (size_t) cu->g.nx * cu->g.ny * cu->g.nz;
 
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (cu->target, err);
   /* up into the backprojection buffer, then reordered z-fastest */
   CQ_CUDA_TRY (cudaMemcpyAsync (cu->vol, volume, voxels * sizeof (float),
           cudaMemcpyHostToDevice, cu->stream), err,
@@ -361,7 +352,7 @@ cq_sf_cuda_project (CqSfCuda * cu, unsigned first_view, unsigned n_views,
 
   if (check_views (cu, n_views, err) != CQ_OK)
     return CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (cu->target, err);
   ret = enqueue_project (cu, first_view, n_views, err);
   if (ret != CQ_OK)
     return ret;
@@ -379,7 +370,7 @@ cq_sf_cuda_project_keep (CqSfCuda * cu, unsigned first_view,
 {
   if (check_views (cu, n_views, err) != CQ_OK)
     return CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (cu->target, err);
   return enqueue_project (cu, first_view, n_views, err);
 }
 
@@ -398,7 +389,7 @@ cq_sf_cuda_pixels (CqSfCuda * cu, unsigned index, const CqSfPixels * px,
     return cq_error_set (err, CQ_ERROR_INVALID, "view %u, %u bytes a pixel, "
         "pitch %zu: not a kept view or a row of %u pixels", index,
         px->bytes, pitch, cu->g.nu);
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (cu->target, err);
   if (!dst_on_device) {
     if (!cu->pixels)
       CQ_CUDA_TRY (cudaMallocPitch ((void **) &cu->pixels, &cu->pixels_pitch,
@@ -428,7 +419,7 @@ cq_sf_cuda_backproject (CqSfCuda * cu, const float *proj,
 
   if (check_views (cu, n_views, err) != CQ_OK)
     return CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (cu->target, err);
   CQ_CUDA_TRY (cudaMemcpyAsync (cu->proj, proj, sizeof (float) * n_views *
           cu->g.nu * cu->g.nv, cudaMemcpyHostToDevice, cu->stream), err,
       "cannot upload the projections");
@@ -448,31 +439,19 @@ cq_sf_cuda_time (CqSfCuda * cu, int backproject, unsigned iterations,
     double *ms, CqError * err)
 {
   const unsigned n = cu->g.n_views;
-  cudaEvent_t start, stop;
   float total = 0;
-  unsigned i;
-  CqStatus ret = CQ_OK;
+  CqStatus ret;
 
   if (check_views (cu, n, err) != CQ_OK)
     return CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
-  CQ_CUDA_TRY (cudaEventCreate (&start), err, "cannot create an event");
-  CQ_CUDA_TRY (cudaEventCreate (&stop), err, "cannot create an event");
+  CQ_CUDA_ENTER (cu->target, err);
   /* a warm-up, then the runs back to back (views' uploads included) */
-  ret = backproject ? enqueue_backproject (cu, 0, n, err) :
-      enqueue_project (cu, 0, n, err);
-  cudaEventRecord (start, cu->stream);
-  for (i = 0; i < iterations && ret == CQ_OK; i++)
-    ret = backproject ? enqueue_backproject (cu, 0, n, err) :
-        enqueue_project (cu, 0, n, err);
-  cudaEventRecord (stop, cu->stream);
-  if (cudaEventSynchronize (stop) != cudaSuccess && ret == CQ_OK)
-    ret = cq_error_set (err, CQ_ERROR_CUDA, "the timed kernels failed");
-  cudaEventElapsedTime (&total, start, stop);
+  ret = cq_cuda_time (cu->stream, iterations,[&]() {
+        return backproject ? enqueue_backproject (cu, 0, n, err) :
+            enqueue_project (cu, 0, n, err);
+      }, &total, err);
   if (ret == CQ_OK)
     *ms = total / iterations;
-  cudaEventDestroy (start);
-  cudaEventDestroy (stop);
   return ret;
 }
 
@@ -500,7 +479,7 @@ cq_sf_cuda_pixels_noise (CqSfCuda * cu, unsigned index, const CqSfPixels * px,
     return cq_error_set (err, CQ_ERROR_INVALID, "view %u, %u bytes a pixel, "
         "pitch %zu: not a kept view or a row of %u pixels", index,
         px->bytes, pitch, cu->g.nu);
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (cu->target, err);
   if (!dst_on_device) {
     if (!cu->pixels)
       CQ_CUDA_TRY (cudaMallocPitch ((void **) &cu->pixels, &cu->pixels_pitch,
@@ -525,7 +504,7 @@ extern "C" CqStatus
 cq_sf_cuda_set_volume_device (CqSfCuda * cu, const float *volume,
     CqError * err)
 {
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (cu->target, err);
   /* the projector reads its volume z-fastest */
   cq::sf_zfirst_kernel <<<dim3 ((cu->g.nx + 31) / 32, (cu->g.nz + 31) / 32,
           cu->g.ny), dim3 (32, 8), 0, cu->stream>>> (cu->k, volume,
@@ -540,7 +519,7 @@ cq_sf_cuda_backproject_keep (CqSfCuda * cu, unsigned first_view,
 {
   if (check_views (cu, n_views, err) != CQ_OK)
     return CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (cu->target, err);
   return enqueue_backproject (cu, first_view, n_views, err);
 }
 

@@ -120,6 +120,9 @@ typedef struct CqSfCuda CqSfCuda;
 
 /* Device buffers for the geometry's volume and all its views. */
 CqSfCuda *cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err);
+/* The same where target says (a framework's context and its hooks). */
+CqSfCuda *cq_sf_cuda_new_for (const CqCudaTarget * target,
+    const CqSfGeometry * g, CqError * err);
 /* The volume to project (nx·ny·nz floats, x fastest) into the texture. */
 CqStatus cq_sf_cuda_set_volume (CqSfCuda * cuda, const float *volume,
     CqError * err);

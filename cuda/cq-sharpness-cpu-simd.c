@@ -14,6 +14,7 @@
  */
 #include "cq-cpu-simd.h"
 #include "cq-cpu-simd-vec.h"
+#include "cq-local.h"
 #include "cq-sharpness.h"
 
 #define CHUNK 1024
@@ -21,20 +22,6 @@
   (CQ_METRIC_ROBERTS | CQ_METRIC_SMD | CQ_METRIC_SMD2)
 #define INTERIOR_METRICS \
   (CQ_METRIC_TENENGRAD | CQ_METRIC_LAPLACIAN | CQ_METRIC_MAXMIN)
-
-static inline unsigned
-reflect101 (int i, unsigned n)
-{
-  if (n == 1)
-    return 0;
-  if (i < 0)
-    i = -i;
-  if (i >= (int) n)
-    i = 2 * (int) n - 2 - i;
-  if (i < 0)
-    i = 0;
-  return (unsigned) i;
-}
 
 static inline int64_t
 iabs (int64_t v)
@@ -48,7 +35,7 @@ pixel (const uint8_t * a, const uint8_t * g, const uint8_t * c, int x, int w,
     unsigned metrics, int row_interior, int row_has_next, uint64_t * s,
     int64_t * s_lap)
 {
-#define AT(row, i) ((int64_t) (row)[reflect101 ((i), (unsigned) w)])
+#define AT(row, i) ((int64_t) (row)[cq_reflect101 ((i), w)])
   int64_t v = g[x];
 
   if (metrics & CQ_METRIC_VARIANCE) {
@@ -192,10 +179,10 @@ CQ_SIMD_FN (cq_simd_sharpness) (const uint8_t * data, size_t stride,
 
   for (y = y0; y < y1; y++) {
     const uint8_t *g = data + (size_t) y * stride;
-    const uint8_t *a = data + (size_t) reflect101 ((int) y - 1, height) *
-        stride;
-    const uint8_t *c = data + (size_t) reflect101 ((int) y + 1, height) *
-        stride;
+    const uint8_t *a = data + (size_t) cq_reflect101 ((int) y - 1,
+        (int) height) * stride;
+    const uint8_t *c = data + (size_t) cq_reflect101 ((int) y + 1,
+        (int) height) * stride;
     int row_interior = y >= 1 && y + 1 < height;
     int row_has_next = y + 1 < height;
     uint64_t s[CQ_SUM_COUNT] = { 0 };

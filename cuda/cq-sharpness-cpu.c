@@ -1,6 +1,7 @@
 /* cudaquality compute library: sharpness on the CPU.
  *
- * The frame's rows are split into bands, one per thread. Each band slides a
+ * The frame's rows are split into bands, run on the worker pool. Each band
+ * slides a
  * window of three rows converted to int32 (with reflect-101 padding, which
  * only lapvar looks at) and accumulates the exact integer sums.
  *
@@ -8,11 +9,11 @@
  */
 #include "cq-sharpness.h"
 #include "cq-cpu-simd.h"
+#include "cq-local.h"
+#include "cq-pool.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define NEXT_METRICS \
   (CQ_METRIC_ROBERTS | CQ_METRIC_SMD | CQ_METRIC_SMD2)
@@ -43,21 +44,6 @@ struct CqSharpnessCpu
   const CqSimdKernels *simd;    /* NULL: plain C only */
 };
 
-/* OpenCV's BORDER_REFLECT_101; a 1-pixel axis reflects onto itself. */
-static inline unsigned
-reflect101 (int i, unsigned n)
-{
-  if (n == 1)
-    return 0;
-  if (i < 0)
-    i = -i;
-  if (i >= (int) n)
-    i = 2 * (int) n - 2 - i;
-  if (i < 0)
-    i = 0;
-  return (unsigned) i;
-}
-
 /* Converts row y of the frame into out[1 .. width], out[0] = column -1 and
  * out[width + 1], out[width + 2] = columns width, width + 1 (reflected). */
 static void
@@ -65,7 +51,7 @@ load_row (const CqSharpnessCpu * cpu, const uint8_t * data, size_t stride,
     int y, int32_t * out)
 {
   const CqLayout *l = &cpu->layout;
-  const uint8_t *row = data + (size_t) reflect101 (y, cpu->height) * stride;
+  const uint8_t *row = data + (size_t) cq_reflect101 (y, cpu->height) * stride;
   unsigned w = cpu->width, x;
   int32_t *v = out + 1;
 
@@ -86,14 +72,14 @@ load_row (const CqSharpnessCpu * cpu, const uint8_t * data, size_t stride,
     case CQ_LAYOUT_RGB8:
       for (x = 0; x < w; x++) {
         const uint8_t *p = row + (size_t) x * l->pixel_stride;
-        v[x] = (299 * p[l->r_offset] + 587 * p[l->g_offset] +
-            114 * p[l->b_offset] + 500) / 1000;
+        v[x] = cq_gray_rgb8 (p[l->r_offset], p[l->g_offset],
+            p[l->b_offset]);
       }
       break;
   }
-  v[-1] = v[reflect101 (-1, w)];
-  v[w] = v[reflect101 (w, w)];
-  v[w + 1] = v[reflect101 (w + 1, w)];
+  v[-1] = v[cq_reflect101 (-1, w)];
+  v[w] = v[cq_reflect101 (w, w)];
+  v[w + 1] = v[cq_reflect101 (w + 1, w)];
 }
 
 static inline int64_t
@@ -218,14 +204,8 @@ cq_sharpness_cpu_new (const CqLayout * layout, unsigned width,
 
   if (cq_sharpness_check (layout, width, height, err) != CQ_OK)
     return NULL;
-  if (n_threads == 0) {
-    long n = sysconf (_SC_NPROCESSORS_ONLN);
-    n_threads = n > 0 ? (unsigned) n : 1;
-  }
-  if (n_threads > (height + MIN_ROWS_PER_THREAD - 1) / MIN_ROWS_PER_THREAD)
-    n_threads = (height + MIN_ROWS_PER_THREAD - 1) / MIN_ROWS_PER_THREAD;
-  if (n_threads < 1)
-    n_threads = 1;
+  n_threads = cq_pool_split (n_threads,
+      (height + MIN_ROWS_PER_THREAD - 1) / MIN_ROWS_PER_THREAD);
 
   cpu = calloc (1, sizeof (*cpu));
   if (!cpu)
@@ -267,12 +247,18 @@ oom:
   return NULL;
 }
 
+static void
+band_task (void *user, unsigned index)
+{
+  CqSharpnessCpu *cpu = user;
+
+  band_run (&cpu->bands[index]);
+}
+
 CqStatus
 cq_sharpness_cpu_measure (CqSharpnessCpu * cpu, const void *data,
     size_t stride, double *scores, CqError * err)
 {
-  pthread_t threads[cpu->n_threads];
-  int started[cpu->n_threads];
   CqSharpnessSums sums;
   unsigned __int128 usum[CQ_SUM_COUNT] = { 0 };
   __int128 lap_sum = 0;
@@ -287,18 +273,7 @@ cq_sharpness_cpu_measure (CqSharpnessCpu * cpu, const void *data,
     cpu->bands[i].data = data;
     cpu->bands[i].stride = stride;
   }
-  /* band 0 runs on the calling thread; a thread that cannot start runs here */
-  for (i = 1; i < cpu->n_threads; i++) {
-    started[i] =
-        pthread_create (&threads[i], NULL, band_run, &cpu->bands[i]) == 0;
-    if (!started[i])
-      band_run (&cpu->bands[i]);
-  }
-  band_run (&cpu->bands[0]);
-  for (i = 1; i < cpu->n_threads; i++) {
-    if (started[i])
-      pthread_join (threads[i], NULL);
-  }
+  cq_pool_run (cpu->n_threads, band_task, cpu);
 
   for (i = 0; i < cpu->n_threads; i++) {
     for (k = 0; k < CQ_SUM_COUNT; k++)

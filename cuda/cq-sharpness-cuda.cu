@@ -19,10 +19,10 @@
 /* Pageable frames are staged in chunks of rows, at most this many. */
 #define MAX_CHUNKS 8
 #define CHUNK_BYTES (1u << 20)
-/* Frames in flight between submit and collect: each has its own device
- * frame, staging and results, so that one uploads (copy stream) while the
- * previous one is measured (compute stream). */
-#define SLOTS 2
+/* Frames in flight between submit and collect (CqSlotRing): each has its
+ * own device frame, staging and results, so that one uploads (copy stream)
+ * while the previous one is measured (compute stream). */
+#define SLOTS CQ_SLOTS
 
 typedef void (*LaunchFunc) (const cq::SharpnessParams & p, dim3 grid,
     dim3 block, cudaStream_t stream);
@@ -57,7 +57,7 @@ typedef struct
 
 struct CqSharpnessCuda
 {
-  int device;
+  CqCudaTarget target;
   CqLayout layout;
   unsigned width, height, metrics, hist_bins;
   size_t row_bytes;             /* stored bytes of a row */
@@ -71,8 +71,8 @@ struct CqSharpnessCuda
   unsigned long long *accum, *out_dev, *hist_dev;       /* accum, out adjacent */
   unsigned int *counter;
   unsigned long long *out_host[SLOTS], *hist_host[SLOTS];       /* pinned */
-  cudaEvent_t uploaded[SLOTS], done[SLOTS];
-  unsigned next_slot, pending;  /* pending slots end at next_slot - 1 */
+  cudaEvent_t uploaded[SLOTS];
+  CqSlotRing ring;
   KernelEntry kernel;
   int tiles_x, tiles_y;
   dim3 grid, block;
@@ -111,23 +111,43 @@ pick_kernel (const CqLayout * layout, unsigned metrics)
   return pick_kernel_for < unsigned char > (metrics);
 }
 
+extern "C" void
+cq_sharpness_cuda_free (CqSharpnessCuda * cu)
+{
+  cq_cuda_object_free (cu,[cu]() {
+        if (cu->copy_stream)
+          cudaStreamSynchronize (cu->copy_stream);
+        cudaFree (cu->frame[0]);
+        cudaFree (cu->gray);
+        cudaFree (cu->accum);
+        cudaFree (cu->hist_dev);
+        for (int i = 0; i < SLOTS; i++) {
+          cudaFreeHost (cu->hist_host[i]);
+          cudaFreeHost (cu->out_host[i]);
+          cudaFreeHost (cu->staging[i]);
+          if (cu->uploaded[i])
+            cudaEventDestroy (cu->uploaded[i]);
+        }
+        cq_slot_ring_clear (&cu->ring);
+        if (cu->copy_stream)
+          cudaStreamDestroy (cu->copy_stream);
+      });
+}
+
 extern "C" CqSharpnessCuda *
-cq_sharpness_cuda_new (int device, const CqLayout * layout, unsigned width,
-    unsigned height, unsigned metrics, CqError * err)
+cq_sharpness_cuda_new_for (const CqCudaTarget * target,
+    const CqLayout * layout, unsigned width, unsigned height,
+    unsigned metrics, CqError * err)
 {
   CqSharpnessCuda *cu;
+  int device = target->device;
   cudaError_t e;
   const char *what = "cannot select the CUDA device";
   const int px_per_thread = layout->kind == CQ_LAYOUT_GRAY16 ? 4 : 8;
 
-  if (cq_sharpness_check (layout, width, height, err) != CQ_OK)
+  if (cq_sharpness_check (layout, width, height, err) != CQ_OK
+      || !(cu = cq_cuda_object_new < CqSharpnessCuda > (target, err)))
     return NULL;
-  cu = (CqSharpnessCuda *) calloc (1, sizeof (*cu));
-  if (!cu) {
-    cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "out of host memory");
-    return NULL;
-  }
-  cu->device = device;
   cu->layout = *layout;
   cu->width = width;
   cu->height = height;
@@ -141,7 +161,8 @@ cq_sharpness_cuda_new (int device, const CqLayout * layout, unsigned width,
   cu->tiles_y = (height + cq::kBlockWarps * cq::kRows - 1) /
       (cq::kBlockWarps * cq::kRows);
 
-  e = cq_cuda_select (device);
+  CqCudaScope scope (cu->target);
+  e = scope.enter ();
   if (e == cudaSuccess && device < 0)
     e = cudaGetDevice (&device);        /* the current context's device */
   if (e == cudaSuccess) {
@@ -161,12 +182,12 @@ cq_sharpness_cuda_new (int device, const CqLayout * layout, unsigned width,
   }
   if (e == cudaSuccess)
     e = cudaStreamCreateWithFlags (&cu->copy_stream, cudaStreamNonBlocking);
-  for (int i = 0; i < SLOTS && e == cudaSuccess; i++) {
+  if (e == cudaSuccess) {
     what = "cannot create CUDA events";
-    e = cudaEventCreateWithFlags (&cu->uploaded[i], cudaEventDisableTiming);
-    if (e == cudaSuccess)
-      e = cudaEventCreateWithFlags (&cu->done[i], cudaEventDisableTiming);
+    e = cq_slot_ring_init (&cu->ring);
   }
+  for (int i = 0; i < SLOTS && e == cudaSuccess; i++)
+    e = cudaEventCreateWithFlags (&cu->uploaded[i], cudaEventDisableTiming);
   if (e == cudaSuccess) {
     what = "cannot allocate the device frame";
     e = cudaMallocPitch ((void **) &cu->frame[0], &cu->frame_pitch,
@@ -205,47 +226,12 @@ cq_sharpness_cuda_new (int device, const CqLayout * layout, unsigned width,
       e = cudaMallocHost ((void **) &cu->staging[i], cu->row_bytes * height);
   }
   if (e != cudaSuccess) {
-    cq_cuda_error (err, e, what);
-    if (err)
-      snprintf (err->message + strlen (err->message),
-          sizeof (err->message) - strlen (err->message),
-          " (frame of %ux%u on device %d)", width, height, device);
+    cq_cuda_error_for (err, e, what, "frame of %ux%u on device %d", width,
+        height, device);
     cq_sharpness_cuda_free (cu);
     return NULL;
   }
   return cu;
-}
-
-extern "C" void
-cq_sharpness_cuda_free (CqSharpnessCuda * cu)
-{
-  if (!cu)
-    return;
-  if (cq_cuda_select (cu->device) == cudaSuccess) {
-    if (cu->stream)
-      cudaStreamSynchronize (cu->stream);
-    if (cu->copy_stream)
-      cudaStreamSynchronize (cu->copy_stream);
-    cudaFree (cu->frame[0]);
-    cudaFree (cu->gray);
-    cudaFree (cu->accum);
-    cudaFree (cu->hist_dev);
-    for (int i = 0; i < SLOTS; i++) {
-      cudaFreeHost (cu->hist_host[i]);
-      cudaFreeHost (cu->out_host[i]);
-      cudaFreeHost (cu->staging[i]);
-      if (cu->uploaded[i])
-        cudaEventDestroy (cu->uploaded[i]);
-      if (cu->done[i])
-        cudaEventDestroy (cu->done[i]);
-    }
-    if (cu->copy_stream)
-      cudaStreamDestroy (cu->copy_stream);
-    if (cu->stream)
-      cudaStreamDestroy (cu->stream);
-  }
-  cudaGetLastError ();
-  free (cu);
 }
 
 /* Enqueues the kernels for a frame at dev (pitch bytes a row) in the stored
@@ -292,7 +278,7 @@ enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
 static CqStatus
 end_submit (CqSharpnessCuda * cu, CqError * err)
 {
-  const unsigned slot = cu->next_slot;
+  const unsigned slot = cu->ring.next;
 
   CQ_CUDA_TRY (cudaMemcpyAsync (cu->out_host[slot], cu->out_dev,
           2 * CQ_SUM_COUNT * sizeof (unsigned long long),
@@ -303,11 +289,8 @@ end_submit (CqSharpnessCuda * cu, CqError * err)
             cu->hist_bins * sizeof (unsigned long long),
             cudaMemcpyDeviceToHost, cu->stream), err,
         "cannot copy the histogram to the host");
-  CQ_CUDA_TRY (cudaEventRecord (cu->done[slot], cu->stream), err,
-      "cannot record the end of a frame");
-  cu->next_slot = (slot + 1) % SLOTS;
-  cu->pending++;
-  return CQ_OK;
+  return cq_slot_ring_submitted (&cu->ring, cu->stream,
+      "cannot record the end of a frame", err);
 }
 
 static CqStatus
@@ -317,16 +300,13 @@ check_submit (CqSharpnessCuda * cu, size_t stride, CqError * err)
     return cq_error_set (err, CQ_ERROR_INVALID,
         "row stride %zu is shorter than a row of %u pixels (%zu bytes)",
         stride, cu->width, cu->row_bytes);
-  if (cu->pending >= SLOTS)
-    return cq_error_set (err, CQ_ERROR_INVALID,
-        "%u frames are already in flight: collect one first", cu->pending);
-  return CQ_OK;
+  return cq_slot_ring_check (&cu->ring, "frame", err);
 }
 
 extern "C" unsigned
 cq_sharpness_cuda_pending (const CqSharpnessCuda * cu)
 {
-  return cu->pending;
+  return cu->ring.pending;
 }
 
 extern "C" CqStatus
@@ -337,12 +317,10 @@ cq_sharpness_cuda_collect (CqSharpnessCuda * cu, double *scores,
   unsigned slot;
   int i;
 
-  if (cu->pending == 0)
-    return cq_error_set (err, CQ_ERROR_INVALID, "no frame is in flight");
-  slot = (cu->next_slot + SLOTS - cu->pending) % SLOTS;
-  cu->pending--;
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
-  CQ_CUDA_TRY (cudaEventSynchronize (cu->done[slot]), err,
+  if (cq_slot_ring_oldest (&cu->ring, &slot, "frame", err) != CQ_OK)
+    return err ? err->status : CQ_ERROR_INVALID;
+  CQ_CUDA_ENTER (cu->target, err);
+  CQ_CUDA_TRY (cudaEventSynchronize (cu->ring.done[slot]), err,
       "the sharpness kernel failed");
   for (i = 0; i < CQ_SUM_COUNT; i++) {
     sums.sum[i].lo = cu->out_host[slot][2 * i];
@@ -361,14 +339,14 @@ extern "C" CqStatus
 cq_sharpness_cuda_submit_host (CqSharpnessCuda * cu, const void *data,
     size_t stride, CqError * err)
 {
-  const unsigned slot = cu->next_slot;
+  const unsigned slot = cu->ring.next;
   const unsigned char *src = (const unsigned char *) data;
   unsigned char *frame = cu->frame[slot];
   CqStatus ret;
 
   if (check_submit (cu, stride, err) != CQ_OK)
     return err ? err->status : CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (cu->target, err);
 
   if (cq_cuda_is_pinned (data)) {
     CQ_CUDA_TRY (cudaMemcpy2DAsync (frame, cu->frame_pitch, src, stride,
@@ -409,15 +387,6 @@ cq_sharpness_cuda_submit_host (CqSharpnessCuda * cu, const void *data,
   return end_submit (cu, err);
 }
 
-extern "C" CqStatus
-cq_sharpness_cuda_measure_host (CqSharpnessCuda * cu, const void *data,
-    size_t stride, double *scores, CqError * err)
-{
-  CqStatus ret = cq_sharpness_cuda_submit_host (cu, data, stride, err);
-
-  return ret != CQ_OK ? ret : cq_sharpness_cuda_collect (cu, scores, err);
-}
-
 /* The kernel reads 8 bytes a thread: anything less aligned is copied into
  * the context's own pitched frame first. */
 static const unsigned char *
@@ -429,11 +398,11 @@ aligned_device_frame (CqSharpnessCuda * cu, const void *dev_data,
   *e = cudaSuccess;
   if (((uintptr_t) dev_data % align) == 0 && (*pitch % align) == 0)
     return (const unsigned char *) dev_data;
-  *e = cudaMemcpy2DAsync (cu->frame[cu->next_slot], cu->frame_pitch,
+  *e = cudaMemcpy2DAsync (cu->frame[cu->ring.next], cu->frame_pitch,
       dev_data, *pitch, cu->row_bytes, cu->height, cudaMemcpyDeviceToDevice,
       cu->stream);
   *pitch = cu->frame_pitch;
-  return cu->frame[cu->next_slot];
+  return cu->frame[cu->ring.next];
 }
 
 extern "C" CqStatus
@@ -446,7 +415,7 @@ cq_sharpness_cuda_submit_device (CqSharpnessCuda * cu, const void *dev_data,
 
   if (check_submit (cu, pitch, err) != CQ_OK)
     return err ? err->status : CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (cu->target, err);
   dev = aligned_device_frame (cu, dev_data, &pitch, &e);
   CQ_CUDA_TRY (e, err, "cannot copy the frame on the device");
   ret = enqueue_measure (cu, dev, pitch, err);
@@ -456,43 +425,21 @@ cq_sharpness_cuda_submit_device (CqSharpnessCuda * cu, const void *dev_data,
 }
 
 extern "C" CqStatus
-cq_sharpness_cuda_measure_device (CqSharpnessCuda * cu, const void *dev_data,
-    size_t pitch, double *scores, CqError * err)
-{
-  CqStatus ret = cq_sharpness_cuda_submit_device (cu, dev_data, pitch, err);
-
-  return ret != CQ_OK ? ret : cq_sharpness_cuda_collect (cu, scores, err);
-}
-
-extern "C" CqStatus
 cq_sharpness_cuda_time_device (CqSharpnessCuda * cu, const void *dev_data,
     size_t pitch, unsigned iterations, double *us, CqError * err)
 {
-  cudaEvent_t start, stop;
   const unsigned char *dev;
   cudaError_t e;
   float ms = 0;
-  unsigned i;
-  CqStatus ret = CQ_OK;
+  CqStatus ret;
 
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (cu->target, err);
   dev = aligned_device_frame (cu, dev_data, &pitch, &e);
   CQ_CUDA_TRY (e, err, "cannot copy the frame on the device");
-  CQ_CUDA_TRY (cudaEventCreate (&start), err, "cannot create an event");
-  CQ_CUDA_TRY (cudaEventCreate (&stop), err, "cannot create an event");
-  ret = enqueue_measure (cu, dev, pitch, err);  /* warm-up */
-  cudaEventRecord (start, cu->stream);
-  for (i = 0; i < iterations && ret == CQ_OK; i++)
-    ret = enqueue_measure (cu, dev, pitch, err);
-  cudaEventRecord (stop, cu->stream);
-  e = cudaEventSynchronize (stop);
-  if (ret == CQ_OK && e == cudaSuccess) {
-    cudaEventElapsedTime (&ms, start, stop);
+  ret = cq_cuda_time (cu->stream, iterations,[&]() {
+        return enqueue_measure (cu, dev, pitch, err);
+      }, &ms, err);
+  if (ret == CQ_OK)
     *us = ms * 1e3 / iterations;
-  } else if (ret == CQ_OK) {
-    ret = cq_cuda_error (err, e, "the timed kernels failed");
-  }
-  cudaEventDestroy (start);
-  cudaEventDestroy (stop);
   return ret;
 }

@@ -5,9 +5,9 @@
  * 8 bits or 4 of 16) and walks ROWS rows down, keeping the rows above, at and
  * below the current one in registers, so each pixel is read from memory once
  * (plus a halo row a warp); neighbours across lanes come by warp shuffle.
- * Per-thread sums are reduced per block with warp shuffles and added to
- * 128-bit global accumulators with two 64-bit atomics; the last block to
- * finish copies the totals out and zeroes the accumulators for the next
+ * Per-thread sums are reduced per block with warp shuffles (cq-reduce.cuh)
+ * and added to 128-bit global accumulators with two 64-bit atomics; the
+ * last block to finish copies the totals out and zeroes the accumulators for the next
  * frame, so a frame is one kernel launch and one small copy.
  *
  * Integer sums are exact whatever the order of the additions, which is what
@@ -18,6 +18,8 @@
 #ifndef CQ_SHARPNESS_KERNELS_CUH
 #define CQ_SHARPNESS_KERNELS_CUH
 
+#include "cq-local.h"
+#include "cq-reduce.cuh"
 #include "cq-sharpness.h"
 
 namespace cq
@@ -32,7 +34,6 @@ constexpr int kBlockWarps = 4;  /* warps stacked vertically in a block */
 #define CQ_SHARPNESS_MIN_BLOCKS 1
 #endif
 constexpr int kRows = CQ_SHARPNESS_ROWS;        /* rows a warp walks */
-constexpr unsigned kFull = 0xffffffffu;
 
 struct SharpnessParams
 {
@@ -77,18 +78,6 @@ template <> struct Acc <unsigned short >
   typedef long long S;
 };
 
-__device__ __forceinline__ int
-reflect101 (int i, int n)
-{
-  if (n == 1)
-    return 0;
-  if (i < 0)
-    i = -i;
-  if (i >= n)
-    i = 2 * n - 2 - i;
-  return min (max (i, 0), n - 1);
-}
-
 template < typename T > __device__ __forceinline__ int
 convert (const SharpnessParams & p, T raw)
 {
@@ -118,7 +107,7 @@ fetch_row (const SharpnessParams & p, int y, int c0, int lane)
 {
   constexpr int P = Layout < T >::kPix;
   const int w = p.width;
-  const T *row = (const T *) (p.src + (size_t) reflect101 (y, p.height) *
+  const T *row = (const T *) (p.src + (size_t) cq_reflect101 (y, p.height) *
       p.pitch);
   RawRow r;
 
@@ -128,14 +117,14 @@ fetch_row (const SharpnessParams & p, int y, int c0, int lane)
     T *t = (T *) & r.word;
 #pragma unroll
     for (int k = 0; k < P; k++)
-      t[k] = __ldg (row + reflect101 (c0 + k, w));
+      t[k] = __ldg (row + cq_reflect101 (c0 + k, w));
   }
   r.edge = 0;
   if (lane == 0)
-    r.edge = __ldg (row + reflect101 (c0 - 1, w));
+    r.edge = __ldg (row + cq_reflect101 (c0 - 1, w));
   else if (lane == kWarp - 1)
-    r.edge = (unsigned) __ldg (row + reflect101 (c0 + P, w)) |
-        ((unsigned) __ldg (row + reflect101 (c0 + P + 1, w)) << 16);
+    r.edge = (unsigned) __ldg (row + cq_reflect101 (c0 + P, w)) |
+        ((unsigned) __ldg (row + cq_reflect101 (c0 + P + 1, w)) << 16);
   return r;
 }
 
@@ -150,9 +139,9 @@ expand_row (const SharpnessParams & p, const RawRow & r, int lane,
 #pragma unroll
   for (int k = 0; k < P; k++)
     v[k + 1] = convert < T > (p, t[k]);
-  v[0] = __shfl_up_sync (kFull, v[P], 1);
-  v[P + 1] = __shfl_down_sync (kFull, v[1], 1);
-  v[P + 2] = __shfl_down_sync (kFull, v[2], 1);
+  v[0] = __shfl_up_sync (kFullMask, v[P], 1);
+  v[P + 1] = __shfl_down_sync (kFullMask, v[1], 1);
+  v[P + 2] = __shfl_down_sync (kFullMask, v[2], 1);
   if (lane == 0)
     v[0] = convert < T > (p, (T) r.edge);
   if (lane == kWarp - 1) {
@@ -253,15 +242,6 @@ accumulate (const int (&a)[Layout < T >::kVals],
   }
 }
 
-__device__ __forceinline__ unsigned long long
-warp_sum (unsigned long long v)
-{
-#pragma unroll
-  for (int o = kWarp / 2; o > 0; o /= 2)
-    v += __shfl_xor_sync (kFull, v, o);
-  return v;
-}
-
 /* Exact 128-bit accumulation from 64-bit atomics: the carry out of each
  * addition to the low word is added to the high word. */
 __device__ __forceinline__ void
@@ -283,7 +263,6 @@ __launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS_MIN_BLOCKS)
   constexpr int V = Layout < T >::kVals;
   __shared__ unsigned long long block_sums[kBlockWarps][CQ_SUM_COUNT];
   __shared__ unsigned shist[256];
-  __shared__ bool is_last;
   const int lane = threadIdx.x, warp = threadIdx.y;
   const int tid = warp * kWarp + lane;
   const int w = p.width, h = p.height;
@@ -388,12 +367,7 @@ __launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS_MIN_BLOCKS)
 
   /* the last block to finish publishes the totals and resets for the next
    * frame */
-  __threadfence ();
-  __syncthreads ();
-  if (tid == 0)
-    is_last = atomicAdd (p.counter, 1u) == gridDim.x - 1;
-  __syncthreads ();
-  if (is_last) {
+  if (last_block (p.counter, gridDim.x)) {
     if (tid < 2 * CQ_SUM_COUNT)
       p.out[tid] = atomicExch (&p.accum[tid], 0ull);
     if (tid == 0)
@@ -414,8 +388,7 @@ rgb_to_gray_kernel (const unsigned char *src, size_t src_pitch,
     const unsigned char *px = src + (size_t) y * src_pitch +
         (size_t) x * pixel_stride;
     dst[(size_t) y * dst_pitch + x] =
-        (unsigned char) ((299u * px[r] + 587u * px[g] + 114u * px[b] +
-            500u) / 1000u);
+        (unsigned char) cq_gray_rgb8 (px[r], px[g], px[b]);
   }
 }
 

@@ -139,3 +139,31 @@ cq_sharpness_finish (const CqSharpnessSums * sums, const uint64_t * hist,
     scores[__builtin_ctz (CQ_METRIC_ENTROPY)] = h == 0.0 ? 0.0 : h;
   }
 }
+
+/* ---- the CUDA backend's entry points that are the same in every build ---- */
+
+CqSharpnessCuda *
+cq_sharpness_cuda_new (int device, const CqLayout * layout, unsigned width,
+    unsigned height, unsigned metrics, CqError * err)
+{
+  const CqCudaTarget target = CQ_CUDA_TARGET_DEVICE (device);
+
+  return cq_sharpness_cuda_new_for (&target, layout, width, height, metrics,
+      err);
+}
+
+CqStatus
+cq_sharpness_cuda_measure_host (CqSharpnessCuda * cuda, const void *data,
+    size_t stride, double *scores, CqError * err)
+{
+  CQ_RETURN_SUBMIT_COLLECT (cq_sharpness_cuda_submit_host (cuda, data, stride,
+          err), cq_sharpness_cuda_collect (cuda, scores, err));
+}
+
+CqStatus
+cq_sharpness_cuda_measure_device (CqSharpnessCuda * cuda,
+    const void *dev_data, size_t pitch, double *scores, CqError * err)
+{
+  CQ_RETURN_SUBMIT_COLLECT (cq_sharpness_cuda_submit_device (cuda, dev_data,
+          pitch, err), cq_sharpness_cuda_collect (cuda, scores, err));
+}

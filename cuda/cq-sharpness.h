@@ -100,6 +100,10 @@ typedef struct CqSharpnessCuda CqSharpnessCuda;
 /* Allocates device buffers, pinned staging and a stream on device, once. */
 CqSharpnessCuda *cq_sharpness_cuda_new (int device, const CqLayout * layout,
     unsigned width, unsigned height, unsigned metrics, CqError * err);
+/* The same where target says (a framework's context and its hooks). */
+CqSharpnessCuda *cq_sharpness_cuda_new_for (const CqCudaTarget * target,
+    const CqLayout * layout, unsigned width, unsigned height,
+    unsigned metrics, CqError * err);
 /* Frame in host memory (pageable or pinned: pinned memory is detected and
  * copied from directly). Blocks until the scores are ready. */
 CqStatus cq_sharpness_cuda_measure_host (CqSharpnessCuda * cuda,

@@ -18,11 +18,11 @@
 
 struct CqSirtCuda
 {
-  int device;
+  CqCudaTarget target;
   CqSfGeometry g;
   CqSirtParams p;
   CqSfCuda *sf;
-  cudaStream_t stream;          /* the projector's */
+  cudaStream_t stream;          /* the projector's: freed with it */
   size_t cells, voxels;
   float *b, *r, *c, *x;
 };
@@ -91,19 +91,21 @@ grid_for (size_t n)
 extern "C" void
 cq_sirt_cuda_free (CqSirtCuda * s)
 {
+  CqSfCuda *sf;
+
   if (!s)
     return;
-  if (cq_cuda_select (s->device) == cudaSuccess) {
-    if (s->stream)
-      cudaStreamSynchronize (s->stream);
-    cudaFree (s->b);
-    cudaFree (s->r);
-    cudaFree (s->c);
-    cudaFree (s->x);
-  }
-  cudaGetLastError ();
-  cq_sf_cuda_free (s->sf);
-  free (s);
+  sf = s->sf;
+  /* the arrays once the projector's stream is done; the stream is the
+   * projector's to destroy */
+  cq_cuda_object_free (s,[s]() {
+        cudaFree (s->b);
+        cudaFree (s->r);
+        cudaFree (s->c);
+        cudaFree (s->x);
+        s->stream = NULL;
+      });
+  cq_sf_cuda_free (sf);
 }
 
 /* R and C again, and x = 0 (enqueued). */
@@ -135,33 +137,15 @@ setup (CqSirtCuda * s, CqError * err)
   return CQ_OK;
 }
 
-extern "C" CqSirtCuda *
-cq_sirt_cuda_new (int device, const CqSfGeometry * g, const float *proj,
-    const CqSirtParams * p, CqError * err)
+/* The rest of new: the arrays, b uploaded, R, C and x = 0. */
+static CqStatus
+start (CqSirtCuda * s, const float *proj, CqError * err)
 {
-  CqSirtCuda *s;
+  CqStatus ret;
   cudaError_t e;
 
-  if (cq_sf_geometry_check (g, err) != CQ_OK
-      || cq_sirt_params_check (p, err) != CQ_OK)
-    return NULL;
-  s = (CqSirtCuda *) calloc (1, sizeof (*s));
-  if (!s) {
-    cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "out of host memory");
-    return NULL;
-  }
-  s->device = device;
-  s->g = *g;
-  s->p = *p;
-  s->cells = (size_t) g->nu * g->nv * g->n_views;
-  s->voxels = (size_t) g->nx * g->ny * g->nz;
-  s->sf = cq_sf_cuda_new (device, g, err);
-  if (!s->sf)
-    goto failed;
-  s->stream = (cudaStream_t) cq_sf_cuda_stream (s->sf);
-  e = cq_cuda_select (device);
-  if (e == cudaSuccess)
-    e = cudaMalloc ((void **) &s->b, s->cells * sizeof (float));
+  CQ_CUDA_ENTER (s->target, err);
+  e = cudaMalloc ((void **) &s->b, s->cells * sizeof (float));
   if (e == cudaSuccess)
     e = cudaMalloc ((void **) &s->r, s->cells * sizeof (float));
   if (e == cudaSuccess)
@@ -171,22 +155,38 @@ cq_sirt_cuda_new (int device, const CqSfGeometry * g, const float *proj,
   if (e == cudaSuccess)
     e = cudaMemcpyAsync (s->b, proj, s->cells * sizeof (float),
         cudaMemcpyHostToDevice, s->stream);
-  if (e != cudaSuccess) {
-    cq_cuda_error (err, e, "cannot allocate or upload the SIRT arrays");
-    goto failed;
-  }
-  if (setup (s, err) != CQ_OK)
-    goto failed;
-  e = cudaStreamSynchronize (s->stream);
-  if (e != cudaSuccess) {
-    cq_cuda_error (err, e, "SIRT's set-up failed");
-    goto failed;
+  if (e != cudaSuccess)
+    return cq_cuda_error (err, e, "cannot allocate or upload the SIRT arrays");
+  ret = setup (s, err);
+  if (ret != CQ_OK)
+    return ret;
+  CQ_CUDA_TRY (cudaStreamSynchronize (s->stream), err,
+      "SIRT's set-up failed");
+  return CQ_OK;
+}
+
+extern "C" CqSirtCuda *
+cq_sirt_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
+    const float *proj, const CqSirtParams * p, CqError * err)
+{
+  CqSirtCuda *s;
+
+  if (cq_sf_geometry_check (g, err) != CQ_OK
+      || cq_sirt_params_check (p, err) != CQ_OK
+      || !(s = cq_cuda_object_new < CqSirtCuda > (target, err)))
+    return NULL;
+  s->g = *g;
+  s->p = *p;
+  s->cells = (size_t) g->nu * g->nv * g->n_views;
+  s->voxels = (size_t) g->nx * g->ny * g->nz;
+  s->sf = cq_sf_cuda_new_for (target, g, err);
+  if (s->sf)
+    s->stream = (cudaStream_t) cq_sf_cuda_stream (s->sf);
+  if (!s->sf || start (s, proj, err) != CQ_OK) {
+    cq_sirt_cuda_free (s);
+    return NULL;
   }
   return s;
-
-failed:
-  cq_sirt_cuda_free (s);
-  return NULL;
 }
 
 /* Enqueues one update. */
@@ -218,7 +218,7 @@ cq_sirt_cuda_iterate (CqSirtCuda * s, unsigned iterations, CqError * err)
 {
   unsigned k;
 
-  CQ_CUDA_TRY (cq_cuda_select (s->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (s->target, err);
   for (k = 0; k < iterations; k++) {
     CqStatus ret = enqueue_iteration (s, err);
 
@@ -233,7 +233,7 @@ cq_sirt_cuda_iterate (CqSirtCuda * s, unsigned iterations, CqError * err)
 extern "C" CqStatus
 cq_sirt_cuda_volume (CqSirtCuda * s, float *volume, CqError * err)
 {
-  CQ_CUDA_TRY (cq_cuda_select (s->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (s->target, err);
   CQ_CUDA_TRY (cudaMemcpyAsync (volume, s->x, s->voxels * sizeof (float),
           cudaMemcpyDeviceToHost, s->stream), err,
       "cannot download the reconstruction");
@@ -246,35 +246,24 @@ extern "C" CqStatus
 cq_sirt_cuda_time (CqSirtCuda * s, unsigned iterations, double *setup_ms,
     double *ms, CqError * err)
 {
-  cudaEvent_t ev[3];
-  float t01 = 0, t12 = 0;
-  unsigned k, i;
-  CqStatus ret = CQ_OK;
+  float setup_total = 0, total = 0;
+  CqStatus ret;
 
   if (iterations == 0)
     return cq_error_set (err, CQ_ERROR_INVALID, "0 iterations to time");
-  CQ_CUDA_TRY (cq_cuda_select (s->device), err, "cannot select the device");
-  for (i = 0; i < 3; i++)
-    CQ_CUDA_TRY (cudaEventCreate (&ev[i]), err, "cannot create an event");
-  /* a warm-up update, then set-up, then the updates, back to back */
-  ret = enqueue_iteration (s, err);
-  cudaEventRecord (ev[0], s->stream);
+  CQ_CUDA_ENTER (s->target, err);
+  /* set-up after a warm-up one, then the updates after a warm-up update */
+  ret = cq_cuda_time (s->stream, 1,[&]() {
+        return setup (s, err);
+      }, &setup_total, err);
   if (ret == CQ_OK)
-    ret = setup (s, err);
-  cudaEventRecord (ev[1], s->stream);
-  for (k = 0; k < iterations && ret == CQ_OK; k++)
-    ret = enqueue_iteration (s, err);
-  cudaEventRecord (ev[2], s->stream);
-  if (cudaEventSynchronize (ev[2]) != cudaSuccess && ret == CQ_OK)
-    ret = cq_error_set (err, CQ_ERROR_CUDA, "the timed SIRT kernels failed");
-  cudaEventElapsedTime (&t01, ev[0], ev[1]);
-  cudaEventElapsedTime (&t12, ev[1], ev[2]);
-  if (ret == CQ_OK) {
-    if (setup_ms)
-      *setup_ms = t01;
-    *ms = t12 / iterations;
-  }
-  for (i = 0; i < 3; i++)
-    cudaEventDestroy (ev[i]);
-  return ret;
+    ret = cq_cuda_time (s->stream, iterations,[&]() {
+          return enqueue_iteration (s, err);
+        }, &total, err);
+  if (ret != CQ_OK)
+    return ret;
+  if (setup_ms)
+    *setup_ms = setup_total;
+  *ms = total / iterations;
+  return CQ_OK;
 }

@@ -24,6 +24,16 @@ struct CqSirtCpu
   double *back;                 /* scratch: Aᵀ R (b − A x) */
 };
 
+/* The CUDA SIRT on a device: the same in every build. */
+CqSirtCuda *
+cq_sirt_cuda_new (int device, const CqSfGeometry * g, const float *proj,
+    const CqSirtParams * p, CqError * err)
+{
+  const CqCudaTarget target = CQ_CUDA_TARGET_DEVICE (device);
+
+  return cq_sirt_cuda_new_for (&target, g, proj, p, err);
+}
+
 CqStatus
 cq_sirt_params_check (const CqSirtParams * p, CqError * err)
 {

@@ -56,6 +56,10 @@ typedef struct CqSirtCuda CqSirtCuda;
 /* As cq_sirt_cpu_new; at most 2048 views (one projector launch). */
 CqSirtCuda *cq_sirt_cuda_new (int device, const CqSfGeometry * g,
     const float *proj, const CqSirtParams * p, CqError * err);
+/* The same where target says (a framework's context and its hooks). */
+CqSirtCuda *cq_sirt_cuda_new_for (const CqCudaTarget * target,
+    const CqSfGeometry * g, const float *proj, const CqSirtParams * p,
+    CqError * err);
 CqStatus cq_sirt_cuda_iterate (CqSirtCuda * s, unsigned iterations,
     CqError * err);
 /* Downloads the current x. */

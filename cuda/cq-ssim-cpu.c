@@ -2,7 +2,7 @@
  *
  * Each plane of both frames is first unpacked into 16-bit sample arrays
  * (and the squared differences summed), then the windows are evaluated in
- * bands of window rows, one band a thread, with the expressions of
+ * bands of window rows, run on the worker pool, with the expressions of
  * cq-ssim-local.h. Band sums are added in band order.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -10,11 +10,10 @@
 #include "cq-ssim.h"
 #include "cq-ssim-local.h"
 #include "cq-cpu-simd.h"
+#include "cq-pool.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MIN_ROWS_PER_THREAD 16
 
@@ -73,8 +72,7 @@ fetch_sample (const CqSsimPlane * p, const uint8_t * row, unsigned x)
       return (v >> l->shift) & ((1u << l->depth) - 1);
     }
     case CQ_LAYOUT_RGB8:
-      return (299u * s[l->r_offset] + 587u * s[l->g_offset] +
-          114u * s[l->b_offset] + 500u) / 1000u;
+      return cq_gray_rgb8 (s[l->r_offset], s[l->g_offset], s[l->b_offset]);
   }
   return 0;
 }
@@ -333,36 +331,23 @@ use_simd (const CqSsimCpu * cpu, unsigned i)
       p->width <= CQ_CPU_SIMD_MAX_WIDTH;
 }
 
-static void *
-band_thread (void *data)
+static void
+band_task (void *user, unsigned index)
 {
-  CqSsimBand *band = data;
+  CqSsimCpu *cpu = user;
 
-  band->func (band);
-  return NULL;
+  cpu->bands[index].func (&cpu->bands[index]);
 }
 
-/* Runs func on every band: band 0 on the calling thread; a band whose
- * thread cannot start runs here too. */
+/* Runs func on every band, on the worker pool. */
 static void
 run_bands (CqSsimCpu * cpu, BandFunc func)
 {
-  pthread_t threads[cpu->n_threads];
-  int started[cpu->n_threads];
   unsigned i;
 
   for (i = 0; i < cpu->n_threads; i++)
     cpu->bands[i].func = func;
-  for (i = 1; i < cpu->n_threads; i++) {
-    started[i] =
-        pthread_create (&threads[i], NULL, band_thread, &cpu->bands[i]) == 0;
-    if (!started[i])
-      func (&cpu->bands[i]);
-  }
-  func (&cpu->bands[0]);
-  for (i = 1; i < cpu->n_threads; i++)
-    if (started[i])
-      pthread_join (threads[i], NULL);
+  cq_pool_run (cpu->n_threads, band_task, cpu);
 }
 
 CqSsimCpu *
@@ -380,14 +365,7 @@ cq_ssim_cpu_new (CqSsimWindow window, const CqSsimPlane * planes,
     if (planes[i].height < min_h)
       min_h = planes[i].height;
   }
-  if (n_threads == 0) {
-    long n = sysconf (_SC_NPROCESSORS_ONLN);
-    n_threads = n > 0 ? (unsigned) n : 1;
-  }
-  if (n_threads > min_h / MIN_ROWS_PER_THREAD)
-    n_threads = min_h / MIN_ROWS_PER_THREAD;
-  if (n_threads < 1)
-    n_threads = 1;
+  n_threads = cq_pool_split (n_threads, min_h / MIN_ROWS_PER_THREAD);
 
   cpu = calloc (1, sizeof (*cpu));
   if (!cpu)

@@ -25,7 +25,7 @@
  * most MAX_BANDS a plane. */
 #define MAX_BANDS 8
 #define BAND_BYTES (4u << 20)
-#define SLOTS 2
+#define SLOTS CQ_SLOTS
 
 typedef struct
 {
@@ -46,7 +46,7 @@ typedef struct
 
 struct CqSsimCuda
 {
-  int device;
+  CqCudaTarget target;
   CqSsimWindow window;
   unsigned n_planes;
   PlaneCtx pl[CQ_SSIM_MAX_PLANES];
@@ -57,8 +57,7 @@ struct CqSsimCuda
   cq::SsimPlaneOut *out_host[SLOTS];    /* pinned */
   unsigned char *staging[SLOTS];        /* pinned */
   size_t staging_bytes;
-  cudaEvent_t done[SLOTS];      /* a slot's results are on the host */
-  unsigned next_slot, pending;  /* pending slots end at next_slot - 1 */
+  CqSlotRing ring;              /* a slot's results are on the host */
 };
 
 static size_t
@@ -118,27 +117,48 @@ plane_grid (CqSsimWindow window, const CqSsimPlane * p, unsigned rows)
   return dim3 (1);
 }
 
+extern "C" void
+cq_ssim_cuda_free (CqSsimCuda * cu)
+{
+  cq_cuda_object_free (cu,[cu]() {
+        for (unsigned i = 0; i < cu->n_planes; i++) {
+          cudaFree (cu->pl[i].frame[0][0]);
+          cudaFree (cu->pl[i].unpacked[0]);
+          cudaFree (cu->pl[i].partials);
+        }
+        cudaFree (cu->out_dev);
+        for (unsigned i = 0; i < SLOTS; i++) {
+          cudaFreeHost (cu->out_host[i]);
+          cudaFreeHost (cu->staging[i]);
+        }
+        cq_slot_ring_clear (&cu->ring);
+        for (unsigned i = 0; i < CQ_SSIM_MAX_PLANES * MAX_BANDS; i++)
+          if (cu->events[i])
+            cudaEventDestroy (cu->events[i]);
+        if (cu->copy_stream) {
+          cudaStreamSynchronize (cu->copy_stream);
+          cudaStreamDestroy (cu->copy_stream);
+        }
+      });
+}
+
 extern "C" CqSsimCuda *
-cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
-    unsigned n_planes, CqError * err)
+cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
+    const CqSsimPlane * planes, unsigned n_planes, CqError * err)
 {
   CqSsimCuda *cu;
   cudaError_t e;
   const char *what = "cannot select the CUDA device";
   unsigned i;
 
-  if (cq_ssim_check (window, planes, n_planes, err) != CQ_OK)
+  if (cq_ssim_check (window, planes, n_planes, err) != CQ_OK
+      || !(cu = cq_cuda_object_new < CqSsimCuda > (target, err)))
     return NULL;
-  cu = (CqSsimCuda *) calloc (1, sizeof (*cu));
-  if (!cu) {
-    cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "out of host memory");
-    return NULL;
-  }
-  cu->device = device;
   cu->window = window;
   cu->n_planes = n_planes;
 
-  e = cq_cuda_select (device);
+  CqCudaScope scope (cu->target);
+  e = scope.enter ();
   if (e == cudaSuccess) {
     double w[11];
 
@@ -156,8 +176,8 @@ cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
     what = "cannot create CUDA events";
     e = cudaEventCreateWithFlags (&cu->events[i], cudaEventDisableTiming);
   }
-  for (i = 0; i < SLOTS && e == cudaSuccess; i++)
-    e = cudaEventCreateWithFlags (&cu->done[i], cudaEventDisableTiming);
+  if (e == cudaSuccess)
+    e = cq_slot_ring_init (&cu->ring);
   for (i = 0; i < n_planes && e == cudaSuccess; i++) {
     PlaneCtx *pc = &cu->pl[i];
     const CqSsimPlane *p = &planes[i];
@@ -216,52 +236,12 @@ cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
     }
   }
   if (e != cudaSuccess) {
-    cq_cuda_error (err, e, what);
-    if (err)
-      snprintf (err->message + strlen (err->message),
-          sizeof (err->message) - strlen (err->message),
-          " (planes of %ux%u on device %d)", planes[0].width,
-          planes[0].height, device);
+    cq_cuda_error_for (err, e, what, "planes of %ux%u on device %d",
+        planes[0].width, planes[0].height, target->device);
     cq_ssim_cuda_free (cu);
     return NULL;
   }
   return cu;
-}
-
-extern "C" void
-cq_ssim_cuda_free (CqSsimCuda * cu)
-{
-  unsigned i;
-
-  if (!cu)
-    return;
-  if (cq_cuda_select (cu->device) == cudaSuccess) {
-    if (cu->stream)
-      cudaStreamSynchronize (cu->stream);
-    for (i = 0; i < cu->n_planes; i++) {
-      cudaFree (cu->pl[i].frame[0][0]);
-      cudaFree (cu->pl[i].unpacked[0]);
-      cudaFree (cu->pl[i].partials);
-    }
-    cudaFree (cu->out_dev);
-    for (i = 0; i < SLOTS; i++) {
-      cudaFreeHost (cu->out_host[i]);
-      cudaFreeHost (cu->staging[i]);
-      if (cu->done[i])
-        cudaEventDestroy (cu->done[i]);
-    }
-    for (i = 0; i < CQ_SSIM_MAX_PLANES * MAX_BANDS; i++)
-      if (cu->events[i])
-        cudaEventDestroy (cu->events[i]);
-    if (cu->copy_stream) {
-      cudaStreamSynchronize (cu->copy_stream);
-      cudaStreamDestroy (cu->copy_stream);
-    }
-    if (cu->stream)
-      cudaStreamDestroy (cu->stream);
-  }
-  cudaGetLastError ();
-  free (cu);
 }
 
 template < typename T > static void
@@ -438,31 +418,19 @@ enqueue_plane (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
 static CqStatus
 end_submit (CqSsimCuda * cu, CqError * err)
 {
-  const unsigned slot = cu->next_slot;
+  const unsigned slot = cu->ring.next;
 
   CQ_CUDA_TRY (cudaMemcpyAsync (cu->out_host[slot], cu->out_dev,
           cu->n_planes * sizeof (cq::SsimPlaneOut), cudaMemcpyDeviceToHost,
           cu->stream), err, "cannot copy the results to the host");
-  CQ_CUDA_TRY (cudaEventRecord (cu->done[slot], cu->stream), err,
-      "cannot record the end of a pair");
-  cu->next_slot = (slot + 1) % SLOTS;
-  cu->pending++;
-  return CQ_OK;
-}
-
-static CqStatus
-check_slot_free (CqSsimCuda * cu, CqError * err)
-{
-  if (cu->pending >= SLOTS)
-    return cq_error_set (err, CQ_ERROR_INVALID,
-        "%u pairs are already in flight: collect one first", cu->pending);
-  return CQ_OK;
+  return cq_slot_ring_submitted (&cu->ring, cu->stream,
+      "cannot record the end of a pair", err);
 }
 
 extern "C" unsigned
 cq_ssim_cuda_pending (const CqSsimCuda * cu)
 {
-  return cu->pending;
+  return cu->ring.pending;
 }
 
 extern "C" CqStatus
@@ -471,13 +439,11 @@ cq_ssim_cuda_collect (CqSsimCuda * cu, CqSsimPlaneSums * sums, CqError * err)
   unsigned i, slot;
   const cq::SsimPlaneOut *out;
 
-  if (cu->pending == 0)
-    return cq_error_set (err, CQ_ERROR_INVALID, "no pair is in flight");
-  slot = (cu->next_slot + SLOTS - cu->pending) % SLOTS;
+  if (cq_slot_ring_oldest (&cu->ring, &slot, "pair", err) != CQ_OK)
+    return err ? err->status : CQ_ERROR_INVALID;
   out = cu->out_host[slot];
-  cu->pending--;
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
-  CQ_CUDA_TRY (cudaEventSynchronize (cu->done[slot]), err,
+  CQ_CUDA_ENTER (cu->target, err);
+  CQ_CUDA_TRY (cudaEventSynchronize (cu->ring.done[slot]), err,
       "the SSIM kernels failed");
   for (i = 0; i < cu->n_planes; i++) {
     const CqSsimPlane *p = &cu->pl[i].plane;
@@ -542,14 +508,14 @@ cq_ssim_cuda_submit_host (CqSsimCuda * cu, const void *const *ref,
     const size_t * ref_strides, const void *const *dist,
     const size_t * dist_strides, CqError * err)
 {
-  const unsigned slot = cu->next_slot;
+  const unsigned slot = cu->ring.next;
   unsigned char *stage = cu->staging[slot];
   unsigned i, ev = 0;
 
   if (check_strides (cu, ref_strides, dist_strides, err) != CQ_OK
-      || check_slot_free (cu, err) != CQ_OK)
+      || cq_slot_ring_check (&cu->ring, "pair", err) != CQ_OK)
     return err ? err->status : CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (cu->target, err);
   for (i = 0; i < cu->n_planes; i++) {
     PlaneCtx *pc = &cu->pl[i];
     const unsigned char *hr = (const unsigned char *) ref[i];
@@ -598,17 +564,6 @@ cq_ssim_cuda_submit_host (CqSsimCuda * cu, const void *const *ref,
   return end_submit (cu, err);
 }
 
-extern "C" CqStatus
-cq_ssim_cuda_measure_host (CqSsimCuda * cu, const void *const *ref,
-    const size_t * ref_strides, const void *const *dist,
-    const size_t * dist_strides, CqSsimPlaneSums * sums, CqError * err)
-{
-  CqStatus ret = cq_ssim_cuda_submit_host (cu, ref, ref_strides, dist,
-      dist_strides, err);
-
-  return ret != CQ_OK ? ret : cq_ssim_cuda_collect (cu, sums, err);
-}
-
 /* Enqueues every plane of a pair in device memory. Packed planes are read
  * in place; one whose rows are not aligned for vector loads is read with
  * scalar loads. */
@@ -632,12 +587,12 @@ enqueue_device (CqSsimCuda * cu, const void *const *ref,
     for (f = 0; f < 2 && pc->packed && pc->bytes == 2; f++) {
       if ((uintptr_t) src[f] % 2 == 0 && pitch[f] % 2 == 0)
         continue;
-      CQ_CUDA_TRY (cudaMemcpy2DAsync (pc->frame[cu->next_slot][f],
+      CQ_CUDA_TRY (cudaMemcpy2DAsync (pc->frame[cu->ring.next][f],
               pc->frame_pitch, src[f],
               pitch[f], pc->row_bytes, pc->plane.height,
               cudaMemcpyDeviceToDevice, cu->stream), err,
           "cannot copy a misaligned plane on the device");
-      src[f] = pc->frame[cu->next_slot][f];
+      src[f] = pc->frame[cu->ring.next][f];
       pitch[f] = pc->frame_pitch;
     }
     ret = enqueue_plane (cu, i, src[0], pitch[0], src[1], pitch[1], err);
@@ -655,24 +610,13 @@ cq_ssim_cuda_submit_device (CqSsimCuda * cu, const void *const *ref,
   CqStatus ret;
 
   if (check_strides (cu, ref_pitches, dist_pitches, err) != CQ_OK
-      || check_slot_free (cu, err) != CQ_OK)
+      || cq_slot_ring_check (&cu->ring, "pair", err) != CQ_OK)
     return err ? err->status : CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
+  CQ_CUDA_ENTER (cu->target, err);
   ret = enqueue_device (cu, ref, ref_pitches, dist, dist_pitches, err);
   if (ret != CQ_OK)
     return ret;
   return end_submit (cu, err);
-}
-
-extern "C" CqStatus
-cq_ssim_cuda_measure_device (CqSsimCuda * cu, const void *const *ref,
-    const size_t * ref_pitches, const void *const *dist,
-    const size_t * dist_pitches, CqSsimPlaneSums * sums, CqError * err)
-{
-  CqStatus ret = cq_ssim_cuda_submit_device (cu, ref, ref_pitches, dist,
-      dist_pitches, err);
-
-  return ret != CQ_OK ? ret : cq_ssim_cuda_collect (cu, sums, err);
 }
 
 extern "C" CqStatus
@@ -681,31 +625,17 @@ cq_ssim_cuda_time_device (CqSsimCuda * cu, const void *const *ref,
     const size_t * dist_pitches, unsigned iterations, double *us,
     CqError * err)
 {
-  cudaEvent_t start, stop;
-  cudaError_t e;
   float ms = 0;
-  unsigned i;
   CqStatus ret;
 
   if (check_strides (cu, ref_pitches, dist_pitches, err) != CQ_OK)
     return err ? err->status : CQ_ERROR_INVALID;
-  CQ_CUDA_TRY (cq_cuda_select (cu->device), err, "cannot select the device");
-  CQ_CUDA_TRY (cudaEventCreate (&start), err, "cannot create an event");
-  CQ_CUDA_TRY (cudaEventCreate (&stop), err, "cannot create an event");
-  ret = enqueue_device (cu, ref, ref_pitches, dist, dist_pitches, err);
-  cudaEventRecord (start, cu->stream);
-  for (i = 0; i < iterations && ret == CQ_OK; i++)
-    ret = enqueue_device (cu, ref, ref_pitches, dist, dist_pitches, err);
-  cudaEventRecord (stop, cu->stream);
-  e = cudaEventSynchronize (stop);
-  if (ret == CQ_OK && e == cudaSuccess) {
-    cudaEventElapsedTime (&ms, start, stop);
+  CQ_CUDA_ENTER (cu->target, err);
+  ret = cq_cuda_time (cu->stream, iterations,[&]() {
+        return enqueue_device (cu, ref, ref_pitches, dist, dist_pitches, err);
+      }, &ms, err);
+  if (ret == CQ_OK)
     *us = ms * 1e3 / iterations;
-  } else if (ret == CQ_OK) {
-    ret = cq_cuda_error (err, e, "the timed kernels failed");
-  }
-  cudaEventDestroy (start);
-  cudaEventDestroy (stop);
   return ret;
 }
 

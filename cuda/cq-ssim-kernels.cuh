@@ -21,6 +21,7 @@
 #ifndef CQ_SSIM_KERNELS_CUH
 #define CQ_SSIM_KERNELS_CUH
 
+#include "cq-reduce.cuh"
 #include "cq-ssim.h"
 #include "cq-ssim-local.h"
 
@@ -36,7 +37,6 @@ constexpr int kGaussCols = 118;         /* window columns a block owns */
 constexpr int kBox8Rows = 16;
 constexpr int kFfmpegBlockRows = 4;     /* at least; see default_tile_rows */
 constexpr int kGaussRows = 64;
-constexpr unsigned kAll = 0xffffffffu;
 
 __constant__ double c_gauss[11];
 
@@ -158,25 +158,7 @@ row_of (const unsigned char *base, size_t pitch, int y)
   return (const T *) (base + (size_t) y * pitch);
 }
 
-/* ---- reduction ---- */
-
-__device__ __forceinline__ double
-warp_sum (double v)
-{
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    v += __shfl_down_sync (kAll, v, o);
-  return v;
-}
-
-__device__ __forceinline__ unsigned long long
-warp_sum (unsigned long long v)
-{
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-    v += __shfl_down_sync (kAll, v, o);
-  return v;
-}
+/* ---- reduction (cq-reduce.cuh) ---- */
 
 /* Every thread of the block calls this once with its sums. */
 __device__ void
@@ -185,7 +167,6 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse)
   __shared__ double s_ssim[kSsimThreads / 32];
   __shared__ unsigned long long s_sse[kSsimThreads / 32];
   __shared__ double s_final[kSsimThreads];
-  __shared__ bool s_last;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const unsigned blocks = p.total_blocks;
   const unsigned block = (p.tile_y0 + blockIdx.y) * gridDim.x + blockIdx.x;
@@ -208,17 +189,13 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse)
     p.partials[block] = b_ssim;
     if (b_sse)
       atomicAdd (p.sse_accum, b_sse);
-    __threadfence ();
-    s_last = atomicAdd (p.counter, 1u) == blocks - 1;
   }
-  __syncthreads ();
-  if (!s_last)
+  if (!last_block (p.counter, blocks))
     return;
   /* the last block: add the block sums in a fixed order */
   {
     double acc = 0.0;
 
-    __threadfence ();
     for (unsigned i = threadIdx.x; i < blocks; i += kSsimThreads)
       acc += ((volatile double *) p.partials)[i];
     s_final[threadIdx.x] = acc;
@@ -244,29 +221,16 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse)
  * first j: from totals and prefix sums, 4 shuffles a quantity a row.
  * A block is 4 warps side by side and walks p.rows window rows. */
 
-template < typename I > __device__ __forceinline__ double
-box8_local (I sa, I sb, I sss, I sab, double k1, double k2)
-{
-  I pr = sa * sb;
-  I q = sa * sa + sb * sb;
-  double n1 = (double) (2 * pr) + k1;
-  double n2 = (double) (2 * (64 * sab - pr)) + k2;
-  double d1 = (double) q + k1;
-  double d2 = (double) (64 * sss - q) + k2;
-
-  return (n1 * n2) / (d1 * d2);
-}
-
 template < typename I > __device__ __forceinline__ void
 box8_windows (const I v[4], I w[4])
 {
   I p1 = v[0], p2 = v[0] + v[1], p3 = p2 + v[2], tot = p3 + v[3];
-  I u = tot + __shfl_down_sync (kAll, tot, 1);
+  I u = tot + __shfl_down_sync (kFullMask, tot, 1);
 
   w[0] = u;
-  w[1] = u - p1 + __shfl_down_sync (kAll, p1, 2);
-  w[2] = u - p2 + __shfl_down_sync (kAll, p2, 2);
-  w[3] = u - p3 + __shfl_down_sync (kAll, p3, 2);
+  w[1] = u - p1 + __shfl_down_sync (kFullMask, p1, 2);
+  w[2] = u - p2 + __shfl_down_sync (kFullMask, p2, 2);
+  w[3] = u - p3 + __shfl_down_sync (kFullMask, p3, 2);
 }
 
 /* Σ (a - b)² of four samples. */
@@ -373,7 +337,8 @@ ssim_box8_kernel (SsimParams p)
 #pragma unroll
             for (int j = 0; j < 4; j++)
               if (cx + j + 8 <= p.width)
-                ssim += box8_local (w1[j], w2[j], wss[j], w12[j], p.k1, p.k2);
+                ssim += cq_ssim_box8_local < I > (w1[j], w2[j], wss[j],
+                    w12[j], p.k1, p.k2);
           }
         }
       }
@@ -501,7 +466,7 @@ ssim_ffmpeg_kernel (SsimParams p)
 #pragma unroll
       for (int k = 0; k < 4; k++) {
         pair[k] = prev[k] + cur[k];
-        nb[k] = __shfl_down_sync (kAll, pair[k], 1);
+        nb[k] = __shfl_down_sync (kFullMask, pair[k], 1);
         prev[k] = cur[k];
       }
       if (by > by0 && own_lane && bx + 1 < w4)
@@ -685,7 +650,7 @@ ssim_unpack_kernel (UnpackParams u)
     }
     case CQ_LAYOUT_RGB8:
       u.dst[(size_t) y * u.dst_pitch + x] = (unsigned char)
-          ((299u * s[u.r] + 587u * s[u.g] + 114u * s[u.b] + 500u) / 1000u);
+          cq_gray_rgb8 (s[u.r], s[u.g], s[u.b]);
       break;
   }
 }

@@ -11,13 +11,9 @@
 #ifndef CQ_SSIM_LOCAL_H
 #define CQ_SSIM_LOCAL_H
 
-#include <stdint.h>
+#include "cq-local.h"
 
-#ifdef __CUDACC__
-#define CQ_SSIM_FN static __host__ __device__ __forceinline__
-#else
-#define CQ_SSIM_FN static inline
-#endif
+#define CQ_SSIM_FN CQ_LOCAL_FN
 
 /* Explicitly rounded double operations: never contracted into FMAs, on the
  * device as on the host. */
@@ -32,13 +28,20 @@
 /* box8 from the exact sums of one 8x8 window: sa = Σa, sb = Σb,
  * sss = Σa² + Σb², sab = Σab. Means over 64 samples, (co)variances over 63:
  * numerator and denominator are scaled by 64² and 64·63, which turns every
- * term but the constants into an integer. k1 = 4096 C1, k2 = 4032 C2. */
+ * term but the constants into an integer. k1 = 4096 C1, k2 = 4032 C2.
+ * The sums' integer type is int64_t; the kernels use 32 bits where 8-bit
+ * sums fit (the same values). */
+#ifdef __cplusplus
+template < typename CQ_BOX8_INT >
+#else
+#define CQ_BOX8_INT int64_t
+#endif
 CQ_SSIM_FN double
-cq_ssim_box8_local (int64_t sa, int64_t sb, int64_t sss, int64_t sab,
-    double k1, double k2)
+cq_ssim_box8_local (CQ_BOX8_INT sa, CQ_BOX8_INT sb, CQ_BOX8_INT sss,
+    CQ_BOX8_INT sab, double k1, double k2)
 {
-  int64_t p = sa * sb;
-  int64_t q = sa * sa + sb * sb;
+  CQ_BOX8_INT p = sa * sb;
+  CQ_BOX8_INT q = sa * sa + sb * sb;
   double n1 = (double) (2 * p) + k1;
   double n2 = (double) (2 * (64 * sab - p)) + k2;
   double d1 = (double) q + k1;

@@ -143,3 +143,74 @@ cq_ssim_gauss_weights (double weights[11])
   for (k = 0; k < 11; k++)
     weights[k] /= sum;
 }
+
+static double
+ssim_db (double ssim)
+{
+  return ssim >= 1.0 ? INFINITY : 10.0 * log10 (1.0 / (1.0 - ssim));
+}
+
+void
+cq_ssim_frame_scores (const CqSsimPlane * planes, unsigned n_planes,
+    const CqSsimPlaneSums * sums, int per_plane, double *values)
+{
+  double ssim_all = 0.0, peak = cq_ssim_peak (&planes[0]);
+  uint64_t samples = 0, sse = 0;
+  unsigned i, n = 4;
+
+  for (i = 0; i < n_planes; i++)
+    samples += sums[i].samples;
+  for (i = 0; i < n_planes; i++) {
+    double ssim, mse, psnr;
+
+    cq_ssim_plane_scores (&planes[i], &sums[i], &ssim, &mse, &psnr);
+    ssim_all += ssim * (double) sums[i].samples;
+    sse += sums[i].sse;
+    if (per_plane) {
+      values[n++] = ssim;
+      values[n++] = psnr;
+      values[n++] = mse;
+    }
+  }
+  if (n_planes == 1)            /* exactly the plane's value */
+    cq_ssim_plane_scores (&planes[0], &sums[0], &ssim_all, &values[3],
+        &values[2]);
+  else                          /* weighted by samples, as FFmpeg's All */
+    ssim_all /= (double) samples;
+  values[0] = ssim_all;
+  values[1] = ssim_db (ssim_all);
+  if (n_planes > 1) {
+    values[3] = (double) sse / samples;
+    values[2] = sse == 0 ? INFINITY : 10.0 * log10 (peak * peak / values[3]);
+  }
+}
+
+/* ---- the CUDA backend's entry points that are the same in every build ---- */
+
+CqSsimCuda *
+cq_ssim_cuda_new (int device, CqSsimWindow window, const CqSsimPlane * planes,
+    unsigned n_planes, CqError * err)
+{
+  const CqCudaTarget target = CQ_CUDA_TARGET_DEVICE (device);
+
+  return cq_ssim_cuda_new_for (&target, window, planes, n_planes, err);
+}
+
+CqStatus
+cq_ssim_cuda_measure_host (CqSsimCuda * cuda, const void *const *ref,
+    const size_t *ref_strides, const void *const *dist,
+    const size_t *dist_strides, CqSsimPlaneSums * sums, CqError * err)
+{
+  CQ_RETURN_SUBMIT_COLLECT (cq_ssim_cuda_submit_host (cuda, ref, ref_strides,
+          dist, dist_strides, err), cq_ssim_cuda_collect (cuda, sums, err));
+}
+
+CqStatus
+cq_ssim_cuda_measure_device (CqSsimCuda * cuda, const void *const *ref,
+    const size_t *ref_pitches, const void *const *dist,
+    const size_t *dist_pitches, CqSsimPlaneSums * sums, CqError * err)
+{
+  CQ_RETURN_SUBMIT_COLLECT (cq_ssim_cuda_submit_device (cuda, ref,
+          ref_pitches, dist, dist_pitches, err), cq_ssim_cuda_collect (cuda,
+          sums, err));
+}

@@ -68,6 +68,13 @@ unsigned cq_ssim_peak (const CqSsimPlane * plane);
 void cq_ssim_plane_scores (const CqSsimPlane * plane,
     const CqSsimPlaneSums * sums, double *ssim, double *mse, double *psnr);
 
+/* A frame's scores from its planes' sums, in cudassim's field order: ssim
+ * (over several planes weighted by their samples, as FFmpeg's All),
+ * ssim-db (+inf at 1), psnr, mse, then with per_plane the ssim, psnr and
+ * mse of each plane. values has 4 + 3 n_planes entries. */
+void cq_ssim_frame_scores (const CqSsimPlane * planes, unsigned n_planes,
+    const CqSsimPlaneSums * sums, int per_plane, double *values);
+
 /* The 11 normalised weights of the 1-D Gaussian (sigma 1.5, radius 5), as
  * scipy's gaussian_filter builds them; shared by both backends. */
 void cq_ssim_gauss_weights (double weights[11]);
@@ -92,6 +99,10 @@ typedef struct CqSsimCuda CqSsimCuda;
 
 CqSsimCuda *cq_ssim_cuda_new (int device, CqSsimWindow window,
     const CqSsimPlane * planes, unsigned n_planes, CqError * err);
+/* The same where target says (a framework's context and its hooks). */
+CqSsimCuda *cq_ssim_cuda_new_for (const CqCudaTarget * target,
+    CqSsimWindow window, const CqSsimPlane * planes, unsigned n_planes,
+    CqError * err);
 /* Frames in host memory (pageable or pinned, detected per plane). Blocks
  * until the sums are ready. */
 CqStatus cq_ssim_cuda_measure_host (CqSsimCuda * cuda,

@@ -32,8 +32,7 @@
 #include <string.h>
 
 #include "gstcudasfproject.h"
-#include "gstcudaqabackend.h"
-#include "gstcudaqacuda.h"
+#include "gstcudaqadevice.h"
 #include "gstcudaqareport.h"
 #include "cq-phantom.h"
 #include "cq-sfproject.h"
@@ -123,14 +122,13 @@ struct _GstCudaSfProject
   gboolean active_noise;
   gdouble active_electronic;
   guint active_seed;
-  gint device;
-  GstCudaContext *context;      /* shared gst.cuda.context, if usable */
+  GstCudaQaDevice *dev;         /* backend, CUDA context, the projector */
   gboolean gpu_pixels;          /* pixels (and noise) made on the GPU */
   gboolean prefer_device;       /* downstream names CUDAMemory */
   gboolean device_output;       /* CUDAMemory caps */
   float *volume;
   gdouble *volume_d, *batch_d;  /* CPU backend */
-  CqSfCuda *cuda;
+  CqSfCuda *cuda;               /* the device helper's, while open */
   float *batch;                 /* line integrals of the batch's views */
   guint batch_first, batch_count;
   gdouble max_integral;         /* for line-integral scaling */
@@ -160,8 +158,13 @@ static gboolean gst_cuda_sf_project_query (GstBaseSrc * src, GstQuery * query);
 static gboolean gst_cuda_sf_project_negotiate (GstBaseSrc * src);
 static gboolean gst_cuda_sf_project_decide_allocation (GstBaseSrc * src,
     GstQuery * query);
-static void gst_cuda_sf_project_set_context (GstElement * element,
-    GstContext * context);
+static gpointer gst_cuda_sf_project_open_cuda (GstElement * element,
+    const CqCudaTarget * target, CqError * err);
+
+static const GstCudaQaDeviceFuncs device_funcs = {
+  gst_cuda_sf_project_open_cuda, (GDestroyNotify) cq_sf_cuda_free,
+  0, NULL, NULL, NULL
+};
 static GstFlowReturn gst_cuda_sf_project_fill (GstPushSrc * src,
     GstBuffer * buf);
 
@@ -206,22 +209,76 @@ gst_cuda_sf_project_phantom_get_type (void)
   return type;
 }
 
-static void
-install_uint (GObjectClass * klass, guint id, const gchar * name,
-    const gchar * blurb, guint min, guint def)
+/* The geometry's properties, PROP_VOLUME_WIDTH .. PROP_FOV_MASK in
+ * order: a field of CqSfGeometry each, unsigned (max 65535), double or
+ * boolean (an int field). */
+typedef struct
 {
-  g_object_class_install_property (klass, id, g_param_spec_uint (name, name,
-          blurb, min, 65535, def, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-}
+  const gchar *name, *nick, *blurb;
+  GType type;
+  gdouble min, max, def;
+  gsize offset;
+} GstCudaSfProjectGeometryProp;
 
-static void
-install_double (GObjectClass * klass, guint id, const gchar * name,
-    const gchar * blurb, gdouble min, gdouble max, gdouble def)
+#define GEOMETRY_UINT(name, blurb, def, field) \
+  { name, name, blurb, G_TYPE_UINT, 0, 65535, def, \
+      G_STRUCT_OFFSET (CqSfGeometry, field) }
+#define GEOMETRY_DOUBLE(name, blurb, min, max, def, field) \
+  { name, name, blurb, G_TYPE_DOUBLE, min, max, def, \
+      G_STRUCT_OFFSET (CqSfGeometry, field) }
+#define GEOMETRY_BOOLEAN(name, nick, blurb, field) \
+  { name, nick, blurb, G_TYPE_BOOLEAN, 0, 1, 0, \
+      G_STRUCT_OFFSET (CqSfGeometry, field) }
+
+static const GstCudaSfProjectGeometryProp geometry_props[] = {
+  GEOMETRY_UINT ("volume-width", "Voxels along x", DEFAULT_VOLUME_SIDE, nx),
+  GEOMETRY_UINT ("volume-height", "Voxels along y", DEFAULT_VOLUME_SIDE, ny),
+  GEOMETRY_UINT ("volume-depth", "Voxels along z (the rotation axis)",
+      DEFAULT_VOLUME_SIDE, nz),
+  GEOMETRY_DOUBLE ("voxel-size", "Transaxial voxel size in mm", 0.0, 1e6,
+      DEFAULT_VOXEL_SIZE, dx),
+  GEOMETRY_DOUBLE ("voxel-size-z", "Axial voxel size in mm", 0.0, 1e6,
+      DEFAULT_VOXEL_SIZE, dz),
+  GEOMETRY_UINT ("detector-width", "Detector cells along u (the frame width)",
+      DEFAULT_DETECTOR_SIDE, nu),
+  GEOMETRY_UINT ("detector-height",
+      "Detector cells along v (the frame height)", DEFAULT_DETECTOR_SIDE, nv),
+  GEOMETRY_DOUBLE ("pixel-pitch-u", "Detector cell width in mm", 0.0, 1e6,
+      DEFAULT_PIXEL_PITCH, du),
+  GEOMETRY_DOUBLE ("pixel-pitch-v", "Detector cell height in mm", 0.0, 1e6,
+      DEFAULT_PIXEL_PITCH, dv),
+  GEOMETRY_DOUBLE ("source-detector-distance", "Source to detector in mm (D)",
+      0.0, 1e9, DEFAULT_SDD, sdd),
+  GEOMETRY_DOUBLE ("source-origin-distance",
+      "Source to rotation axis in mm (R)", 0.0, 1e9, DEFAULT_SOD, sod),
+  GEOMETRY_UINT ("views", "Views per rotation, uniformly over 2 pi",
+      DEFAULT_VIEWS, n_views),
+  GEOMETRY_DOUBLE ("start-angle", "Angle of view 0 in radians", -1e3, 1e3,
+      0.0, start_angle),
+  /**
+   * GstCudaSfProject:fov-mask:
+   *
+   * Zero the voxel columns whose centre lies outside the cylinder every
+   * view sees whole (radius R·s/√(s² + D²), s the nearer detector edge):
+   * they are neither projected nor backprojected, so the pair stays
+   * matched.
+   */
+  GEOMETRY_BOOLEAN ("fov-mask", "Field-of-view mask",
+      "Project only the voxel columns inside the cylinder every view "
+      "sees whole", fov_mask),
+};
+
+#define GEOMETRY_PROP(id) \
+  ((id) >= PROP_VOLUME_WIDTH && (id) <= PROP_FOV_MASK ? \
+      &geometry_props[(id) - PROP_VOLUME_WIDTH] : NULL)
+
+/* The geometry field of a geometry property, or NULL. */
+static gpointer
+gst_cuda_sf_project_geometry_field (CqSfGeometry * g, guint prop_id,
+    const GstCudaSfProjectGeometryProp ** prop)
 {
-  g_object_class_install_property (klass, id, g_param_spec_double (name,
-          name, blurb, min, max, def, G_PARAM_READWRITE |
-          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+  *prop = GEOMETRY_PROP (prop_id);
+  return *prop ? (guint8 *) g + (*prop)->offset : NULL;
 }
 
 static void
@@ -233,6 +290,7 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
   GstPushSrcClass *push_class = GST_PUSH_SRC_CLASS (klass);
   GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_READY;
+  guint i;
 
   gobject_class->finalize = gst_cuda_sf_project_finalize;
   gobject_class->set_property = gst_cuda_sf_project_set_property;
@@ -241,9 +299,10 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
   g_object_class_install_property (gobject_class, PROP_OUTPUT,
       g_param_spec_enum ("output", "Output", "What a pixel holds",
           GST_TYPE_CUDA_SF_PROJECT_OUTPUT, DEFAULT_OUTPUT, flags));
-  install_double (gobject_class, PROP_PHOTONS, "photons",
-      "Photons a detector cell receives without an object (I0)", 1.0, 1e9,
-      DEFAULT_PHOTONS);
+  g_object_class_install_property (gobject_class, PROP_PHOTONS,
+      g_param_spec_double ("photons", "photons",
+          "Photons a detector cell receives without an object (I0)", 1.0, 1e9,
+          DEFAULT_PHOTONS, flags));
   g_object_class_install_property (gobject_class, PROP_NOISE,
       g_param_spec_boolean ("noise", "Noise", "Poisson noise on the counts",
           FALSE, flags));
@@ -255,9 +314,10 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
   g_object_class_install_property (gobject_class, PROP_SEED,
       g_param_spec_uint ("seed", "Seed", "Seed of the noise (reproducible)",
           0, G_MAXUINT, 0, flags));
-  install_double (gobject_class, PROP_MU_SCALE, "mu-scale",
-      "Attenuation per unit of volume value per mm (1/mm)", 0.0, 1e6,
-      DEFAULT_MU_SCALE);
+  g_object_class_install_property (gobject_class, PROP_MU_SCALE,
+      g_param_spec_double ("mu-scale", "mu-scale",
+          "Attenuation per unit of volume value per mm (1/mm)", 0.0, 1e6,
+          DEFAULT_MU_SCALE, flags));
   g_object_class_install_property (gobject_class, PROP_PHANTOM,
       g_param_spec_enum ("phantom", "Phantom",
           "Object to project (unless volume-location is set)",
@@ -266,46 +326,22 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
       g_param_spec_string ("volume-location", "Volume location",
           "Raw little-endian float32 volume, x fastest, "
           "volume-width x volume-height x volume-depth values", NULL, flags));
-  install_uint (gobject_class, PROP_VOLUME_WIDTH, "volume-width",
-      "Voxels along x", 0, DEFAULT_VOLUME_SIDE);
-  install_uint (gobject_class, PROP_VOLUME_HEIGHT, "volume-height",
-      "Voxels along y", 0, DEFAULT_VOLUME_SIDE);
-  install_uint (gobject_class, PROP_VOLUME_DEPTH, "volume-depth",
-      "Voxels along z (the rotation axis)", 0, DEFAULT_VOLUME_SIDE);
-  install_double (gobject_class, PROP_VOXEL_SIZE, "voxel-size",
-      "Transaxial voxel size in mm", 0.0, 1e6, DEFAULT_VOXEL_SIZE);
-  install_double (gobject_class, PROP_VOXEL_SIZE_Z, "voxel-size-z",
-      "Axial voxel size in mm", 0.0, 1e6, DEFAULT_VOXEL_SIZE);
-  install_uint (gobject_class, PROP_DETECTOR_WIDTH, "detector-width",
-      "Detector cells along u (the frame width)", 0, DEFAULT_DETECTOR_SIDE);
-  install_uint (gobject_class, PROP_DETECTOR_HEIGHT, "detector-height",
-      "Detector cells along v (the frame height)", 0, DEFAULT_DETECTOR_SIDE);
-  install_double (gobject_class, PROP_PIXEL_PITCH_U, "pixel-pitch-u",
-      "Detector cell width in mm", 0.0, 1e6, DEFAULT_PIXEL_PITCH);
-  install_double (gobject_class, PROP_PIXEL_PITCH_V, "pixel-pitch-v",
-      "Detector cell height in mm", 0.0, 1e6, DEFAULT_PIXEL_PITCH);
-  install_double (gobject_class, PROP_SOURCE_DETECTOR_DISTANCE,
-      "source-detector-distance", "Source to detector in mm (D)", 0.0, 1e9,
-      DEFAULT_SDD);
-  install_double (gobject_class, PROP_SOURCE_ORIGIN_DISTANCE,
-      "source-origin-distance", "Source to rotation axis in mm (R)", 0.0,
-      1e9, DEFAULT_SOD);
-  install_uint (gobject_class, PROP_VIEWS, "views",
-      "Views per rotation, uniformly over 2 pi", 0, DEFAULT_VIEWS);
-  install_double (gobject_class, PROP_START_ANGLE, "start-angle",
-      "Angle of view 0 in radians", -1e3, 1e3, 0.0);
-  /**
-   * GstCudaSfProject:fov-mask:
-   *
-   * Zero the voxel columns whose centre lies outside the cylinder every
-   * view sees whole (radius R·s/√(s² + D²), s the nearer detector edge):
-   * they are neither projected nor backprojected, so the pair stays
-   * matched.
-   */
-  g_object_class_install_property (gobject_class, PROP_FOV_MASK,
-      g_param_spec_boolean ("fov-mask", "Field-of-view mask",
-          "Project only the voxel columns inside the cylinder every view "
-          "sees whole", FALSE, flags));
+  for (i = 0; i < G_N_ELEMENTS (geometry_props); i++) {
+    const GstCudaSfProjectGeometryProp *p = &geometry_props[i];
+    GParamSpec *spec;
+
+    if (p->type == G_TYPE_DOUBLE)
+      spec = g_param_spec_double (p->name, p->nick, p->blurb, p->min, p->max,
+          p->def, flags);
+    else if (p->type == G_TYPE_BOOLEAN)
+      spec = g_param_spec_boolean (p->name, p->nick, p->blurb, p->def != 0,
+          flags);
+    else
+      spec = g_param_spec_uint (p->name, p->nick, p->blurb, (guint) p->min,
+          (guint) p->max, (guint) p->def, flags);
+    g_object_class_install_property (gobject_class, PROP_VOLUME_WIDTH + i,
+        spec);
+  }
   g_object_class_install_property (gobject_class, PROP_IS_LIVE,
       g_param_spec_boolean ("is-live", "Is live",
           "Pace frames in real time at the caps' framerate", FALSE, flags));
@@ -333,8 +369,7 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
   src_class->negotiate = GST_DEBUG_FUNCPTR (gst_cuda_sf_project_negotiate);
   src_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_sf_project_decide_allocation);
-  element_class->set_context =
-      GST_DEBUG_FUNCPTR (gst_cuda_sf_project_set_context);
+  gst_cuda_qa_device_install (element_class);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SF_PROJECT_OUTPUT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SF_PROJECT_PHANTOM, 0);
@@ -364,7 +399,7 @@ gst_cuda_sf_project_init (GstCudaSfProject * self)
   self->phantom = DEFAULT_PHANTOM;
   self->backend = GST_CUDA_QA_BACKEND_AUTO;
   self->cuda_device_id = -1;
-  self->device = -1;
+  self->dev = gst_cuda_qa_device_new (GST_ELEMENT (self), &device_funcs);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
 }
 
@@ -373,6 +408,7 @@ gst_cuda_sf_project_finalize (GObject * object)
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (object);
 
+  gst_cuda_qa_device_free (self->dev);
   g_free (self->volume_location);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -383,6 +419,8 @@ gst_cuda_sf_project_set_property (GObject * object, guint prop_id,
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (object);
   CqSfGeometry *g = &self->geometry;
+  const GstCudaSfProjectGeometryProp *p;
+  gpointer field;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -411,48 +449,6 @@ gst_cuda_sf_project_set_property (GObject * object, guint prop_id,
       g_free (self->volume_location);
       self->volume_location = g_value_dup_string (value);
       break;
-    case PROP_VOLUME_WIDTH:
-      g->nx = g_value_get_uint (value);
-      break;
-    case PROP_VOLUME_HEIGHT:
-      g->ny = g_value_get_uint (value);
-      break;
-    case PROP_VOLUME_DEPTH:
-      g->nz = g_value_get_uint (value);
-      break;
-    case PROP_VOXEL_SIZE:
-      g->dx = g_value_get_double (value);
-      break;
-    case PROP_VOXEL_SIZE_Z:
-      g->dz = g_value_get_double (value);
-      break;
-    case PROP_DETECTOR_WIDTH:
-      g->nu = g_value_get_uint (value);
-      break;
-    case PROP_DETECTOR_HEIGHT:
-      g->nv = g_value_get_uint (value);
-      break;
-    case PROP_PIXEL_PITCH_U:
-      g->du = g_value_get_double (value);
-      break;
-    case PROP_PIXEL_PITCH_V:
-      g->dv = g_value_get_double (value);
-      break;
-    case PROP_SOURCE_DETECTOR_DISTANCE:
-      g->sdd = g_value_get_double (value);
-      break;
-    case PROP_SOURCE_ORIGIN_DISTANCE:
-      g->sod = g_value_get_double (value);
-      break;
-    case PROP_VIEWS:
-      g->n_views = g_value_get_uint (value);
-      break;
-    case PROP_START_ANGLE:
-      g->start_angle = g_value_get_double (value);
-      break;
-    case PROP_FOV_MASK:
-      g->fov_mask = g_value_get_boolean (value);
-      break;
     case PROP_IS_LIVE:
       GST_OBJECT_UNLOCK (self);
       gst_base_src_set_live (GST_BASE_SRC (self), g_value_get_boolean (value));
@@ -464,7 +460,14 @@ gst_cuda_sf_project_set_property (GObject * object, guint prop_id,
       self->cuda_device_id = g_value_get_int (value);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!(field = gst_cuda_sf_project_geometry_field (g, prop_id, &p)))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      else if (p->type == G_TYPE_DOUBLE)
+        *(gdouble *) field = g_value_get_double (value);
+      else if (p->type == G_TYPE_BOOLEAN)
+        *(gint *) field = g_value_get_boolean (value);
+      else
+        *(guint *) field = g_value_get_uint (value);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -475,7 +478,9 @@ gst_cuda_sf_project_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (object);
-  const CqSfGeometry *g = &self->geometry;
+  CqSfGeometry *g = &self->geometry;
+  const GstCudaSfProjectGeometryProp *p;
+  gpointer field;
 
   if (prop_id == PROP_IS_LIVE) {
     g_value_set_boolean (value, gst_base_src_is_live (GST_BASE_SRC (self)));
@@ -507,48 +512,6 @@ gst_cuda_sf_project_get_property (GObject * object, guint prop_id,
     case PROP_VOLUME_LOCATION:
       g_value_set_string (value, self->volume_location);
       break;
-    case PROP_VOLUME_WIDTH:
-      g_value_set_uint (value, g->nx);
-      break;
-    case PROP_VOLUME_HEIGHT:
-      g_value_set_uint (value, g->ny);
-      break;
-    case PROP_VOLUME_DEPTH:
-      g_value_set_uint (value, g->nz);
-      break;
-    case PROP_VOXEL_SIZE:
-      g_value_set_double (value, g->dx);
-      break;
-    case PROP_VOXEL_SIZE_Z:
-      g_value_set_double (value, g->dz);
-      break;
-    case PROP_DETECTOR_WIDTH:
-      g_value_set_uint (value, g->nu);
-      break;
-    case PROP_DETECTOR_HEIGHT:
-      g_value_set_uint (value, g->nv);
-      break;
-    case PROP_PIXEL_PITCH_U:
-      g_value_set_double (value, g->du);
-      break;
-    case PROP_PIXEL_PITCH_V:
-      g_value_set_double (value, g->dv);
-      break;
-    case PROP_SOURCE_DETECTOR_DISTANCE:
-      g_value_set_double (value, g->sdd);
-      break;
-    case PROP_SOURCE_ORIGIN_DISTANCE:
-      g_value_set_double (value, g->sod);
-      break;
-    case PROP_VIEWS:
-      g_value_set_uint (value, g->n_views);
-      break;
-    case PROP_START_ANGLE:
-      g_value_set_double (value, g->start_angle);
-      break;
-    case PROP_FOV_MASK:
-      g_value_set_boolean (value, g->fov_mask);
-      break;
     case PROP_BACKEND:
       g_value_set_enum (value, self->backend);
       break;
@@ -556,7 +519,14 @@ gst_cuda_sf_project_get_property (GObject * object, guint prop_id,
       g_value_set_int (value, self->cuda_device_id);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!(field = gst_cuda_sf_project_geometry_field (g, prop_id, &p)))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      else if (p->type == G_TYPE_DOUBLE)
+        g_value_set_double (value, *(gdouble *) field);
+      else if (p->type == G_TYPE_BOOLEAN)
+        g_value_set_boolean (value, *(gint *) field);
+      else
+        g_value_set_uint (value, *(guint *) field);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -572,36 +542,17 @@ gst_cuda_sf_project_get_caps (GstBaseSrc * src, GstCaps * filter)
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
   GstCaps *caps = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (src));
   gboolean device_ok, prefer_device;
-  guint nu, nv, i;
+  guint nu, nv;
 
   GST_OBJECT_LOCK (self);
   nu = self->geometry.nu;
   nv = self->geometry.nv;
-  device_ok = !GST_BASE_SRC_IS_STARTED (src) || self->context != NULL;
+  device_ok = !GST_BASE_SRC_IS_STARTED (src)
+      || gst_cuda_qa_device_context (self->dev) != NULL;
   prefer_device = self->prefer_device;
   GST_OBJECT_UNLOCK (self);
-  caps = gst_cuda_qa_caps_filter_usable (caps);
-  if (!device_ok || prefer_device) {
-    GstCaps *device = gst_caps_new_empty ();
-
-    caps = gst_caps_make_writable (caps);
-    for (i = 0; i < gst_caps_get_size (caps);) {
-      GstCapsFeatures *f = gst_caps_get_features (caps, i);
-
-      if (f && !gst_caps_features_is_any (f)
-          && gst_caps_features_contains (f, GST_CUDA_QA_CAPS_FEATURE)) {
-        f = gst_caps_features_copy (f);
-        gst_caps_append_structure_full (device,
-            gst_caps_steal_structure (caps, i), f);
-      } else {
-        i++;
-      }
-    }
-    if (device_ok)
-      caps = gst_caps_merge (device, caps);
-    else
-      gst_caps_unref (device);
-  }
+  caps = gst_cuda_qa_caps_order (gst_cuda_qa_caps_filter_usable (caps),
+      device_ok, prefer_device);
   if (nu > 0 && nv > 0) {
     caps = gst_caps_make_writable (caps);
     gst_caps_set_simple (caps, "width", G_TYPE_INT, (gint) nu, "height",
@@ -636,17 +587,8 @@ gst_cuda_sf_project_negotiate (GstBaseSrc * src)
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
   GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_SRC_PAD (src), NULL);
-  gboolean prefer = FALSE;
-  guint i;
+  gboolean prefer = gst_cuda_qa_caps_names_cuda (peer);
 
-  for (i = 0; peer && !gst_caps_is_any (peer) &&
-      i < gst_caps_get_size (peer); i++) {
-    GstCapsFeatures *f = gst_caps_get_features (peer, i);
-
-    if (f && !gst_caps_features_is_any (f)
-        && gst_caps_features_contains (f, GST_CUDA_QA_CAPS_FEATURE))
-      prefer = TRUE;
-  }
   if (peer)
     gst_caps_unref (peer);
   GST_OBJECT_LOCK (self);
@@ -666,7 +608,7 @@ gst_cuda_sf_project_set_caps (GstBaseSrc * src, GstCaps * caps)
     return FALSE;
   }
   self->device_output = gst_cuda_qa_caps_is_cuda (caps);
-  if (self->device_output && !self->context) {
+  if (self->device_output && !gst_cuda_qa_device_context (self->dev)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
         ("CUDAMemory output needs the CUDA backend in GStreamer's CUDA "
             "context; caps %" GST_PTR_FORMAT, caps));
@@ -679,25 +621,12 @@ gst_cuda_sf_project_set_caps (GstBaseSrc * src, GstCaps * caps)
   return TRUE;
 }
 
-static void
-gst_cuda_sf_project_set_context (GstElement * element, GstContext * context)
-{
-  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (element);
-  gint device_id;
-
-  GST_OBJECT_LOCK (self);
-  device_id = self->cuda_device_id;
-  GST_OBJECT_UNLOCK (self);
-  gst_cuda_qa_context_set (element, context, device_id, &self->context);
-  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
-}
-
 static gboolean
 gst_cuda_sf_project_query (GstBaseSrc * src, GstQuery * query)
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
 
-  if (gst_cuda_qa_context_query (GST_ELEMENT (self), query, self->context))
+  if (gst_cuda_qa_device_query (self->dev, query))
     return TRUE;
   return GST_BASE_SRC_CLASS (parent_class)->query (src, query);
 }
@@ -711,61 +640,16 @@ static gboolean
 gst_cuda_sf_project_decide_allocation (GstBaseSrc * src, GstQuery * query)
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
-  GstBufferPool *pool;
-  GstStructure *config;
-  GstCaps *caps;
-  guint size, min = 2, max = 0;
 
   if (!self->device_output) {
     if (self->gpu_pixels && gst_query_get_n_allocation_pools (query) == 0
         && gst_query_get_n_allocation_params (query) == 0)
       gst_cuda_qa_propose_pinned_pool (GST_ELEMENT (self), query);
-    return GST_BASE_SRC_CLASS (parent_class)->decide_allocation (src, query);
+  } else if (!gst_cuda_qa_decide_device_pool (GST_ELEMENT (self), query,
+          gst_cuda_qa_device_context (self->dev), &self->info)) {
+    return FALSE;
   }
-
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (gst_query_get_n_allocation_pools (query) > 0) {
-    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, &max);
-    min = MAX (min, 2);
-    if (max)
-      max = MAX (max, min);
-  }
-  pool = gst_cuda_qa_device_pool_new (self->context);
-  if (!pool)
-    goto no_pool;
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps,
-      GST_VIDEO_INFO_SIZE (&self->info), min, max);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config))
-    goto config_failed;
-  /* the pool's size is the pitched one it settled on */
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
-  gst_structure_free (config);
-  while (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_remove_nth_allocation_pool (query, 0);
-  gst_query_add_allocation_pool (query, pool, size, min, max);
-  gst_object_unref (pool);
   return GST_BASE_SRC_CLASS (parent_class)->decide_allocation (src, query);
-
-  /* ERRORS */
-no_pool:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
-        ("no CUDA buffer pool for %" GST_PTR_FORMAT, caps));
-    return FALSE;
-  }
-config_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, (NULL),
-        ("the CUDA buffer pool refused %" GST_PTR_FORMAT
-            " (could not allocate a %dx%d frame?)", caps,
-            GST_VIDEO_INFO_WIDTH (&self->info),
-            GST_VIDEO_INFO_HEIGHT (&self->info)));
-    gst_object_unref (pool);
-    return FALSE;
-  }
 }
 
 /* Live: the base class waits for each frame's time on the clock, which
@@ -817,15 +701,24 @@ gst_cuda_sf_project_read_volume (GstCudaSfProject * self,
   return TRUE;
 }
 
+/* The projector, and the volume in it, where the device helper says. */
+static gpointer
+gst_cuda_sf_project_open_cuda (GstElement * element,
+    const CqCudaTarget * target, CqError * err)
+{
+  GstCudaSfProject *self = GST_CUDA_SF_PROJECT (element);
+  CqSfCuda *cuda = cq_sf_cuda_new_for (target, &self->g, err);
+
+  if (cuda && cq_sf_cuda_set_volume (cuda, self->volume, err) != CQ_OK)
+    g_clear_pointer (&cuda, cq_sf_cuda_free);
+  return cuda;
+}
+
 static void
 gst_cuda_sf_project_free (GstCudaSfProject * self)
 {
-  if (self->cuda) {
-    gst_cuda_qa_context_push (self->context);
-    cq_sf_cuda_free (self->cuda);
-    gst_cuda_qa_context_pop (self->context);
-    self->cuda = NULL;
-  }
+  gst_cuda_qa_device_close (self->dev);
+  self->cuda = NULL;
   g_clear_pointer (&self->volume, g_free);
   g_clear_pointer (&self->volume_d, g_free);
   g_clear_pointer (&self->batch_d, g_free);
@@ -878,25 +771,14 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
           self->g.dx, 2) + pow (self->g.nz * self->g.dz, 2));
   self->max_integral = self->active_mu_scale * max_value * diag;
 
-  if (!gst_cuda_qa_backend_choose (GST_ELEMENT (self), backend, device_id,
-          &self->device))
+  /* GStreamer's shared context where its CUDA library works, so that
+   * CUDAMemory frames are in the context of the elements downstream */
+  if (!gst_cuda_qa_device_start (self->dev, backend, device_id, 0))
     goto failed;
-  if (self->device >= 0) {
-    gboolean ok;
-
-    /* GStreamer's shared context where its CUDA library works, so that
-     * CUDAMemory frames are in the context of the elements downstream */
-    if (gst_cuda_qa_context_ensure (GST_ELEMENT (self), device_id,
-            &self->context))
-      self->device = gst_cuda_qa_context_device (self->context);
-    gst_cuda_qa_context_push (self->context);
-    self->cuda = cq_sf_cuda_new (self->context ? CQ_CUDA_CURRENT_CONTEXT :
-        self->device, &self->g, &err);
-    ok = self->cuda && cq_sf_cuda_set_volume (self->cuda, self->volume,
-        &err) == CQ_OK;
-    gst_cuda_qa_context_pop (self->context);
-    if (!ok)
+  if (gst_cuda_qa_device_is_cuda (self->dev)) {
+    if (!gst_cuda_qa_device_open (self->dev, NULL, &err))
       goto backend_failed;
+    self->cuda = gst_cuda_qa_device_backend (self->dev);
   } else {
     self->volume_d = g_try_new (gdouble, n);
     self->batch_d = g_try_new (gdouble, cells * BATCH_VIEWS);
@@ -913,7 +795,7 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   g_free (location);
   GST_INFO_OBJECT (self, "projecting %ux%ux%u voxels onto %ux%u cells, %u "
       "views, on %s", self->g.nx, self->g.ny, self->g.nz, self->g.nu,
-      self->g.nv, self->g.n_views, self->device >= 0 ? "CUDA" : "the CPU");
+      self->g.nv, self->g.n_views, gst_cuda_qa_device_name (self->dev));
   return TRUE;
 
   /* ERRORS */
@@ -935,16 +817,9 @@ no_memory:
   }
 backend_failed:
   {
-    if (err.status == CQ_ERROR_OUT_OF_MEMORY)
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of GPU memory for %ux%ux%u voxels and %u views of %ux%u",
-              self->g.nx, self->g.ny, self->g.nz, self->g.n_views,
-              self->g.nu, self->g.nv), ("%s", err.message));
-    else
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Could not set up the projector for %ux%ux%u voxels and %u "
-              "views of %ux%u", self->g.nx, self->g.ny, self->g.nz,
-              self->g.n_views, self->g.nu, self->g.nv), ("%s", err.message));
+    gst_cuda_qa_device_setup_error (self->dev, &err, "the projector",
+        "%ux%ux%u voxels and %u views of %ux%u", self->g.nx, self->g.ny,
+        self->g.nz, self->g.n_views, self->g.nu, self->g.nv);
     gst_cuda_sf_project_free (self);
     g_free (location);
     return FALSE;
@@ -963,7 +838,7 @@ gst_cuda_sf_project_stop (GstBaseSrc * src)
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
 
   gst_cuda_sf_project_free (self);
-  gst_cuda_qa_context_clear (&self->context);
+  gst_cuda_qa_device_stop (self->dev);
   return TRUE;
 }
 
@@ -975,15 +850,10 @@ gst_cuda_sf_project_compute (GstCudaSfProject * self, guint first,
   gsize cells = (gsize) self->g.nu * self->g.nv * count, i;
 
   if (self->cuda) {
-    CqStatus ret;
-
-    gst_cuda_qa_context_push (self->context);
     if (self->gpu_pixels)
-      ret = cq_sf_cuda_project_keep (self->cuda, first, count, err);
-    else
-      ret = cq_sf_cuda_project (self->cuda, first, count, self->batch, err);
-    gst_cuda_qa_context_pop (self->context);
-    return ret == CQ_OK;
+      return cq_sf_cuda_project_keep (self->cuda, first, count, err) == CQ_OK;
+    return cq_sf_cuda_project (self->cuda, first, count, self->batch,
+        err) == CQ_OK;
   }
   if (cq_sf_project_cpu (&self->g, self->volume_d, first, count,
           self->batch_d, 0, err) != CQ_OK)
@@ -1053,12 +923,10 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
       ok = gst_video_frame_map (&frame, &self->info, buf, GST_MAP_WRITE);
     if (!ok)
       goto map_failed;
-    gst_cuda_qa_context_push (self->context);
     ok = cq_sf_cuda_pixels_noise (self->cuda, view - self->batch_first, &px,
         &nz, GST_VIDEO_FRAME_PLANE_DATA (&frame, 0),
         GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), self->device_output,
         &err) == CQ_OK;
-    gst_cuda_qa_context_pop (self->context);
     gst_video_frame_unmap (&frame);
     if (!ok)
       goto compute_failed;
@@ -1112,9 +980,8 @@ done:
   /* ERRORS */
 compute_failed:
   {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Projection of views %u.. failed on %s", view,
-            self->cuda ? "CUDA" : "the CPU"), ("%s", err.message));
+    gst_cuda_qa_device_measure_error (self->dev, &err,
+        "Projection of views %u..", view);
     return GST_FLOW_ERROR;
   }
 map_failed:

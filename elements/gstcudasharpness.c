@@ -23,6 +23,22 @@
  * log (#GstCudaSharpness:location), and as a `cudasharpness-summary` message
  * at EOS.
  *
+ * The `cudasharpness` message (when #GstCudaSharpness:post-messages):
+ *
+ * - GstClockTime `timestamp`: the PTS of the (first) frame
+ * - GstClockTime `stream-time`: its stream time
+ * - GstClockTime `running-time`: its running time
+ * - GstClockTime `duration`: the frame's duration, or the running time the
+ *   message covers when #GstCudaSharpness:interval > 0
+ * - guint64 `frame`: the index of the (last) frame since start
+ * - guint64 `frames`: the frames the message covers (1 without interval)
+ * - gdouble `<measure>`: one per enabled measure (`tenengrad`, ...): the
+ *   score, or its mean over the interval
+ *
+ * The `cudasharpness-summary` message (at EOS): guint64 `frames` and, per
+ * enabled measure, gdouble `<measure>-mean`, `<measure>-min`,
+ * `<measure>-max`.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 -m videotestsrc num-buffers=100 ! cudasharpness metrics=tenengrad+lapvar ! fakesink
@@ -36,8 +52,8 @@
 #endif
 
 #include "gstcudasharpness.h"
-#include "gstcudaqabackend.h"
-#include "gstcudaqacuda.h"
+#include "gstcudaqadevice.h"
+#include "gstcudaqaformat.h"
 #include "gstcudaqareport.h"
 #include "gstcudaqasettings.h"
 #include "cq-sharpness.h"
@@ -91,8 +107,6 @@ typedef struct
   gdouble scores[CQ_METRIC_COUNT];
 } GstCudaSharpnessPending;
 
-#define MAX_PENDING 2
-
 typedef gboolean (*GstCudaSharpnessSubmitFunc) (GstCudaSharpness * self,
     const guint8 * data, gsize stride, GstCudaSharpnessPending * pending,
     CqError * err);
@@ -109,21 +123,15 @@ struct _GstCudaSharpness
   GstCudaQaSettings settings;
 
   /* streaming state */
+  GstCudaQaDevice *dev;         /* backend, CUDA context, frames in flight */
   guint active_metrics;         /* metrics as of start () */
-  gint device;                  /* CUDA device, or -1 for the CPU */
-  GstCudaContext *context;      /* shared gst.cuda.context, if usable */
-  GstCudaContext *lib_context;  /* where self->cuda lives (a buffer's) */
   gboolean device_input;        /* CUDAMemory caps, measured in place */
-  guint in_flight;              /* frames held while the GPU measures */
   GstVideoInfo info;
   CqLayout layout;
   guint rx, ry, rw, rh;         /* the measured region */
   CqSharpnessCpu *cpu;
-  CqSharpnessCuda *cuda;
   GstCudaSharpnessSubmitFunc submit;
   GstCudaSharpnessCollectFunc collect;
-  GstCudaSharpnessPending pending[MAX_PENDING]; /* oldest first */
-  guint n_pending;
   GstCudaQaReport *report;
 };
 
@@ -150,8 +158,19 @@ static gboolean gst_cuda_sharpness_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
 static gboolean gst_cuda_sharpness_propose_allocation (GstBaseTransform *
     trans, GstQuery * decide_query, GstQuery * query);
-static void gst_cuda_sharpness_set_context (GstElement * element,
-    GstContext * context);
+static gpointer gst_cuda_sharpness_open_cuda (GstElement * element,
+    const CqCudaTarget * target, CqError * err);
+static GstFlowReturn gst_cuda_sharpness_complete (GstElement * element,
+    gpointer item, GstBuffer ** out);
+static void gst_cuda_sharpness_forget (gpointer item);
+static GstFlowReturn gst_cuda_sharpness_push (GstElement * element,
+    GstBuffer * buf);
+
+static const GstCudaQaDeviceFuncs device_funcs = {
+  gst_cuda_sharpness_open_cuda, (GDestroyNotify) cq_sharpness_cuda_free,
+  sizeof (GstCudaSharpnessPending), gst_cuda_sharpness_complete,
+  gst_cuda_sharpness_forget, gst_cuda_sharpness_push
+};
 
 GType
 gst_cuda_sharpness_metrics_get_type (void)
@@ -256,8 +275,7 @@ gst_cuda_sharpness_class_init (GstCudaSharpnessClass * klass)
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_sharpness_propose_allocation);
   trans_class->passthrough_on_same_caps = FALSE;
-  element_class->set_context =
-      GST_DEBUG_FUNCPTR (gst_cuda_sharpness_set_context);
+  gst_cuda_qa_device_install (element_class);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SHARPNESS_METRICS, 0);
   gst_cuda_qa_meta_register ("CudaSharpnessMeta");
@@ -271,7 +289,7 @@ gst_cuda_sharpness_init (GstCudaSharpness * self)
 {
   self->metrics = DEFAULT_PROP_METRICS;
   gst_cuda_qa_settings_init (&self->settings);
-  self->device = -1;
+  self->dev = gst_cuda_qa_device_new (GST_ELEMENT (self), &device_funcs);
   self->report = gst_cuda_qa_report_new (GST_ELEMENT (self), "cudasharpness",
       "CudaSharpnessMeta");
   /* pixels are only read: in place, the buffer made writable for the meta
@@ -284,6 +302,7 @@ gst_cuda_sharpness_finalize (GObject * object)
 {
   GstCudaSharpness *self = GST_CUDA_SHARPNESS (object);
 
+  gst_cuda_qa_device_free (self->dev);
   gst_cuda_qa_report_free (self->report);
   gst_cuda_qa_settings_clear (&self->settings);
   G_OBJECT_CLASS (gst_cuda_sharpness_parent_class)->finalize (object);
@@ -295,6 +314,9 @@ gst_cuda_sharpness_set_property (GObject * object, guint prop_id,
 {
   GstCudaSharpness *self = GST_CUDA_SHARPNESS (object);
 
+  if (gst_cuda_qa_settings_set_property (&self->settings,
+          object, PROP_SETTINGS, prop_id, value, pspec))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_METRICS:
@@ -312,11 +334,6 @@ gst_cuda_sharpness_set_property (GObject * object, guint prop_id,
     case PROP_ROI_HEIGHT:
       self->roi_height = g_value_get_uint (value);
       break;
-    default:
-      if (!gst_cuda_qa_settings_set_property (&self->settings, PROP_SETTINGS,
-              prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
   }
   GST_OBJECT_UNLOCK (self);
 }
@@ -327,6 +344,9 @@ gst_cuda_sharpness_get_property (GObject * object, guint prop_id,
 {
   GstCudaSharpness *self = GST_CUDA_SHARPNESS (object);
 
+  if (gst_cuda_qa_settings_get_property (&self->settings,
+          object, PROP_SETTINGS, prop_id, value, pspec))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_METRICS:
@@ -344,40 +364,8 @@ gst_cuda_sharpness_get_property (GObject * object, guint prop_id,
     case PROP_ROI_HEIGHT:
       g_value_set_uint (value, self->roi_height);
       break;
-    default:
-      if (!gst_cuda_qa_settings_get_property (&self->settings, PROP_SETTINGS,
-              prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
   }
   GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_cuda_sharpness_set_context (GstElement * element, GstContext * context)
-{
-  GstCudaSharpness *self = GST_CUDA_SHARPNESS (element);
-  gint device_id;
-
-  GST_OBJECT_LOCK (self);
-  device_id = self->settings.cuda_device_id;
-  GST_OBJECT_UNLOCK (self);
-  gst_cuda_qa_context_set (element, context, device_id, &self->context);
-  GST_ELEMENT_CLASS (gst_cuda_sharpness_parent_class)->set_context (element,
-      context);
-}
-
-/* Frames in flight are dropped unmeasured (stop, errors). */
-static void
-gst_cuda_sharpness_forget_pending (GstCudaSharpness * self)
-{
-  guint i;
-
-  for (i = 0; i < self->n_pending; i++) {
-    gst_video_frame_unmap (&self->pending[i].frame);
-    gst_buffer_unref (self->pending[i].buf);
-  }
-  self->n_pending = 0;
 }
 
 static void
@@ -385,13 +373,7 @@ gst_cuda_sharpness_free_backends (GstCudaSharpness * self)
 {
   cq_sharpness_cpu_free (self->cpu);
   self->cpu = NULL;
-  if (self->cuda) {
-    gst_cuda_qa_context_push (self->lib_context);
-    cq_sharpness_cuda_free (self->cuda);
-    gst_cuda_qa_context_pop (self->lib_context);
-    self->cuda = NULL;
-  }
-  gst_cuda_qa_context_clear (&self->lib_context);
+  gst_cuda_qa_device_close (self->dev);
   self->submit = NULL;
   self->collect = NULL;
 }
@@ -403,7 +385,7 @@ gst_cuda_sharpness_start (GstBaseTransform * trans)
   const gchar *fields[CQ_METRIC_COUNT];
   GstCudaQaBackend backend;
   GstCudaQaLogFormat log_format;
-  gint device_id;
+  gint device_id, in_flight;
   gchar *location;
   guint metrics, i, n = 0;
   gboolean ret;
@@ -412,25 +394,15 @@ gst_cuda_sharpness_start (GstBaseTransform * trans)
   metrics = self->metrics;
   backend = self->settings.backend;
   device_id = self->settings.cuda_device_id;
+  in_flight = self->settings.frames_in_flight;
   location = g_strdup (self->settings.location);
   log_format = self->settings.log_format;
   GST_OBJECT_UNLOCK (self);
 
   if (metrics == 0)
     goto no_metrics;
-  if (!gst_cuda_qa_backend_choose (GST_ELEMENT (self), backend, device_id,
-          &self->device))
+  if (!gst_cuda_qa_device_start (self->dev, backend, device_id, in_flight))
     goto no_backend;
-  /* GStreamer's shared context where its CUDA library works: the kernels
-   * then run in the same context as nvcodec's and read its memory */
-  if (self->device >= 0
-      && gst_cuda_qa_context_ensure (GST_ELEMENT (self), device_id,
-          &self->context))
-    self->device = gst_cuda_qa_context_device (self->context);
-  GST_OBJECT_LOCK (self);
-  self->in_flight = self->settings.frames_in_flight >= 0 ?
-      (guint) self->settings.frames_in_flight : self->device >= 0 ? 1 : 0;
-  GST_OBJECT_UNLOCK (self);
 
   self->active_metrics = metrics;
   for (i = 0; i < CQ_METRIC_COUNT; i++)
@@ -461,9 +433,8 @@ gst_cuda_sharpness_stop (GstBaseTransform * trans)
 {
   GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
 
-  gst_cuda_sharpness_forget_pending (self);
+  gst_cuda_qa_device_stop (self->dev);
   gst_cuda_sharpness_free_backends (self);
-  gst_cuda_qa_context_clear (&self->context);
   gst_cuda_qa_report_stop (self->report);
   return TRUE;
 }
@@ -487,118 +458,39 @@ gst_cuda_sharpness_collect_cpu (GstCudaSharpness * self,
   return TRUE;
 }
 
+/* CUDAMemory frames are read in place, host frames uploaded. The
+ * library's CUDA object enters its context itself (the hooks the device
+ * helper gave it). */
 static gboolean
-gst_cuda_sharpness_submit_cuda_host (GstCudaSharpness * self,
-    const guint8 * data, gsize stride, GstCudaSharpnessPending * pending,
-    CqError * err)
+gst_cuda_sharpness_submit_cuda (GstCudaSharpness * self, const guint8 * data,
+    gsize stride, GstCudaSharpnessPending * pending, CqError * err)
 {
-  CqStatus ret;
+  CqSharpnessCuda *cuda = gst_cuda_qa_device_backend (self->dev);
 
   (void) pending;
-  gst_cuda_qa_context_push (self->lib_context);
-  ret = cq_sharpness_cuda_submit_host (self->cuda, data, stride, err);
-  gst_cuda_qa_context_pop (self->lib_context);
-  return ret == CQ_OK;
-}
-
-static gboolean
-gst_cuda_sharpness_submit_cuda_device (GstCudaSharpness * self,
-    const guint8 * data, gsize stride, GstCudaSharpnessPending * pending,
-    CqError * err)
-{
-  CqStatus ret;
-
-  (void) pending;
-  gst_cuda_qa_context_push (self->lib_context);
-  ret = cq_sharpness_cuda_submit_device (self->cuda, data, stride, err);
-  gst_cuda_qa_context_pop (self->lib_context);
-  return ret == CQ_OK;
+  if (self->device_input)
+    return cq_sharpness_cuda_submit_device (cuda, data, stride, err) == CQ_OK;
+  return cq_sharpness_cuda_submit_host (cuda, data, stride, err) == CQ_OK;
 }
 
 static gboolean
 gst_cuda_sharpness_collect_cuda (GstCudaSharpness * self,
     GstCudaSharpnessPending * pending, CqError * err)
 {
-  CqStatus ret;
-
-  gst_cuda_qa_context_push (self->lib_context);
-  ret = cq_sharpness_cuda_collect (self->cuda, pending->scores, err);
-  gst_cuda_qa_context_pop (self->lib_context);
-  return ret == CQ_OK;
+  return cq_sharpness_cuda_collect (gst_cuda_qa_device_backend (self->dev),
+      pending->scores, err) == CQ_OK;
 }
 
-/* The CUDA measurement in ctx (the element's shared context, or that of
- * the memory arriving), or on self->device without GStreamer's CUDA. */
-static gboolean
-gst_cuda_sharpness_open_cuda (GstCudaSharpness * self, GstCudaContext * ctx,
-    CqError * err)
+/* The CUDA measurement where the device helper says: the element's shared
+ * context, that of the memory arriving, or the device. */
+static gpointer
+gst_cuda_sharpness_open_cuda (GstElement * element,
+    const CqCudaTarget * target, CqError * err)
 {
-  gst_cuda_sharpness_free_backends (self);
-  if (!gst_cuda_qa_context_push (ctx))
-    return cq_error_set (err, CQ_ERROR_CUDA, "cannot make the CUDA context "
-        "of device %d current", gst_cuda_qa_context_device (ctx)), FALSE;
-  self->cuda = cq_sharpness_cuda_new (ctx ? CQ_CUDA_CURRENT_CONTEXT :
-      self->device, &self->layout, self->rw, self->rh, self->active_metrics,
-      err);
-  gst_cuda_qa_context_pop (ctx);
-  if (!self->cuda)
-    return FALSE;
-  self->lib_context = gst_cuda_qa_context_ref (ctx);
-  self->submit = self->device_input ? gst_cuda_sharpness_submit_cuda_device :
-      gst_cuda_sharpness_submit_cuda_host;
-  self->collect = gst_cuda_sharpness_collect_cuda;
-  return TRUE;
-}
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (element);
 
-/* What a frame's plane 0 holds, as the compute library sees it. */
-static gboolean
-gst_cuda_sharpness_layout_for_format (const GstVideoInfo * info,
-    CqLayout * layout)
-{
-  const GstVideoFormatInfo *finfo = info->finfo;
-
-  memset (layout, 0, sizeof (*layout));
-  switch (GST_VIDEO_INFO_FORMAT (info)) {
-    case GST_VIDEO_FORMAT_GRAY8:
-    case GST_VIDEO_FORMAT_I420:
-    case GST_VIDEO_FORMAT_YV12:
-    case GST_VIDEO_FORMAT_NV12:
-    case GST_VIDEO_FORMAT_NV21:
-    case GST_VIDEO_FORMAT_Y42B:
-    case GST_VIDEO_FORMAT_Y444:
-      layout->kind = CQ_LAYOUT_GRAY8;
-      layout->depth = 8;
-      return TRUE;
-    case GST_VIDEO_FORMAT_GRAY16_LE:
-    case GST_VIDEO_FORMAT_I420_10LE:
-    case GST_VIDEO_FORMAT_P010_10LE:
-      layout->kind = CQ_LAYOUT_GRAY16;
-      layout->depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
-      layout->shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, 0);
-      return TRUE;
-    case GST_VIDEO_FORMAT_RGB:
-    case GST_VIDEO_FORMAT_BGR:
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_BGRx:
-    case GST_VIDEO_FORMAT_xRGB:
-    case GST_VIDEO_FORMAT_xBGR:
-    case GST_VIDEO_FORMAT_ARGB:
-    case GST_VIDEO_FORMAT_ABGR:
-      layout->kind = CQ_LAYOUT_RGB8;
-      layout->depth = 8;
-      layout->pixel_stride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 0);
-      layout->r_offset =
-          GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_R);
-      layout->g_offset =
-          GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_G);
-      layout->b_offset =
-          GST_VIDEO_FORMAT_INFO_POFFSET (finfo, GST_VIDEO_COMP_B);
-      return TRUE;
-    default:
-      return FALSE;
-  }
+  return cq_sharpness_cuda_new_for (target, &self->layout, self->rw,
+      self->rh, self->active_metrics, err);
 }
 
 static gboolean
@@ -612,7 +504,7 @@ gst_cuda_sharpness_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   (void) outcaps;               /* in place: the same as incaps */
   if (!gst_video_info_from_caps (&self->info, incaps))
     goto invalid_caps;
-  if (!gst_cuda_sharpness_layout_for_format (&self->info, &self->layout))
+  if (!gst_cuda_qa_format_layout (&self->info, &self->layout))
     goto unknown_format;
 
   width = GST_VIDEO_INFO_WIDTH (&self->info);
@@ -633,10 +525,13 @@ gst_cuda_sharpness_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   gst_cuda_sharpness_free_backends (self);
   /* CUDAMemory on the CPU backend is read through a host mapping */
-  self->device_input = self->device >= 0 && gst_cuda_qa_caps_is_cuda (incaps);
-  if (self->device >= 0) {
-    if (!gst_cuda_sharpness_open_cuda (self, self->context, &err))
+  self->device_input = gst_cuda_qa_device_is_cuda (self->dev)
+      && gst_cuda_qa_caps_is_cuda (incaps);
+  if (gst_cuda_qa_device_is_cuda (self->dev)) {
+    if (!gst_cuda_qa_device_open (self->dev, NULL, &err))
       goto backend_failed;
+    self->submit = gst_cuda_sharpness_submit_cuda;
+    self->collect = gst_cuda_sharpness_collect_cuda;
   } else {
     self->cpu = cq_sharpness_cpu_new (&self->layout, self->rw, self->rh,
         self->active_metrics, 0, &err);
@@ -648,8 +543,9 @@ gst_cuda_sharpness_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GST_INFO_OBJECT (self, "measuring %ux%u at %u,%u of %s %ux%u on %s from "
       "%s memory, %u frame(s) in flight", self->rw, self->rh, self->rx,
       self->ry, GST_VIDEO_INFO_NAME (&self->info), width, height,
-      self->device >= 0 ? "CUDA" : "the CPU",
-      gst_cuda_qa_caps_is_cuda (incaps) ? "CUDA" : "system", self->in_flight);
+      gst_cuda_qa_device_name (self->dev),
+      gst_cuda_qa_caps_is_cuda (incaps) ? "CUDA" : "system",
+      gst_cuda_qa_device_in_flight (self->dev));
   return TRUE;
 
   /* ERRORS */
@@ -675,91 +571,70 @@ bad_roi:
   }
 backend_failed:
   {
-    if (err.status == CQ_ERROR_OUT_OF_MEMORY)
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of memory for %ux%u frames", self->rw, self->rh),
-          ("%s", err.message));
-    else
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Could not set up sharpness measurement for %ux%u %s frames",
-              self->rw, self->rh, GST_VIDEO_INFO_NAME (&self->info)),
-          ("%s", err.message));
+    gst_cuda_qa_device_setup_error (self->dev, &err, "sharpness measurement",
+        "%ux%u %s frames", self->rw, self->rh,
+        GST_VIDEO_INFO_NAME (&self->info));
     return FALSE;
   }
 }
 
-/* Submitting or collecting a frame failed: the library's message. */
-static void
-gst_cuda_sharpness_measure_error (GstCudaSharpness * self, const CqError * err)
-{
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-      ("Sharpness measurement failed on %s",
-          self->device >= 0 ? "CUDA" : "the CPU"), ("%s", err->message));
-}
-
-/* Reads the scores of the oldest frame in flight, attaches them and hands
- * the buffer back (taken by the caller). */
+/* Reads the scores of a frame in flight, attaches them and hands the
+ * buffer back. */
 static GstFlowReturn
-gst_cuda_sharpness_collect_oldest (GstCudaSharpness * self, GstBuffer ** out)
+gst_cuda_sharpness_complete (GstElement * element, gpointer item,
+    GstBuffer ** out)
 {
+  GstCudaSharpness *self = GST_CUDA_SHARPNESS (element);
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstCudaSharpnessPending p = self->pending[0];
+  GstCudaSharpnessPending *p = item;
   CqError err = { CQ_OK, "" };
   gdouble values[CQ_METRIC_COUNT];
   gboolean post, ok;
   GstClockTime interval;
   guint i, n = 0;
 
-  self->n_pending--;
-  memmove (&self->pending[0], &self->pending[1],
-      self->n_pending * sizeof (self->pending[0]));
-  ok = self->collect (self, &p, &err);
-  gst_video_frame_unmap (&p.frame);
+  ok = self->collect (self, p, &err);
+  gst_video_frame_unmap (&p->frame);
   if (!ok)
     goto measure_failed;
 
   for (i = 0; i < CQ_METRIC_COUNT; i++)
     if (self->active_metrics & (1u << i))
-      values[n++] = p.scores[i];
+      values[n++] = p->scores[i];
   GST_OBJECT_LOCK (self);
   post = self->settings.post_messages;
   interval = self->settings.interval;
   GST_OBJECT_UNLOCK (self);
   /* the frame's mapping is gone: a shallow copy at most */
-  p.buf = gst_buffer_make_writable (p.buf);
-  gst_cuda_qa_report_frame (self->report, p.buf, &trans->segment, values,
+  *out = gst_buffer_make_writable (p->buf);
+  gst_cuda_qa_report_frame (self->report, *out, &trans->segment, values,
       post, interval);
-  *out = p.buf;
   return GST_FLOW_OK;
 
   /* ERRORS */
 measure_failed:
   {
-    gst_cuda_sharpness_measure_error (self, &err);
-    gst_buffer_unref (p.buf);
+    gst_cuda_qa_device_measure_error (self->dev, &err,
+        "Sharpness measurement");
+    gst_buffer_unref (p->buf);
     return GST_FLOW_ERROR;
   }
 }
 
-/* Finishes every frame in flight: pushed downstream (before an event that
- * must follow them), or for a flush reported but dropped. */
-static GstFlowReturn
-gst_cuda_sharpness_drain (GstCudaSharpness * self, gboolean push)
+/* A frame in flight dropped unmeasured (stop). */
+static void
+gst_cuda_sharpness_forget (gpointer item)
 {
-  GstFlowReturn ret = GST_FLOW_OK;
+  GstCudaSharpnessPending *p = item;
 
-  while (self->n_pending > 0) {
-    GstBuffer *buf = NULL;
-    GstFlowReturn r = gst_cuda_sharpness_collect_oldest (self, &buf);
+  gst_video_frame_unmap (&p->frame);
+  gst_buffer_unref (p->buf);
+}
 
-    if (r == GST_FLOW_OK && push)
-      r = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
-    else if (buf)
-      gst_buffer_unref (buf);
-    if (ret == GST_FLOW_OK)
-      ret = r;
-  }
-  return ret;
+static GstFlowReturn
+gst_cuda_sharpness_push (GstElement * element, GstBuffer * buf)
+{
+  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (element), buf);
 }
 
 static gboolean
@@ -769,12 +644,12 @@ gst_cuda_sharpness_sink_event (GstBaseTransform * trans, GstEvent * event)
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_STOP:
-      gst_cuda_sharpness_drain (self, FALSE);
+      gst_cuda_qa_device_drain (self->dev, FALSE);
       break;
     case GST_EVENT_EOS:{
       gboolean post;
 
-      gst_cuda_sharpness_drain (self, TRUE);
+      gst_cuda_qa_device_drain (self->dev, TRUE);
       GST_OBJECT_LOCK (self);
       post = self->settings.post_messages;
       GST_OBJECT_UNLOCK (self);
@@ -784,7 +659,7 @@ gst_cuda_sharpness_sink_event (GstBaseTransform * trans, GstEvent * event)
     default:
       /* frames in flight go before any event that follows them */
       if (GST_EVENT_IS_SERIALIZED (event))
-        gst_cuda_sharpness_drain (self, TRUE);
+        gst_cuda_qa_device_drain (self->dev, TRUE);
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_sharpness_parent_class)->sink_event
@@ -808,14 +683,8 @@ gst_cuda_sharpness_map (GstCudaSharpness * self, GstBuffer * buf,
   if (!ctx)
     return cq_error_set (err, CQ_ERROR_INVALID, "the caps say CUDAMemory but "
         "the buffer holds other memory"), FALSE;
-  if (ctx != self->lib_context) {
-    GST_INFO_OBJECT (self, "memory of another CUDA context (device %d): "
-        "measuring in that context", gst_cuda_qa_context_device (ctx));
-    if (gst_cuda_sharpness_drain (self, TRUE) != GST_FLOW_OK)
-      GST_DEBUG_OBJECT (self, "downstream refused frames in flight");
-    if (!gst_cuda_sharpness_open_cuda (self, ctx, err))
-      return FALSE;
-  }
+  if (!gst_cuda_qa_device_follow (self->dev, ctx, err))
+    return FALSE;
   return gst_cuda_qa_frame_map_device (frame, &self->info, buf) ||
       (cq_error_set (err, CQ_ERROR_CUDA, "cannot map the CUDA memory"), FALSE);
 }
@@ -828,7 +697,7 @@ gst_cuda_sharpness_generate_output (GstBaseTransform * trans,
 {
   GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
   GstBuffer *buf = trans->queued_buf;
-  GstCudaSharpnessPending *p;
+  GstCudaSharpnessPending p;
   CqError err = { CQ_OK, "" };
   const guint8 *data;
   gsize stride;
@@ -840,22 +709,18 @@ gst_cuda_sharpness_generate_output (GstBaseTransform * trans,
   if (!self->submit)
     goto not_negotiated;
 
-  p = &self->pending[self->n_pending];
-  if (!gst_cuda_sharpness_map (self, buf, &p->frame, &err))
+  if (!gst_cuda_sharpness_map (self, buf, &p.frame, &err))
     goto map_failed;
-  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&p->frame, 0);
-  data = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&p->frame, 0) +
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&p.frame, 0);
+  data = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&p.frame, 0) +
       (gsize) self->ry * stride +
       (gsize) self->rx * cq_layout_bytes_per_pixel (&self->layout);
-  if (!self->submit (self, data, stride, p, &err)) {
-    gst_video_frame_unmap (&p->frame);
+  if (!self->submit (self, data, stride, &p, &err)) {
+    gst_video_frame_unmap (&p.frame);
     goto measure_failed;
   }
-  p->buf = buf;
-  self->n_pending++;
-  if (self->n_pending > self->in_flight)
-    return gst_cuda_sharpness_collect_oldest (self, outbuf);
-  return GST_FLOW_OK;
+  p.buf = buf;
+  return gst_cuda_qa_device_add_pending (self->dev, &p, outbuf);
 
   /* ERRORS */
 not_negotiated:
@@ -877,7 +742,8 @@ map_failed:
   }
 measure_failed:
   {
-    gst_cuda_sharpness_measure_error (self, &err);
+    gst_cuda_qa_device_measure_error (self->dev, &err,
+        "Sharpness measurement");
     gst_buffer_unref (buf);
     return GST_FLOW_ERROR;
   }
@@ -908,22 +774,20 @@ gst_cuda_sharpness_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
   GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
+  GstClockTime frame = gst_cuda_qa_device_latency (self->dev,
+      GST_VIDEO_INFO_FPS_N (&self->info), GST_VIDEO_INFO_FPS_D (&self->info));
   gboolean ret;
 
-  if (gst_cuda_qa_context_query (GST_ELEMENT (self), query, self->context))
+  if (gst_cuda_qa_device_query (self->dev, query))
     return TRUE;
   ret = GST_BASE_TRANSFORM_CLASS (gst_cuda_sharpness_parent_class)->query
       (trans, direction, query);
   if (ret && direction == GST_PAD_SRC
-      && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && self->in_flight > 0
-      && GST_VIDEO_INFO_FPS_N (&self->info) > 0) {
-    GstClockTime min, max, frame;
+      && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && frame > 0) {
+    GstClockTime min, max;
     gboolean live;
 
-    /* a frame leaves when the next one arrives */
     gst_query_parse_latency (query, &live, &min, &max);
-    frame = gst_util_uint64_scale_int (GST_SECOND * self->in_flight,
-        GST_VIDEO_INFO_FPS_D (&self->info), GST_VIDEO_INFO_FPS_N (&self->info));
     gst_query_set_latency (query, live, min + frame,
         GST_CLOCK_TIME_IS_VALID (max) ? max + frame : max);
   }
@@ -941,7 +805,8 @@ gst_cuda_sharpness_propose_allocation (GstBaseTransform * trans,
   /* in place: downstream's answer first (a sink may have no opinion) */
   ret = GST_BASE_TRANSFORM_CLASS (gst_cuda_sharpness_parent_class)
       ->propose_allocation (trans, decide_query, query);
-  if (self->device >= 0 && gst_query_get_n_allocation_pools (query) == 0)
+  if (gst_cuda_qa_device_is_cuda (self->dev)
+      && gst_query_get_n_allocation_pools (query) == 0)
     ret |= gst_cuda_qa_propose_pinned_pool (GST_ELEMENT (self), query);
   return ret;
 }

@@ -21,7 +21,29 @@
  *
  * A frame without a partner is not measured but counted
  * (`unpaired-frames` in the `cudassim-summary` message at EOS); a distorted
- * one still goes downstream, without the meta.
+ * one still goes downstream, without the meta. A gap is no frame.
+ *
+ * The `cudassim` message (when #GstCudaSsim:post-messages):
+ *
+ * - GstClockTime `timestamp`, `stream-time`, `running-time`: of the
+ *   (first) distorted frame
+ * - GstClockTime `duration`: the frame's, or the running time covered when
+ *   #GstCudaSsim:interval > 0
+ * - guint64 `frame`, `frames`: the index of the (last) frame, the frames
+ *   covered
+ * - gdouble `ssim`, `ssim-db`, `psnr`, `mse`, and with planes=all
+ *   `ssim-<p>`, `psnr-<p>`, `mse-<p>` for each plane p (y, u, v or r, g,
+ *   b): the scores, or their means over the interval
+ *
+ * The `cudassim-alert` message (a frame's `ssim` below
+ * #GstCudaSsim:threshold): GstClockTime `timestamp`, `stream-time`,
+ * `running-time`, `duration`; guint64 `frame`; gdouble `ssim`,
+ * `threshold`.
+ *
+ * The `cudassim-summary` message (at EOS): guint64 `frames`; gdouble
+ * `<field>-mean`, `<field>-min`, `<field>-max` for every field above;
+ * guint64 `unpaired-frames`, `unpaired-reference`, `unpaired-distorted`;
+ * gchararray `window`.
  *
  * ## Example launch line
  * |[
@@ -39,8 +61,9 @@
 #include <string.h>
 
 #include "gstcudassim.h"
-#include "gstcudaqabackend.h"
-#include "gstcudaqacuda.h"
+#include "gstcudaqadevice.h"
+#include "gstcudaqaformat.h"
+#include "gstcudaqapairing.h"
 #include "gstcudaqareport.h"
 #include "gstcudaqasettings.h"
 #include "cq-ssim.h"
@@ -102,8 +125,6 @@ typedef struct
   CqSsimPlaneSums sums[CQ_SSIM_MAX_PLANES];
 } GstCudaSsimPending;
 
-#define MAX_PENDING 2
-
 typedef gboolean (*GstCudaSsimSubmitFunc) (GstCudaSsim * self,
     GstCudaSsimPending * pending, gboolean device, CqError * err);
 typedef gboolean (*GstCudaSsimCollectFunc) (GstCudaSsim * self,
@@ -122,12 +143,10 @@ struct _GstCudaSsim
   GstCudaQaSettings settings;
 
   /* streaming state, in the aggregate thread */
+  GstCudaQaDevice *dev;         /* backend, CUDA context, pairs in flight */
+  GstCudaQaPairing *pairing;    /* which frames pair */
   CqSsimWindow active_window;
   GstCudaSsimPlanes active_planes;
-  gint device;                  /* CUDA device, or -1 for the CPU */
-  GstCudaContext *context;      /* shared gst.cuda.context, if usable */
-  GstCudaContext *lib_context;  /* where self->cuda lives */
-  guint in_flight;              /* pairs held while the GPU measures */
   gchar *active_location;
   GstCudaQaLogFormat active_log_format;
   GstVideoInfo reference_info, distorted_info;
@@ -135,21 +154,14 @@ struct _GstCudaSsim
   gboolean reference_cuda, distorted_cuda;      /* CUDAMemory caps */
   gboolean reconfigure;         /* caps changed: set up the measurement */
   GstVideoInfo measured_info;   /* what the measurement is set up for */
-  CqSsimPlane cq_planes[CQ_SSIM_MAX_PLANES];
-  guint video_plane[CQ_SSIM_MAX_PLANES];        /* plane of GstVideoFrame */
-  guint n_planes;
-  gchar plane_names[CQ_SSIM_MAX_PLANES];
+  GstCudaQaPlanes pl;           /* the planes compared */
   CqSsimCpu *cpu;
-  CqSsimCuda *cuda;
   GstCudaSsimSubmitFunc submit;
   GstCudaSsimCollectFunc collect;
   gboolean device_input;        /* both pads CUDAMemory, measured on CUDA */
-  GstCudaSsimPending pending[MAX_PENDING];      /* oldest first */
-  guint n_pending;
   GstCudaQaReport *report;
   gboolean report_started;
   guint n_fields;
-  guint64 measured, unpaired_reference, unpaired_distorted;
 };
 
 #define gst_cuda_ssim_parent_class parent_class
@@ -176,9 +188,20 @@ static gboolean gst_cuda_ssim_src_query (GstAggregator * agg, GstQuery * query);
 static GstFlowReturn gst_cuda_ssim_flush (GstAggregator * agg);
 static gboolean gst_cuda_ssim_propose_allocation (GstAggregator * agg,
     GstAggregatorPad * pad, GstQuery * decide_query, GstQuery * query);
-static void gst_cuda_ssim_set_context (GstElement * element,
-    GstContext * context);
-static GstFlowReturn gst_cuda_ssim_drain (GstCudaSsim * self, gboolean push);
+static GstFlowReturn gst_cuda_ssim_drain (GstAggregator * agg);
+static gpointer gst_cuda_ssim_open_cuda (GstElement * element,
+    const CqCudaTarget * target, CqError * err);
+static GstFlowReturn gst_cuda_ssim_complete (GstElement * element,
+    gpointer item, GstBuffer ** out);
+static void gst_cuda_ssim_forget (gpointer item);
+static GstFlowReturn gst_cuda_ssim_push (GstElement * element,
+    GstBuffer * buf);
+
+static const GstCudaQaDeviceFuncs device_funcs = {
+  gst_cuda_ssim_open_cuda, (GDestroyNotify) cq_ssim_cuda_free,
+  sizeof (GstCudaSsimPending), gst_cuda_ssim_complete, gst_cuda_ssim_forget,
+  gst_cuda_ssim_push
+};
 
 GType
 gst_cuda_ssim_window_get_type (void)
@@ -289,7 +312,7 @@ gst_cuda_ssim_class_init (GstCudaSsimClass * klass)
   agg_class->flush = GST_DEBUG_FUNCPTR (gst_cuda_ssim_flush);
   agg_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_ssim_propose_allocation);
-  element_class->set_context = GST_DEBUG_FUNCPTR (gst_cuda_ssim_set_context);
+  gst_cuda_qa_device_install (element_class);
   agg_class->get_next_time = gst_aggregator_simple_get_next_time;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SSIM_WINDOW, 0);
@@ -300,18 +323,6 @@ gst_cuda_ssim_class_init (GstCudaSsimClass * klass)
       "CUDA SSIM measurement");
 }
 
-static GstAggregatorPad *
-gst_cuda_ssim_add_sink_pad (GstCudaSsim * self, const gchar * name)
-{
-  GstPadTemplate *templ =
-      gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (self), name);
-  GstAggregatorPad *pad = g_object_new (GST_TYPE_AGGREGATOR_PAD, "name", name,
-      "direction", GST_PAD_SINK, "template", templ, NULL);
-
-  gst_element_add_pad (GST_ELEMENT (self), GST_PAD (pad));
-  return pad;
-}
-
 static void
 gst_cuda_ssim_init (GstCudaSsim * self)
 {
@@ -319,11 +330,11 @@ gst_cuda_ssim_init (GstCudaSsim * self)
   self->planes = DEFAULT_PROP_PLANES;
   self->threshold = DEFAULT_PROP_THRESHOLD;
   gst_cuda_qa_settings_init (&self->settings);
-  self->device = -1;
+  self->dev = gst_cuda_qa_device_new (GST_ELEMENT (self), &device_funcs);
   self->report = gst_cuda_qa_report_new (GST_ELEMENT (self), "cudassim",
       "CudaSsimMeta");
-  self->reference_pad = gst_cuda_ssim_add_sink_pad (self, "reference");
-  self->distorted_pad = gst_cuda_ssim_add_sink_pad (self, "distorted");
+  self->pairing = gst_cuda_qa_pairing_new (GST_AGGREGATOR (self),
+      gst_cuda_ssim_drain, &self->reference_pad, &self->distorted_pad);
 }
 
 static void
@@ -331,6 +342,8 @@ gst_cuda_ssim_finalize (GObject * object)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (object);
 
+  gst_cuda_qa_device_free (self->dev);
+  gst_cuda_qa_pairing_free (self->pairing);
   gst_cuda_qa_report_free (self->report);
   gst_cuda_qa_settings_clear (&self->settings);
   g_free (self->active_location);
@@ -343,6 +356,9 @@ gst_cuda_ssim_set_property (GObject * object, guint prop_id,
 {
   GstCudaSsim *self = GST_CUDA_SSIM (object);
 
+  if (gst_cuda_qa_settings_set_property (&self->settings,
+          object, PROP_SETTINGS, prop_id, value, pspec))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_WINDOW:
@@ -354,11 +370,6 @@ gst_cuda_ssim_set_property (GObject * object, guint prop_id,
     case PROP_THRESHOLD:
       self->threshold = g_value_get_double (value);
       break;
-    default:
-      if (!gst_cuda_qa_settings_set_property (&self->settings, PROP_SETTINGS,
-              prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
   }
   GST_OBJECT_UNLOCK (self);
 }
@@ -369,6 +380,9 @@ gst_cuda_ssim_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstCudaSsim *self = GST_CUDA_SSIM (object);
 
+  if (gst_cuda_qa_settings_get_property (&self->settings,
+          object, PROP_SETTINGS, prop_id, value, pspec))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_WINDOW:
@@ -380,26 +394,8 @@ gst_cuda_ssim_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_THRESHOLD:
       g_value_set_double (value, self->threshold);
       break;
-    default:
-      if (!gst_cuda_qa_settings_get_property (&self->settings, PROP_SETTINGS,
-              prop_id, value))
-        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
   }
   GST_OBJECT_UNLOCK (self);
-}
-
-static void
-gst_cuda_ssim_set_context (GstElement * element, GstContext * context)
-{
-  GstCudaSsim *self = GST_CUDA_SSIM (element);
-  gint device_id;
-
-  GST_OBJECT_LOCK (self);
-  device_id = self->settings.cuda_device_id;
-  GST_OBJECT_UNLOCK (self);
-  gst_cuda_qa_context_set (element, context, device_id, &self->context);
-  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
 static void
@@ -410,17 +406,14 @@ gst_cuda_ssim_release_pending (GstCudaSsimPending * p)
   gst_buffer_unref (p->ref);
 }
 
-/* Pairs in flight are dropped unmeasured (stop, errors). */
+/* A pair in flight dropped unmeasured (stop). */
 static void
-gst_cuda_ssim_forget_pending (GstCudaSsim * self)
+gst_cuda_ssim_forget (gpointer item)
 {
-  guint i;
+  GstCudaSsimPending *p = item;
 
-  for (i = 0; i < self->n_pending; i++) {
-    gst_cuda_ssim_release_pending (&self->pending[i]);
-    gst_buffer_unref (self->pending[i].dist);
-  }
-  self->n_pending = 0;
+  gst_cuda_ssim_release_pending (p);
+  gst_buffer_unref (p->dist);
 }
 
 static void
@@ -428,15 +421,17 @@ gst_cuda_ssim_free_backends (GstCudaSsim * self)
 {
   cq_ssim_cpu_free (self->cpu);
   self->cpu = NULL;
-  if (self->cuda) {
-    gst_cuda_qa_context_push (self->lib_context);
-    cq_ssim_cuda_free (self->cuda);
-    gst_cuda_qa_context_pop (self->lib_context);
-    self->cuda = NULL;
-  }
-  gst_cuda_qa_context_clear (&self->lib_context);
+  gst_cuda_qa_device_close (self->dev);
   self->submit = NULL;
   self->collect = NULL;
+}
+
+/* Completes every pair in flight (see gst_cuda_qa_device_drain); the
+ * pairing's hook before the segment changes. */
+static GstFlowReturn
+gst_cuda_ssim_drain (GstAggregator * agg)
+{
+  return gst_cuda_qa_device_drain (GST_CUDA_SSIM (agg)->dev, TRUE);
 }
 
 static gboolean
@@ -444,38 +439,25 @@ gst_cuda_ssim_start (GstAggregator * agg)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (agg);
   GstCudaQaBackend backend;
-  gint device_id;
+  gint device_id, in_flight;
 
   GST_OBJECT_LOCK (self);
   self->active_window = (CqSsimWindow) self->window;
   self->active_planes = self->planes;
   backend = self->settings.backend;
   device_id = self->settings.cuda_device_id;
+  in_flight = self->settings.frames_in_flight;
   g_free (self->active_location);
   self->active_location = g_strdup (self->settings.location);
   self->active_log_format = self->settings.log_format;
   GST_OBJECT_UNLOCK (self);
 
   self->have_reference_info = self->have_distorted_info = FALSE;
-  self->n_pending = 0;
   self->reconfigure = TRUE;
   self->report_started = FALSE;
-  self->measured = self->unpaired_reference = self->unpaired_distorted = 0;
+  gst_cuda_qa_pairing_reset (self->pairing);
   gst_video_info_init (&self->measured_info);
-  if (!gst_cuda_qa_backend_choose (GST_ELEMENT (self), backend, device_id,
-          &self->device))
-    return FALSE;
-  /* GStreamer's shared context where its CUDA library works: the kernels
-   * then run in the same context as nvcodec's and read its memory */
-  if (self->device >= 0
-      && gst_cuda_qa_context_ensure (GST_ELEMENT (self), device_id,
-          &self->context))
-    self->device = gst_cuda_qa_context_device (self->context);
-  GST_OBJECT_LOCK (self);
-  self->in_flight = self->settings.frames_in_flight >= 0 ?
-      (guint) self->settings.frames_in_flight : self->device >= 0 ? 1 : 0;
-  GST_OBJECT_UNLOCK (self);
-  return TRUE;
+  return gst_cuda_qa_device_start (self->dev, backend, device_id, in_flight);
 }
 
 static gboolean
@@ -483,9 +465,8 @@ gst_cuda_ssim_stop (GstAggregator * agg)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (agg);
 
-  gst_cuda_ssim_forget_pending (self);
+  gst_cuda_qa_device_stop (self->dev);
   gst_cuda_ssim_free_backends (self);
-  gst_cuda_qa_context_clear (&self->context);
   gst_cuda_qa_report_stop (self->report);
   self->report_started = FALSE;
   return TRUE;
@@ -502,7 +483,7 @@ gst_cuda_ssim_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
     GstVideoInfo info;
 
     /* pairs in flight leave in the format they came in */
-    gst_cuda_ssim_drain (self, TRUE);
+    gst_cuda_qa_device_drain (self->dev, TRUE);
     gst_event_parse_caps (event, &caps);
     if (!gst_video_info_from_caps (&info, caps)) {
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
@@ -526,114 +507,18 @@ gst_cuda_ssim_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
   return GST_AGGREGATOR_CLASS (parent_class)->sink_event (agg, pad, event);
 }
 
-/* The formats of caps, nothing else. */
-static GstCaps *
-gst_cuda_ssim_formats_of (GstCaps * caps)
-{
-  GstCaps *formats = gst_caps_new_empty ();
-  guint i;
-
-  for (i = 0; i < gst_caps_get_size (caps); i++) {
-    const GValue *f = gst_structure_get_value (gst_caps_get_structure (caps,
-            i), "format");
-    GstStructure *s = gst_structure_new_empty ("video/x-raw");
-
-    if (f)
-      gst_structure_set_value (s, "format", f);
-    formats = gst_caps_merge_structure (formats, s);
-  }
-  return formats;
-}
-
-/* The template restricted to its first format (in template order) that
- * both `formats` and `filter` allow; the whole template if there is none. */
-static GstCaps *
-gst_cuda_ssim_first_common_format (GstCaps * templ, GstCaps * formats,
-    GstCaps * filter)
-{
-  const GValue *list = gst_structure_get_value (gst_caps_get_structure (templ,
-          0), "format");
-  guint i;
-
-  for (i = 0; list && i < gst_value_list_get_size (list); i++) {
-    GstCaps *one = gst_caps_copy (templ);
-
-    gst_caps_set_value (one, "format", gst_value_list_get_value (list, i));
-    if (gst_caps_can_intersect (one, formats)
-        && (!filter || gst_caps_can_intersect (one, filter)))
-      return one;
-    gst_caps_unref (one);
-  }
-  return gst_caps_ref (templ);
-}
-
-/* Set while this thread asks the other pad's upstream, so that a tee
- * feeding both pads cannot send the query round in circles. */
-static GPrivate gst_cuda_ssim_in_peer_query;
-
-/* A pad's caps steer both upstreams to one format without converting:
- * - the other pad negotiated: its format and size first, then anything the
- *   template allows;
- * - it has not: the first template format its upstream can also produce
- *   (so a tee feeding both pads picks one a decoder on the other branch
- *   can return: I420 before the rest). Only for negotiation (a query with
- *   a filter, the other pad linked); link checks get the template.
- * Whatever a fixed upstream insists on stays possible, so that a mismatch
- * reaches the element and gets an error naming both streams. */
+/* Caps steer both upstreams to one format (gstcudaqapairing.h). */
 static gboolean
 gst_cuda_ssim_sink_query (GstAggregator * agg, GstAggregatorPad * pad,
     GstQuery * query)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (agg);
-  GstAggregatorPad *other;
-  GstCaps *templ, *other_caps, *filter, *result, *tmp;
 
-  if (gst_cuda_qa_context_query (GST_ELEMENT (self), query, self->context))
+  if (gst_cuda_qa_device_query (self->dev, query))
     return TRUE;
-  if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
-    return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
-
-  other = pad == self->reference_pad ? self->distorted_pad :
-      self->reference_pad;
-  templ = gst_cuda_qa_caps_filter_usable (gst_pad_get_pad_template_caps
-      (GST_PAD (pad)));
-  gst_query_parse_caps (query, &filter);
-  other_caps = gst_pad_get_current_caps (GST_PAD (other));
-  if (other_caps) {
-    GstStructure *o = gst_caps_get_structure (other_caps, 0);
-
-    result = gst_caps_copy (templ);
-    gst_caps_set_value (result, "format", gst_structure_get_value (o,
-            "format"));
-    gst_caps_set_value (result, "width", gst_structure_get_value (o, "width"));
-    gst_caps_set_value (result, "height", gst_structure_get_value (o,
-            "height"));
-    result = gst_caps_merge (result, gst_caps_ref (templ));
-    gst_caps_unref (other_caps);
-  } else if (filter && gst_pad_is_linked (GST_PAD (other))
-      && !g_private_get (&gst_cuda_ssim_in_peer_query)) {
-    GstCaps *peer, *formats;
-
-    g_private_set (&gst_cuda_ssim_in_peer_query, GINT_TO_POINTER (1));
-    peer = gst_pad_peer_query_caps (GST_PAD (other), templ);
-    g_private_set (&gst_cuda_ssim_in_peer_query, NULL);
-    formats = gst_cuda_ssim_formats_of (peer);
-    result = gst_cuda_ssim_first_common_format (templ, formats, filter);
-    gst_caps_unref (formats);
-    gst_caps_unref (peer);
-  } else {
-    result = gst_caps_ref (templ);
-  }
-  if (filter) {
-    tmp = gst_caps_intersect_full (result, filter, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (result);
-    result = tmp;
-  }
-  GST_DEBUG_OBJECT (pad, "caps %" GST_PTR_FORMAT, result);
-  gst_query_set_caps_result (query, result);
-  gst_caps_unref (result);
-  gst_caps_unref (templ);
-  return TRUE;
+  if (gst_cuda_qa_pairing_query_caps (self->pairing, pad, query))
+    return TRUE;
+  return GST_AGGREGATOR_CLASS (parent_class)->sink_query (agg, pad, query);
 }
 
 static GstFlowReturn
@@ -656,55 +541,6 @@ gst_cuda_ssim_update_src_caps (GstAggregator * agg, GstCaps * caps,
   return GST_FLOW_OK;
 }
 
-/* The planes to compare for a format (one of the template's), as the
- * compute library sees them. */
-static void
-gst_cuda_ssim_planes_for_info (GstCudaSsim * self, const GstVideoInfo * info)
-{
-  const GstVideoFormatInfo *finfo = info->finfo;
-  gboolean rgb = GST_VIDEO_INFO_IS_RGB (info);
-  guint n_comps = GST_VIDEO_INFO_IS_GRAY (info) ? 1 : 3;
-  guint i;
-
-  memset (self->cq_planes, 0, sizeof (self->cq_planes));
-  if (self->active_planes == GST_CUDA_SSIM_PLANES_LUMA && rgb) {
-    CqSsimPlane *p = &self->cq_planes[0];
-
-    p->width = GST_VIDEO_INFO_WIDTH (info);
-    p->height = GST_VIDEO_INFO_HEIGHT (info);
-    p->layout.kind = CQ_LAYOUT_RGB8;
-    p->layout.depth = 8;
-    p->layout.pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
-    p->layout.r_offset = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R);
-    p->layout.g_offset = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G);
-    p->layout.b_offset = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B);
-    p->sample_stride = p->layout.pixel_stride;
-    self->video_plane[0] = 0;
-    self->plane_names[0] = 'y';
-    self->n_planes = 1;
-    return;
-  }
-  if (self->active_planes == GST_CUDA_SSIM_PLANES_LUMA)
-    n_comps = 1;
-  for (i = 0; i < n_comps; i++) {
-    CqSsimPlane *p = &self->cq_planes[i];
-    guint comp = rgb ? (i == 0 ? GST_VIDEO_COMP_R : i == 1 ? GST_VIDEO_COMP_G :
-        GST_VIDEO_COMP_B) : i;
-    guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, comp);
-
-    p->width = GST_VIDEO_INFO_COMP_WIDTH (info, comp);
-    p->height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp);
-    p->layout.kind = depth > 8 ? CQ_LAYOUT_GRAY16 : CQ_LAYOUT_GRAY8;
-    p->layout.depth = depth;
-    p->layout.shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, comp);
-    p->sample_stride = GST_VIDEO_INFO_COMP_PSTRIDE (info, comp);
-    p->offset = GST_VIDEO_INFO_COMP_POFFSET (info, comp);
-    self->video_plane[i] = GST_VIDEO_INFO_COMP_PLANE (info, comp);
-    self->plane_names[i] = rgb ? "rgb"[i] : "yuv"[i];
-  }
-  self->n_planes = n_comps;
-}
-
 /* The compared planes of a mapped frame: start and stride of each. */
 typedef struct
 {
@@ -716,12 +552,8 @@ static void
 gst_cuda_ssim_plane_pointers (GstCudaSsim * self, GstVideoFrame * frame,
     GstCudaSsimPlanePointers * out)
 {
-  guint i;
-
-  for (i = 0; i < self->n_planes; i++) {
-    out->data[i] = GST_VIDEO_FRAME_PLANE_DATA (frame, self->video_plane[i]);
-    out->stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (frame, self->video_plane[i]);
-  }
+  gst_cuda_qa_format_plane_pointers (&self->pl, frame, out->data,
+      out->stride);
 }
 
 /* The CPU measures at submit; collect has nothing left to wait for. */
@@ -748,58 +580,42 @@ gst_cuda_ssim_collect_cpu (GstCudaSsim * self, GstCudaSsimPending * p,
   return TRUE;
 }
 
-/* device: the frames were mapped as CUDAMemory of the library's context */
+/* device: the frames were mapped as CUDAMemory of the library's context,
+ * which the library's CUDA object enters itself */
 static gboolean
 gst_cuda_ssim_submit_cuda (GstCudaSsim * self, GstCudaSsimPending * p,
     gboolean device, CqError * err)
 {
+  CqSsimCuda *cuda = gst_cuda_qa_device_backend (self->dev);
   GstCudaSsimPlanePointers r, d;
-  CqStatus ret;
 
   gst_cuda_ssim_plane_pointers (self, &p->rf, &r);
   gst_cuda_ssim_plane_pointers (self, &p->df, &d);
-  gst_cuda_qa_context_push (self->lib_context);
   if (device)
-    ret = cq_ssim_cuda_submit_device (self->cuda, r.data, r.stride, d.data,
-        d.stride, err);
-  else
-    ret = cq_ssim_cuda_submit_host (self->cuda, r.data, r.stride, d.data,
-        d.stride, err);
-  gst_cuda_qa_context_pop (self->lib_context);
-  return ret == CQ_OK;
+    return cq_ssim_cuda_submit_device (cuda, r.data, r.stride, d.data,
+        d.stride, err) == CQ_OK;
+  return cq_ssim_cuda_submit_host (cuda, r.data, r.stride, d.data, d.stride,
+      err) == CQ_OK;
 }
 
 static gboolean
 gst_cuda_ssim_collect_cuda (GstCudaSsim * self, GstCudaSsimPending * p,
     CqError * err)
 {
-  CqStatus ret;
-
-  gst_cuda_qa_context_push (self->lib_context);
-  ret = cq_ssim_cuda_collect (self->cuda, p->sums, err);
-  gst_cuda_qa_context_pop (self->lib_context);
-  return ret == CQ_OK;
+  return cq_ssim_cuda_collect (gst_cuda_qa_device_backend (self->dev),
+      p->sums, err) == CQ_OK;
 }
 
-/* The CUDA measurement in ctx (the element's shared context or that of the
- * memory arriving), or on self->device without GStreamer's CUDA. */
-static gboolean
-gst_cuda_ssim_open_cuda (GstCudaSsim * self, GstCudaContext * ctx,
+/* The CUDA measurement where the device helper says: the element's shared
+ * context, that of the memory arriving, or the device. */
+static gpointer
+gst_cuda_ssim_open_cuda (GstElement * element, const CqCudaTarget * target,
     CqError * err)
 {
-  gst_cuda_ssim_free_backends (self);
-  if (!gst_cuda_qa_context_push (ctx))
-    return cq_error_set (err, CQ_ERROR_CUDA, "cannot make the CUDA context "
-        "of device %d current", gst_cuda_qa_context_device (ctx)), FALSE;
-  self->cuda = cq_ssim_cuda_new (ctx ? CQ_CUDA_CURRENT_CONTEXT : self->device,
-      self->active_window, self->cq_planes, self->n_planes, err);
-  gst_cuda_qa_context_pop (ctx);
-  if (!self->cuda)
-    return FALSE;
-  self->lib_context = gst_cuda_qa_context_ref (ctx);
-  self->submit = gst_cuda_ssim_submit_cuda;
-  self->collect = gst_cuda_ssim_collect_cuda;
-  return TRUE;
+  GstCudaSsim *self = GST_CUDA_SSIM (element);
+
+  return cq_ssim_cuda_new_for (target, self->active_window, self->pl.planes,
+      self->pl.n, err);
 }
 
 /* Starts the report with this stream's fields (once per run). */
@@ -816,10 +632,10 @@ gst_cuda_ssim_start_report (GstCudaSsim * self)
   names[n++] = g_strdup ("psnr");
   names[n++] = g_strdup ("mse");
   if (self->active_planes == GST_CUDA_SSIM_PLANES_ALL) {
-    for (i = 0; i < self->n_planes; i++) {
-      names[n++] = g_strdup_printf ("ssim-%c", self->plane_names[i]);
-      names[n++] = g_strdup_printf ("psnr-%c", self->plane_names[i]);
-      names[n++] = g_strdup_printf ("mse-%c", self->plane_names[i]);
+    for (i = 0; i < self->pl.n; i++) {
+      names[n++] = g_strdup_printf ("ssim-%c", self->pl.names[i]);
+      names[n++] = g_strdup_printf ("psnr-%c", self->pl.names[i]);
+      names[n++] = g_strdup_printf ("mse-%c", self->pl.names[i]);
     }
   }
   for (i = 0; i < n; i++)
@@ -838,21 +654,25 @@ static gboolean
 gst_cuda_ssim_set_info (GstCudaSsim * self, const GstVideoInfo * info)
 {
   CqError err = { CQ_OK, "" };
-  guint old_planes = self->n_planes;
+  guint old_planes = self->pl.n;
   gchar old_names[CQ_SSIM_MAX_PLANES];
+  GstClockTime latency;
 
-  memcpy (old_names, self->plane_names, sizeof (old_names));
-  gst_cuda_ssim_planes_for_info (self, info);
-  if (self->report_started && (old_planes != self->n_planes
-          || memcmp (old_names, self->plane_names, self->n_planes) != 0))
+  memcpy (old_names, self->pl.names, sizeof (old_names));
+  gst_cuda_qa_format_planes (info,
+      self->active_planes == GST_CUDA_SSIM_PLANES_LUMA, &self->pl);
+  if (self->report_started && (old_planes != self->pl.n
+          || memcmp (old_names, self->pl.names, self->pl.n) != 0))
     goto planes_changed;
   gst_cuda_ssim_free_backends (self);
-  if (self->device >= 0) {
-    if (!gst_cuda_ssim_open_cuda (self, self->context, &err))
+  if (gst_cuda_qa_device_is_cuda (self->dev)) {
+    if (!gst_cuda_qa_device_open (self->dev, NULL, &err))
       goto backend_failed;
+    self->submit = gst_cuda_ssim_submit_cuda;
+    self->collect = gst_cuda_ssim_collect_cuda;
   } else {
-    self->cpu = cq_ssim_cpu_new (self->active_window, self->cq_planes,
-        self->n_planes, 0, &err);
+    self->cpu = cq_ssim_cpu_new (self->active_window, self->pl.planes,
+        self->pl.n, 0, &err);
     if (!self->cpu)
       goto backend_failed;
     self->submit = gst_cuda_ssim_submit_cpu;
@@ -860,23 +680,20 @@ gst_cuda_ssim_set_info (GstCudaSsim * self, const GstVideoInfo * info)
   }
   /* CUDAMemory on the CPU backend, or on one pad only, is read through host
    * mappings */
-  self->device_input = self->device >= 0 && self->reference_cuda
-      && self->distorted_cuda;
+  self->device_input = gst_cuda_qa_device_is_cuda (self->dev)
+      && self->reference_cuda && self->distorted_cuda;
   self->measured_info = *info;
-  if (self->in_flight > 0 && GST_VIDEO_INFO_FPS_N (info) > 0) {
-    /* a pair leaves when the next one arrives */
-    GstClockTime frame = gst_util_uint64_scale_int (GST_SECOND *
-        self->in_flight, GST_VIDEO_INFO_FPS_D (info),
-        GST_VIDEO_INFO_FPS_N (info));
-
-    gst_aggregator_set_latency (GST_AGGREGATOR (self), frame, frame);
-  }
+  latency = gst_cuda_qa_device_latency (self->dev,
+      GST_VIDEO_INFO_FPS_N (info), GST_VIDEO_INFO_FPS_D (info));
+  if (latency > 0)
+    gst_aggregator_set_latency (GST_AGGREGATOR (self), latency, latency);
   GST_INFO_OBJECT (self, "comparing %u plane(s) of %s %dx%d with the %s "
-      "window on %s from %s memory, %u pair(s) in flight", self->n_planes,
+      "window on %s from %s memory, %u pair(s) in flight", self->pl.n,
       GST_VIDEO_INFO_NAME (info), GST_VIDEO_INFO_WIDTH (info),
       GST_VIDEO_INFO_HEIGHT (info), cq_ssim_window_name (self->active_window),
-      self->device >= 0 ? "CUDA" : "the CPU",
-      self->device_input ? "CUDA" : "system", self->in_flight);
+      gst_cuda_qa_device_name (self->dev),
+      self->device_input ? "CUDA" : "system",
+      gst_cuda_qa_device_in_flight (self->dev));
   if (!self->report_started && !gst_cuda_ssim_start_report (self))
     return FALSE;
   return TRUE;
@@ -887,106 +704,37 @@ planes_changed:
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("The planes to compare changed mid-stream"),
         ("now %s with %u plane(s), the log and messages have %u",
-            GST_VIDEO_INFO_NAME (info), self->n_planes, old_planes));
+            GST_VIDEO_INFO_NAME (info), self->pl.n, old_planes));
     return FALSE;
   }
 backend_failed:
   {
-    if (err.status == CQ_ERROR_OUT_OF_MEMORY)
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Out of memory for %dx%d frames", GST_VIDEO_INFO_WIDTH (info),
-              GST_VIDEO_INFO_HEIGHT (info)), ("%s", err.message));
-    else
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Could not set up SSIM for %dx%d %s frames with the %s window",
-              GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
-              GST_VIDEO_INFO_NAME (info),
-              cq_ssim_window_name (self->active_window)), ("%s", err.message));
+    gst_cuda_qa_device_setup_error (self->dev, &err, "SSIM",
+        "%dx%d %s frames with the %s window", GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
+        cq_ssim_window_name (self->active_window));
     return FALSE;
   }
 }
 
-static gdouble
-gst_cuda_ssim_db (gdouble ssim)
-{
-  return ssim >= 1.0 ? INFINITY : 10.0 * log10 (1.0 / (1.0 - ssim));
-}
-
-/* Frame scores in field order from the per-plane sums. */
-static void
-gst_cuda_ssim_values (GstCudaSsim * self, const CqSsimPlaneSums * sums,
-    gdouble * values)
-{
-  gdouble ssim_all = 0.0, peak = cq_ssim_peak (&self->cq_planes[0]);
-  guint64 samples = 0, sse = 0;
-  guint i, n = 4;
-
-  for (i = 0; i < self->n_planes; i++)
-    samples += sums[i].samples;
-  for (i = 0; i < self->n_planes; i++) {
-    gdouble ssim, mse, psnr;
-
-    cq_ssim_plane_scores (&self->cq_planes[i], &sums[i], &ssim, &mse, &psnr);
-    ssim_all += ssim * (gdouble) sums[i].samples;
-    sse += sums[i].sse;
-    if (self->active_planes == GST_CUDA_SSIM_PLANES_ALL) {
-      values[n++] = ssim;
-      values[n++] = psnr;
-      values[n++] = mse;
-    }
-  }
-  if (self->n_planes == 1)      /* exactly the plane's value */
-    cq_ssim_plane_scores (&self->cq_planes[0], &sums[0], &ssim_all,
-        &values[3], &values[2]);
-  else                          /* weighted by samples, as FFmpeg's All */
-    ssim_all /= (gdouble) samples;
-  values[0] = ssim_all;
-  values[1] = gst_cuda_ssim_db (ssim_all);
-  if (self->n_planes > 1) {
-    values[3] = (gdouble) sse / samples;
-    values[2] = sse == 0 ? INFINITY : 10.0 * log10 (peak * peak / values[3]);
-  }
-}
-
-static void
-gst_cuda_ssim_post_alert (GstCudaSsim * self, GstBuffer * buf,
-    const GstSegment * segment, gdouble ssim, gdouble threshold)
-{
-  GstClockTime pts = GST_BUFFER_PTS (buf);
-  GstClockTime rt = GST_CLOCK_TIME_NONE, st = GST_CLOCK_TIME_NONE;
-  GstStructure *s;
-
-  if (GST_CLOCK_TIME_IS_VALID (pts)) {
-    rt = gst_segment_to_running_time (segment, GST_FORMAT_TIME, pts);
-    st = gst_segment_to_stream_time (segment, GST_FORMAT_TIME, pts);
-  }
-  s = gst_structure_new ("cudassim-alert",
-      "timestamp", G_TYPE_UINT64, pts,
-      "stream-time", G_TYPE_UINT64, st,
-      "running-time", G_TYPE_UINT64, rt,
-      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf),
-      "frame", G_TYPE_UINT64, self->measured - 1,
-      "ssim", G_TYPE_DOUBLE, ssim, "threshold", G_TYPE_DOUBLE, threshold, NULL);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
-}
-
-/* Submitting or collecting a frame failed: the library's message. */
-static void
-gst_cuda_ssim_measure_error (GstCudaSsim * self, const CqError * err)
-{
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-      ("SSIM measurement failed on %s",
-          self->device >= 0 ? "CUDA" : "the CPU"), ("%s", err->message));
-}
-
-/* Reads the sums of the oldest pair in flight; its distorted buffer gets
- * the meta and goes downstream (push), or for a flush is dropped after
- * the scores are reported. */
+/* Measuring failed: the library's message; dist (taken) is dropped. */
 static GstFlowReturn
-gst_cuda_ssim_complete_oldest (GstCudaSsim * self, gboolean push)
+gst_cuda_ssim_measure_failed (GstCudaSsim * self, const CqError * err,
+    GstBuffer * dist)
 {
-  GstCudaSsimPending p = self->pending[0];
+  gst_cuda_qa_device_measure_error (self->dev, err, "SSIM measurement");
+  gst_buffer_unref (dist);
+  return GST_FLOW_ERROR;
+}
+
+/* Reads the sums of a pair in flight; its distorted buffer gets the meta
+ * and is handed back (for downstream, or for a flush to drop after the
+ * scores are reported). */
+static GstFlowReturn
+gst_cuda_ssim_complete (GstElement * element, gpointer item, GstBuffer ** out)
+{
+  GstCudaSsim *self = GST_CUDA_SSIM (element);
+  GstCudaSsimPending *p = item;
   gdouble values[MAX_FIELDS];
   CqError err = { CQ_OK, "" };
   gboolean ok, post;
@@ -994,16 +742,14 @@ gst_cuda_ssim_complete_oldest (GstCudaSsim * self, gboolean push)
   GstClockTime interval;
   GstBuffer *dist;
 
-  self->n_pending--;
-  memmove (&self->pending[0], &self->pending[1],
-      self->n_pending * sizeof (self->pending[0]));
-  ok = self->collect (self, &p, &err);
-  gst_cuda_ssim_release_pending (&p);
-  dist = p.dist;
+  ok = self->collect (self, p, &err);
+  gst_cuda_ssim_release_pending (p);
+  dist = p->dist;
   if (!ok)
     goto measure_failed;
 
-  gst_cuda_ssim_values (self, p.sums, values);
+  cq_ssim_frame_scores (self->pl.planes, self->pl.n, p->sums,
+      self->active_planes == GST_CUDA_SSIM_PLANES_ALL, values);
   GST_OBJECT_LOCK (self);
   post = self->settings.post_messages;
   interval = self->settings.interval;
@@ -1011,45 +757,29 @@ gst_cuda_ssim_complete_oldest (GstCudaSsim * self, gboolean push)
   GST_OBJECT_UNLOCK (self);
   /* the frames' mappings are gone: a shallow copy at most */
   dist = gst_buffer_make_writable (dist);
-  gst_cuda_qa_report_frame (self->report, dist, &p.segment, values, post,
+  gst_cuda_qa_report_frame (self->report, dist, &p->segment, values, post,
       interval);
-  self->measured++;
   if (threshold > 0.0 && values[0] < threshold)
-    gst_cuda_ssim_post_alert (self, dist, &p.segment, values[0], threshold);
-  if (!push) {
-    gst_buffer_unref (dist);
-    return GST_FLOW_OK;
-  }
-  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), dist);
+    gst_cuda_qa_report_alert (self->report, dist, &p->segment, "ssim",
+        values[0], threshold);
+  *out = dist;
+  return GST_FLOW_OK;
 
   /* ERRORS */
 measure_failed:
-  {
-    gst_cuda_ssim_measure_error (self, &err);
-    gst_buffer_unref (dist);
-    return GST_FLOW_ERROR;
-  }
+  return gst_cuda_ssim_measure_failed (self, &err, dist);
 }
 
-/* Completes every pair in flight (see complete_oldest). */
 static GstFlowReturn
-gst_cuda_ssim_drain (GstCudaSsim * self, gboolean push)
+gst_cuda_ssim_push (GstElement * element, GstBuffer * buf)
 {
-  GstFlowReturn ret = GST_FLOW_OK;
-
-  while (self->n_pending > 0) {
-    GstFlowReturn r = gst_cuda_ssim_complete_oldest (self, push);
-
-    if (ret == GST_FLOW_OK)
-      ret = r;
-  }
-  return ret;
+  return gst_aggregator_finish_buffer (GST_AGGREGATOR (element), buf);
 }
 
 static GstFlowReturn
 gst_cuda_ssim_flush (GstAggregator * agg)
 {
-  gst_cuda_ssim_drain (GST_CUDA_SSIM (agg), FALSE);
+  gst_cuda_qa_device_drain (GST_CUDA_SSIM (agg)->dev, FALSE);
   return GST_FLOW_OK;
 }
 
@@ -1072,16 +802,8 @@ gst_cuda_ssim_pair_on_device (GstCudaSsim * self, GstBuffer * ref,
         "through host memory");
     return FALSE;
   }
-  if (rc != self->lib_context) {
-    GST_INFO_OBJECT (self, "memory of another CUDA context (device %d): "
-        "measuring in that context", gst_cuda_qa_context_device (rc));
-    gst_cuda_ssim_drain (self, TRUE);
-    if (!gst_cuda_ssim_open_cuda (self, rc, err)) {
-      *failed = TRUE;
-      return FALSE;
-    }
-  }
-  return TRUE;
+  *failed = !gst_cuda_qa_device_follow (self->dev, rc, err);
+  return !*failed;
 }
 
 static gboolean
@@ -1110,7 +832,7 @@ static GstFlowReturn
 gst_cuda_ssim_submit_pair (GstCudaSsim * self, GstBuffer * ref,
     GstBuffer * dist, const GstSegment * segment)
 {
-  GstCudaSsimPending *p;
+  GstCudaSsimPending p;
   CqError err = { CQ_OK, "" };
   gboolean device, failed;
 
@@ -1126,7 +848,8 @@ gst_cuda_ssim_submit_pair (GstCudaSsim * self, GstBuffer * ref,
   if (self->reconfigure) {
     if (!gst_video_info_is_equal (&self->measured_info,
             &self->distorted_info) || !self->submit
-        || self->device_input != (self->device >= 0 && self->reference_cuda
+        || self->device_input != (gst_cuda_qa_device_is_cuda (self->dev)
+            && self->reference_cuda
             && self->distorted_cuda)) {
       if (!gst_cuda_ssim_set_info (self, &self->distorted_info))
         goto setup_failed;
@@ -1137,25 +860,21 @@ gst_cuda_ssim_submit_pair (GstCudaSsim * self, GstBuffer * ref,
   device = gst_cuda_ssim_pair_on_device (self, ref, dist, &err, &failed);
   if (failed)
     goto measure_failed;
-  p = &self->pending[self->n_pending];
-  if (!gst_cuda_ssim_map (&p->rf, &self->reference_info, ref, device))
+  if (!gst_cuda_ssim_map (&p.rf, &self->reference_info, ref, device))
     goto map_failed_ref;
-  if (!gst_cuda_ssim_map (&p->df, &self->distorted_info, dist, device)) {
-    gst_video_frame_unmap (&p->rf);
+  if (!gst_cuda_ssim_map (&p.df, &self->distorted_info, dist, device)) {
+    gst_video_frame_unmap (&p.rf);
     goto map_failed_dist;
   }
-  if (!self->submit (self, p, device, &err)) {
-    gst_video_frame_unmap (&p->df);
-    gst_video_frame_unmap (&p->rf);
+  if (!self->submit (self, &p, device, &err)) {
+    gst_video_frame_unmap (&p.df);
+    gst_video_frame_unmap (&p.rf);
     goto measure_failed;
   }
-  p->ref = gst_buffer_ref (ref);
-  p->dist = dist;
-  p->segment = *segment;
-  self->n_pending++;
-  if (self->n_pending > self->in_flight)
-    return gst_cuda_ssim_complete_oldest (self, TRUE);
-  return GST_FLOW_OK;
+  p.ref = gst_buffer_ref (ref);
+  p.dist = dist;
+  p.segment = *segment;
+  return gst_cuda_qa_device_add_pending (self->dev, &p, NULL);
 
   /* ERRORS */
 not_negotiated:
@@ -1201,66 +920,7 @@ map_failed_dist:
     return GST_FLOW_ERROR;
   }
 measure_failed:
-  {
-    gst_cuda_ssim_measure_error (self, &err);
-    gst_buffer_unref (dist);
-    return GST_FLOW_ERROR;
-  }
-}
-
-static GstClockTime
-gst_cuda_ssim_running_time (GstAggregatorPad * pad, GstBuffer * buf)
-{
-  GstClockTime pts = GST_BUFFER_PTS (buf), rt;
-
-  if (!GST_CLOCK_TIME_IS_VALID (pts))
-    return GST_CLOCK_TIME_NONE;
-  GST_OBJECT_LOCK (pad);
-  rt = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME, pts);
-  GST_OBJECT_UNLOCK (pad);
-  return rt;
-}
-
-/* Two frames pair when their running times are closer than half a frame of
- * the distorted stream (exactly equal when its rate is unknown). */
-static GstClockTime
-gst_cuda_ssim_pair_tolerance (GstCudaSsim * self, GstBuffer * dist)
-{
-  const GstVideoInfo *info = &self->distorted_info;
-
-  if (self->have_distorted_info && GST_VIDEO_INFO_FPS_N (info) > 0)
-    return gst_util_uint64_scale (GST_SECOND / 2, GST_VIDEO_INFO_FPS_D (info),
-        GST_VIDEO_INFO_FPS_N (info));
-  if (GST_BUFFER_DURATION_IS_VALID (dist))
-    return GST_BUFFER_DURATION (dist) / 2;
-  return 0;
-}
-
-/* An unpaired distorted frame still goes downstream, without scores. */
-static GstFlowReturn
-gst_cuda_ssim_pass_unpaired (GstCudaSsim * self, GstBuffer * dist)
-{
-  GstFlowReturn ret;
-
-  /* after the measured frames before it */
-  ret = gst_cuda_ssim_drain (self, TRUE);
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_unref (dist);
-    return ret;
-  }
-  self->unpaired_distorted++;
-  GST_LOG_OBJECT (self, "distorted frame %" GST_TIME_FORMAT " has no "
-      "reference", GST_TIME_ARGS (GST_BUFFER_PTS (dist)));
-  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), dist);
-}
-
-static void
-gst_cuda_ssim_drop_unpaired (GstCudaSsim * self, GstBuffer * ref)
-{
-  self->unpaired_reference++;
-  GST_LOG_OBJECT (self, "reference frame %" GST_TIME_FORMAT " has no "
-      "distorted partner", GST_TIME_ARGS (GST_BUFFER_PTS (ref)));
-  gst_aggregator_pad_drop_buffer (self->reference_pad);
+  return gst_cuda_ssim_measure_failed (self, &err, dist);
 }
 
 static void
@@ -1274,125 +934,49 @@ gst_cuda_ssim_finish (GstCudaSsim * self)
   GST_OBJECT_LOCK (self);
   post = self->settings.post_messages;
   GST_OBJECT_UNLOCK (self);
-  extra = gst_structure_new ("extra",
-      "unpaired-frames", G_TYPE_UINT64,
-      self->unpaired_reference + self->unpaired_distorted,
-      "unpaired-reference", G_TYPE_UINT64, self->unpaired_reference,
-      "unpaired-distorted", G_TYPE_UINT64, self->unpaired_distorted,
-      "window", G_TYPE_STRING, cq_ssim_window_name (self->active_window), NULL);
+  extra = gst_structure_new_empty ("extra");
+  gst_cuda_qa_pairing_summary (self->pairing, extra);
+  gst_structure_set (extra, "window", G_TYPE_STRING,
+      cq_ssim_window_name (self->active_window), NULL);
   gst_cuda_qa_report_finish (self->report, post, extra);
   gst_structure_free (extra);
 }
 
-/* Keeps the src segment equal to the distorted pad's, so that the distorted
- * buffers keep their timestamps and running times. */
-static gboolean
-gst_cuda_ssim_same_segment (const GstSegment * a, const GstSegment * b)
-{
-  return a->format == b->format && a->flags == b->flags && a->rate == b->rate
-      && a->applied_rate == b->applied_rate && a->base == b->base
-      && a->offset == b->offset && a->start == b->start && a->stop == b->stop
-      && a->time == b->time;
-}
-
-static void
-gst_cuda_ssim_sync_segment (GstCudaSsim * self, GstSegment * segment)
-{
-  GstAggregator *agg = GST_AGGREGATOR (self);
-  GstSegment *src = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
-  gboolean changed;
-
-  GST_OBJECT_LOCK (self->distorted_pad);
-  *segment = self->distorted_pad->segment;
-  GST_OBJECT_UNLOCK (self->distorted_pad);
-  GST_OBJECT_LOCK (agg);
-  changed = !gst_cuda_ssim_same_segment (src, segment);
-  GST_OBJECT_UNLOCK (agg);
-  if (changed && segment->format == GST_FORMAT_TIME) {
-    /* pairs in flight leave in the segment they came in */
-    gst_cuda_ssim_drain (self, TRUE);
-    gst_aggregator_update_segment (agg, segment);
-  }
-}
-
-static void
-gst_cuda_ssim_advance (GstCudaSsim * self, GstBuffer * dist)
-{
-  GstAggregator *agg = GST_AGGREGATOR (self);
-  GstClockTime pts = GST_BUFFER_PTS (dist);
-
-  if (!GST_CLOCK_TIME_IS_VALID (pts))
-    return;
-  if (GST_BUFFER_DURATION_IS_VALID (dist))
-    pts += GST_BUFFER_DURATION (dist);
-  GST_OBJECT_LOCK (agg);
-  GST_AGGREGATOR_PAD (agg->srcpad)->segment.position = pts;
-  GST_OBJECT_UNLOCK (agg);
-}
-
+/* The pairing decides which frames meet (gstcudaqapairing.h); a pair is
+ * measured, a distorted frame alone goes downstream without scores, after
+ * the pairs before it. */
 static GstFlowReturn
 gst_cuda_ssim_aggregate (GstAggregator * agg, gboolean timeout)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (agg);
   GstBuffer *ref, *dist;
-  GstClockTime ref_rt, dist_rt, tol;
   GstSegment segment;
-  GstFlowReturn ret = GST_FLOW_OK;
+  GstFlowReturn ret;
 
-  ref = gst_aggregator_pad_peek_buffer (self->reference_pad);
-  dist = gst_aggregator_pad_peek_buffer (self->distorted_pad);
-
-  if (!ref && !dist) {
-    if (gst_aggregator_pad_is_eos (self->reference_pad)
-        && gst_aggregator_pad_is_eos (self->distorted_pad)) {
-      GstFlowReturn drained = gst_cuda_ssim_drain (self, TRUE);
-
+  switch (gst_cuda_qa_pairing_next (self->pairing, timeout,
+          self->have_distorted_info ? &self->distorted_info : NULL, &ref,
+          &dist, &segment)) {
+    case GST_CUDA_QA_PAIR_NEED_DATA:
+      return GST_AGGREGATOR_FLOW_NEED_DATA;
+    case GST_CUDA_QA_PAIR_EOS:
+      ret = gst_cuda_qa_device_drain (self->dev, TRUE);
       gst_cuda_ssim_finish (self);
-      return drained == GST_FLOW_OK ? GST_FLOW_EOS : drained;
-    }
-    return GST_AGGREGATOR_FLOW_NEED_DATA;
-  }
-  if (dist)
-    gst_cuda_ssim_sync_segment (self, &segment);
-
-  if (ref && dist) {
-    ref_rt = gst_cuda_ssim_running_time (self->reference_pad, ref);
-    dist_rt = gst_cuda_ssim_running_time (self->distorted_pad, dist);
-    tol = gst_cuda_ssim_pair_tolerance (self, dist);
-    if (!GST_CLOCK_TIME_IS_VALID (ref_rt) || !GST_CLOCK_TIME_IS_VALID (dist_rt)
-        || (ref_rt >= dist_rt ? ref_rt - dist_rt : dist_rt - ref_rt) <=
-        (tol ? tol - 1 : 0)) {
-      gst_aggregator_pad_drop_buffer (self->reference_pad);
-      gst_aggregator_pad_drop_buffer (self->distorted_pad);
-      gst_cuda_ssim_advance (self, dist);
+      return ret == GST_FLOW_OK ? GST_FLOW_EOS : ret;
+    case GST_CUDA_QA_PAIR_MATCHED:
       ret = gst_cuda_ssim_submit_pair (self, ref, dist, &segment);
-    } else if (ref_rt < dist_rt) {
-      gst_cuda_ssim_drop_unpaired (self, ref);
-      gst_buffer_unref (dist);
-    } else {
-      gst_aggregator_pad_drop_buffer (self->distorted_pad);
-      gst_cuda_ssim_advance (self, dist);
-      ret = gst_cuda_ssim_pass_unpaired (self, dist);
-    }
-  } else if (dist) {
-    /* no reference frame: it ended, or (live) it is late */
-    if (!gst_aggregator_pad_is_eos (self->reference_pad) && !timeout) {
-      gst_buffer_unref (dist);
-      return GST_AGGREGATOR_FLOW_NEED_DATA;
-    }
-    gst_aggregator_pad_drop_buffer (self->distorted_pad);
-    gst_cuda_ssim_advance (self, dist);
-    ret = gst_cuda_ssim_pass_unpaired (self, dist);
-  } else {
-    if (!gst_aggregator_pad_is_eos (self->distorted_pad) && !timeout) {
       gst_buffer_unref (ref);
-      return GST_AGGREGATOR_FLOW_NEED_DATA;
-    }
-    gst_cuda_ssim_drop_unpaired (self, ref);
+      return ret;
+    case GST_CUDA_QA_PAIR_DISTORTED_ALONE:
+      ret = gst_cuda_qa_device_drain (self->dev, TRUE);
+      if (ret != GST_FLOW_OK) {
+        gst_buffer_unref (dist);
+        return ret;
+      }
+      return gst_aggregator_finish_buffer (agg, dist);
+    case GST_CUDA_QA_PAIR_REFERENCE_DROPPED:
+      break;
   }
-  if (ref)
-    gst_buffer_unref (ref);
-  return ret;
+  return GST_FLOW_OK;
 }
 
 static gboolean
@@ -1400,7 +984,7 @@ gst_cuda_ssim_src_query (GstAggregator * agg, GstQuery * query)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (agg);
 
-  if (gst_cuda_qa_context_query (GST_ELEMENT (self), query, self->context))
+  if (gst_cuda_qa_device_query (self->dev, query))
     return TRUE;
   return GST_AGGREGATOR_CLASS (parent_class)->src_query (agg, query);
 }
@@ -1413,7 +997,7 @@ gst_cuda_ssim_propose_allocation (GstAggregator * agg, GstAggregatorPad * pad,
 
   (void) pad;
   (void) decide_query;
-  if (self->device < 0)
+  if (!gst_cuda_qa_device_is_cuda (self->dev))
     return FALSE;
   return gst_cuda_qa_propose_pinned_pool (GST_ELEMENT (self), query);
 }

@@ -17,7 +17,7 @@ gst_cuda_qa_backend_get_type (void)
     {GST_CUDA_QA_BACKEND_AUTO,
         "CUDA where a device is usable, else the CPU (with a warning)", "auto"},
     {GST_CUDA_QA_BACKEND_CUDA, "CUDA; fail if no device is usable", "cuda"},
-    {GST_CUDA_QA_BACKEND_CPU, "CPU (plain C, threads over rows)", "cpu"},
+    {GST_CUDA_QA_BACKEND_CPU, "CPU (plain C, bands of rows on a worker pool)", "cpu"},
     {0, NULL, NULL}
   };
 

@@ -74,6 +74,13 @@ gst_cuda_qa_cuda_memory_usable (void)
 #endif
 }
 
+static gboolean
+gst_cuda_qa_features_name_cuda (GstCapsFeatures * f)
+{
+  return f && !gst_caps_features_is_any (f)
+      && gst_caps_features_contains (f, GST_CUDA_QA_CAPS_FEATURE);
+}
+
 GstCaps *
 gst_cuda_qa_caps_filter_usable (GstCaps * caps)
 {
@@ -82,26 +89,110 @@ gst_cuda_qa_caps_filter_usable (GstCaps * caps)
   if (gst_cuda_qa_cuda_memory_usable () || gst_caps_is_any (caps))
     return caps;
   caps = gst_caps_make_writable (caps);
-  for (i = gst_caps_get_size (caps); i > 0; i--) {
-    GstCapsFeatures *f = gst_caps_get_features (caps, i - 1);
-
-    if (f && !gst_caps_features_is_any (f)
-        && gst_caps_features_contains (f, GST_CUDA_QA_CAPS_FEATURE))
+  for (i = gst_caps_get_size (caps); i > 0; i--)
+    if (gst_cuda_qa_features_name_cuda (gst_caps_get_features (caps, i - 1)))
       gst_caps_remove_structure (caps, i - 1);
-  }
   return caps;
 }
 
 gboolean
 gst_cuda_qa_caps_is_cuda (const GstCaps * caps)
 {
-  GstCapsFeatures *f;
+  return caps && gst_caps_get_size (caps) > 0
+      && gst_cuda_qa_features_name_cuda (gst_caps_get_features (caps, 0));
+}
 
-  if (!caps || gst_caps_get_size (caps) == 0)
+gboolean
+gst_cuda_qa_caps_names_cuda (const GstCaps * caps)
+{
+  guint i;
+
+  for (i = 0; caps && !gst_caps_is_any (caps) && i < gst_caps_get_size (caps);
+      i++)
+    if (gst_cuda_qa_features_name_cuda (gst_caps_get_features (caps, i)))
+      return TRUE;
+  return FALSE;
+}
+
+GstCaps *
+gst_cuda_qa_caps_order (GstCaps * caps, gboolean device_ok,
+    gboolean prefer_device)
+{
+  GstCaps *device;
+  guint i;
+
+  if (device_ok && !prefer_device)
+    return caps;
+  device = gst_caps_new_empty ();
+  caps = gst_caps_make_writable (caps);
+  for (i = 0; i < gst_caps_get_size (caps);) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+    if (gst_cuda_qa_features_name_cuda (f)) {
+      f = gst_caps_features_copy (f);
+      gst_caps_append_structure_full (device,
+          gst_caps_steal_structure (caps, i), f);
+    } else {
+      i++;
+    }
+  }
+  if (device_ok)
+    return gst_caps_merge (device, caps);
+  gst_caps_unref (device);
+  return caps;
+}
+
+gboolean
+gst_cuda_qa_decide_device_pool (GstElement * element, GstQuery * query,
+    GstCudaContext * ctx, const GstVideoInfo * info)
+{
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstCaps *caps;
+  guint size, min = 2, max = 0;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, &max);
+    min = MAX (min, 2);
+    if (max)
+      max = MAX (max, min);
+  }
+  pool = gst_cuda_qa_device_pool_new (ctx);
+  if (!pool)
+    goto no_pool;
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (info),
+      min, max);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config))
+    goto config_failed;
+  /* the pool's size is the pitched one it settled on */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+  gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+
+  /* ERRORS */
+no_pool:
+  {
+    GST_ELEMENT_ERROR (element, RESOURCE, FAILED, (NULL),
+        ("no CUDA buffer pool for %" GST_PTR_FORMAT, caps));
     return FALSE;
-  f = gst_caps_get_features (caps, 0);
-  return f && !gst_caps_features_is_any (f)
-      && gst_caps_features_contains (f, GST_CUDA_QA_CAPS_FEATURE);
+  }
+config_failed:
+  {
+    GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS, (NULL),
+        ("the CUDA buffer pool refused %" GST_PTR_FORMAT
+            " (could not allocate a %dx%d frame?)", caps,
+            GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info)));
+    gst_object_unref (pool);
+    return FALSE;
+  }
 }
 
 #if HAVE_GST_CUDA

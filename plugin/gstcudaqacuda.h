@@ -32,6 +32,15 @@ GstCaps *gst_cuda_qa_caps_filter_usable (GstCaps * caps);
 /* Whether the first structure of caps has the CUDAMemory feature. */
 gboolean gst_cuda_qa_caps_is_cuda (const GstCaps * caps);
 
+/* Whether caps (may be NULL or ANY: no) names CUDAMemory itself in any
+ * structure, rather than taking anything. */
+gboolean gst_cuda_qa_caps_names_cuda (const GstCaps * caps);
+
+/* caps (taken) with its CUDAMemory structures first (prefer_device), or
+ * without them (!device_ok), else unchanged. */
+GstCaps *gst_cuda_qa_caps_order (GstCaps * caps, gboolean device_ok,
+    gboolean prefer_device);
+
 /* The shared context: found on neighbours or the application, else created
  * for device_id (-1: any) and announced. FALSE (with a debug line) where
  * CUDAMemory is not usable. */
@@ -64,6 +73,12 @@ gboolean gst_cuda_qa_frame_map_device (GstVideoFrame * frame,
 /* ... and for writing on the device (a source filling CUDAMemory). */
 gboolean gst_cuda_qa_frame_map_device_write (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buf);
+
+/* For a source's decide_allocation with CUDAMemory caps: puts a pool of
+ * gst_cuda_qa_device_pool_new (ctx) for info's frames first in the query
+ * (keeping downstream's min/max, at least 2). FALSE: an error was posted. */
+gboolean gst_cuda_qa_decide_device_pool (GstElement * element,
+    GstQuery * query, GstCudaContext * ctx, const GstVideoInfo * info);
 
 /* A buffer pool of single-plane CUDAMemory frames (GRAY8, GRAY16_LE) in ctx:
  * pitched device rows, described by a GstVideoMeta. GStreamer 1.22's own

@@ -255,6 +255,32 @@ post_interval (GstCudaQaReport * report)
 }
 
 void
+gst_cuda_qa_report_alert (GstCudaQaReport * report, GstBuffer * buf,
+    const GstSegment * segment, const gchar * field, gdouble value,
+    gdouble threshold)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+  GstClockTime rt = GST_CLOCK_TIME_NONE, st = GST_CLOCK_TIME_NONE;
+  gchar *name = g_strdup_printf ("%s-alert", report->name);
+  GstStructure *s;
+
+  if (GST_CLOCK_TIME_IS_VALID (pts)) {
+    rt = gst_segment_to_running_time (segment, GST_FORMAT_TIME, pts);
+    st = gst_segment_to_stream_time (segment, GST_FORMAT_TIME, pts);
+  }
+  s = gst_structure_new (name,
+      "timestamp", G_TYPE_UINT64, pts,
+      "stream-time", G_TYPE_UINT64, st,
+      "running-time", G_TYPE_UINT64, rt,
+      "duration", G_TYPE_UINT64, GST_BUFFER_DURATION (buf),
+      "frame", G_TYPE_UINT64, report->frames - 1,
+      field, G_TYPE_DOUBLE, value, "threshold", G_TYPE_DOUBLE, threshold, NULL);
+  g_free (name);
+  gst_element_post_message (report->element,
+      gst_message_new_element (GST_OBJECT (report->element), s));
+}
+
+void
 gst_cuda_qa_report_frame (GstCudaQaReport * report, GstBuffer * buf,
     const GstSegment * segment, const gdouble * values,
     gboolean post_messages, GstClockTime interval)

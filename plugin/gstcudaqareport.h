@@ -49,6 +49,14 @@ void gst_cuda_qa_report_frame (GstCudaQaReport * report, GstBuffer * buf,
     const GstSegment * segment, const gdouble * values,
     gboolean post_messages, GstClockTime interval);
 
+/* A frame's `field` (just reported) is below threshold: posts a
+ * "<name>-alert" element message with the frame's timestamp, stream-time,
+ * running-time, duration, frame number, the value as `field` and the
+ * threshold. */
+void gst_cuda_qa_report_alert (GstCudaQaReport * report, GstBuffer * buf,
+    const GstSegment * segment, const gchar * field, gdouble value,
+    gdouble threshold);
+
 /* End of stream: posts the last partial interval (if post_messages) and the
  * summary message "<name>-summary" with frames and <field>-mean/-min/-max,
  * plus the fields of extra (may be NULL; not taken), and writes the same

@@ -95,69 +95,93 @@ gst_cuda_qa_settings_clear (GstCudaQaSettings * settings)
   g_clear_pointer (&settings->location, g_free);
 }
 
-gboolean
-gst_cuda_qa_settings_set_property (GstCudaQaSettings * settings,
-    guint first_prop_id, guint prop_id, const GValue * value)
+/* The setting prop_id names (installed from first_prop_id); -1 for the
+ * element's own properties, -2 for an ID past the settings' (warned). */
+static gint
+gst_cuda_qa_settings_index (GObject * object, guint first_prop_id,
+    guint prop_id, GParamSpec * pspec)
 {
   if (prop_id < first_prop_id)
-    return FALSE;
-  switch (prop_id - first_prop_id) {
+    return -1;
+  if (prop_id - first_prop_id < GST_CUDA_QA_SETTINGS_N_PROPS)
+    return (gint) (prop_id - first_prop_id);
+  G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+  return -2;
+}
+
+gboolean
+gst_cuda_qa_settings_set_property (GstCudaQaSettings * settings,
+    GObject * object, guint first_prop_id, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  gint setting = gst_cuda_qa_settings_index (object, first_prop_id, prop_id,
+      pspec);
+
+  if (setting < 0)
+    return setting == -2;
+  GST_OBJECT_LOCK (object);
+  switch (setting) {
     case SETTING_BACKEND:
       settings->backend = g_value_get_enum (value);
-      return TRUE;
+      break;
     case SETTING_CUDA_DEVICE_ID:
       settings->cuda_device_id = g_value_get_int (value);
-      return TRUE;
+      break;
     case SETTING_POST_MESSAGES:
       settings->post_messages = g_value_get_boolean (value);
-      return TRUE;
+      break;
     case SETTING_INTERVAL:
       settings->interval = g_value_get_uint64 (value);
-      return TRUE;
+      break;
     case SETTING_LOCATION:
       g_free (settings->location);
       settings->location = g_value_dup_string (value);
-      return TRUE;
+      break;
     case SETTING_LOG_FORMAT:
       settings->log_format = g_value_get_enum (value);
-      return TRUE;
+      break;
     case SETTING_FRAMES_IN_FLIGHT:
       settings->frames_in_flight = g_value_get_int (value);
-      return TRUE;
-    default:
-      return FALSE;
+      break;
   }
+  GST_OBJECT_UNLOCK (object);
+  return TRUE;
 }
 
 gboolean
 gst_cuda_qa_settings_get_property (const GstCudaQaSettings * settings,
-    guint first_prop_id, guint prop_id, GValue * value)
+    GObject * object, guint first_prop_id, guint prop_id, GValue * value,
+    GParamSpec * pspec)
 {
-  if (prop_id < first_prop_id)
-    return FALSE;
-  switch (prop_id - first_prop_id) {
+  gint setting = gst_cuda_qa_settings_index (object, first_prop_id, prop_id,
+      pspec);
+
+  if (setting < 0)               /* -2: not a setting, warned */
+    return setting != -1;
+  GST_OBJECT_LOCK (object);
+  switch (setting) {
     case SETTING_BACKEND:
       g_value_set_enum (value, settings->backend);
-      return TRUE;
+      break;
     case SETTING_CUDA_DEVICE_ID:
       g_value_set_int (value, settings->cuda_device_id);
-      return TRUE;
+      break;
     case SETTING_POST_MESSAGES:
       g_value_set_boolean (value, settings->post_messages);
-      return TRUE;
+      break;
     case SETTING_INTERVAL:
       g_value_set_uint64 (value, settings->interval);
-      return TRUE;
+      break;
     case SETTING_LOCATION:
       g_value_set_string (value, settings->location);
-      return TRUE;
+      break;
     case SETTING_LOG_FORMAT:
       g_value_set_enum (value, settings->log_format);
-      return TRUE;
+      break;
     case SETTING_FRAMES_IN_FLIGHT:
       g_value_set_int (value, settings->frames_in_flight);
-      return TRUE;
-    default:
-      return FALSE;
+      break;
   }
+  GST_OBJECT_UNLOCK (object);
+  return TRUE;
 }

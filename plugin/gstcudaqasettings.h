@@ -39,12 +39,17 @@ void gst_cuda_qa_settings_install (GObjectClass * klass, guint first_prop_id,
 void gst_cuda_qa_settings_init (GstCudaQaSettings * settings);
 void gst_cuda_qa_settings_clear (GstCudaQaSettings * settings);
 
-/* For set_property / get_property, under the object lock: FALSE when
- * prop_id is not one of the settings' properties. */
+/* For set_property / get_property, first: FALSE when prop_id is below
+ * first_prop_id (one of the element's own, which GObject has checked);
+ * otherwise done under the object lock, or warned about as
+ * G_OBJECT_WARN_INVALID_PROPERTY_ID does, so the element's switch needs no
+ * default case. */
 gboolean gst_cuda_qa_settings_set_property (GstCudaQaSettings * settings,
-    guint first_prop_id, guint prop_id, const GValue * value);
+    GObject * object, guint first_prop_id, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
 gboolean gst_cuda_qa_settings_get_property (const GstCudaQaSettings *
-    settings, guint first_prop_id, guint prop_id, GValue * value);
+    settings, GObject * object, guint first_prop_id, guint prop_id,
+    GValue * value, GParamSpec * pspec);
 
 G_END_DECLS
 #endif /* __GST_CUDA_QA_SETTINGS_H__ */

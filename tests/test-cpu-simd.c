@@ -18,6 +18,7 @@
 #include "cq-cpu-simd.h"
 #include "cq-sharpness.h"
 #include "cq-ssim.h"
+#include "cq-test.h"
 
 static int failures, cases;
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -25,10 +26,7 @@ static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint32_t
 next (void)
 {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (uint32_t) (rng >> 16);
+  return (uint32_t) (cq_test_xorshift (&rng) >> 16);
 }
 
 static const char *const levels[] = { "none", "avx2", NULL /* unset */ };

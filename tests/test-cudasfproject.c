@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cq-common.h"
+#include "cq-test.h"
 #include "cq-phantom.h"
 #include "cq-sfproject.h"
 
@@ -516,35 +517,9 @@ GST_END_TEST;
  * error, not a crash. */
 GST_START_TEST (test_cuda_memory_caps)
 {
-  GstElement *e = gst_element_factory_make ("cudasfproject", NULL);
-  GstPad *pad = gst_element_get_static_pad (e, "src");
-  GstCaps *caps = gst_pad_query_caps (pad, NULL);
-  gboolean has_cuda = FALSE, has_sys = FALSE, device;
-  GstElementFactory *up = gst_element_factory_find ("cudaupload");
-  guint i;
+  gboolean device = cq_test_cuda_memory_usable ();
 
-  device = cq_cuda_device_count (NULL) > 0 && up != NULL;
-  if (up)
-    gst_object_unref (up);
-  for (i = 0; i < gst_caps_get_size (caps); i++) {
-    GstCapsFeatures *f = gst_caps_get_features (caps, i);
-
-    if (gst_caps_features_contains (f, "memory:CUDAMemory"))
-      has_cuda = TRUE;
-    if (gst_caps_features_is_equal (f, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
-      has_sys = TRUE;
-  }
-  fail_unless (has_sys);
-  if (!device)
-    fail_if (has_cuda, "CUDAMemory offered without a device: %"
-        GST_PTR_FORMAT, caps);
-  else
-    fail_unless (has_cuda, "no CUDAMemory on a CUDA host: %" GST_PTR_FORMAT,
-        caps);
-  gst_caps_unref (caps);
-  gst_object_unref (pad);
-  gst_object_unref (e);
-
+  cq_test_check_memories ("cudasfproject", "src", device);
   if (!device || g_str_equal (backend, "cpu")) {
     GstElement *pipeline = gst_parse_launch ("cudasfproject backend=cpu "
         "num-buffers=2 " SMALL "! video/x-raw(memory:CUDAMemory) ! fakesink",
@@ -588,18 +563,4 @@ cudasfproject_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  CqError err;
-
-  gst_check_init (&argc, &argv);
-  if (g_getenv ("CUDASFPROJECT_TEST_BACKEND"))
-    backend = g_getenv ("CUDASFPROJECT_TEST_BACKEND");
-  if (g_str_equal (backend, "cuda") && cq_cuda_device_count (&err) < 1) {
-    g_print ("SKIP: %s\n", err.message);
-    return 77;
-  }
-  return gst_check_run_suite (cudasfproject_suite (), "cudasfproject",
-      __FILE__);
-}
+CQ_TEST_MAIN ("CUDASFPROJECT_TEST_BACKEND", backend, cudasfproject_suite, "cudasfproject");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cq-sharpness.h"
+#include "cq-test.h"
 
 #define FRAME_DURATION (GST_SECOND / 30)
 
@@ -172,25 +173,34 @@ GST_END_TEST;
 static GstBus *
 attach_bus (GstHarness * h)
 {
-  GstBus *bus = gst_bus_new ();
+  return cq_test_attach_bus (h->element);
+}
 
-  gst_element_set_bus (h->element, bus);
-  return bus;
+#define DOT_CAPS "video/x-raw,format=GRAY8,width=3,height=3,framerate=30/1"
+
+/* A harness of launch with DOT_CAPS input and its element's messages on
+ * *bus. */
+static GstHarness *
+dot_harness (const gchar * launch, GstBus ** bus)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+
+  *bus = attach_bus (h);
+  gst_harness_set_src_caps_str (h, DOT_CAPS);
+  return h;
 }
 
 GST_START_TEST (test_messages_and_summary)
 {
-  GstHarness *h = gst_harness_new_parse ("cudasharpness backend=cpu");
-  GstBus *bus = attach_bus (h);
-  const gchar *caps = "video/x-raw,format=GRAY8,width=3,height=3,"
-      "framerate=30/1";
+  GstBus *bus;
+  GstHarness *h = dot_harness ("cudasharpness backend=cpu", &bus);
+  const gchar *caps = DOT_CAPS;
   GstMessage *msg;
   const GstStructure *s;
   guint64 u;
   gdouble v;
   guint i;
 
-  gst_harness_set_src_caps_str (h, caps);
   for (i = 0; i < 3; i++)
     gst_buffer_unref (gst_harness_push_and_pull (h, make_frame (caps,
                 fill_centre_dot, NULL, i)));
@@ -228,8 +238,7 @@ GST_START_TEST (test_messages_and_summary)
   fail_unless (gst_structure_get_double (s, "tenengrad-mean", &v) && v == 0);
   gst_message_unref (msg);
 
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
+  cq_test_detach_bus (h->element, bus);
   gst_harness_teardown (h);
 }
 
@@ -244,18 +253,16 @@ fill_dot_scaled (guint x, guint y, gpointer user_data)
 
 GST_START_TEST (test_interval_means)
 {
-  GstHarness *h = gst_harness_new_parse ("cudasharpness backend=cpu "
-      "metrics=maxmin interval=66666666");
-  GstBus *bus = attach_bus (h);
-  const gchar *caps = "video/x-raw,format=GRAY8,width=3,height=3,"
-      "framerate=30/1";
-  GstMessage *msg;
-  const GstStructure *s;
-  guint64 u;
-  gdouble v;
   guint i;
+  gdouble v;
+  guint64 u;
+  const GstStructure *s;
+  GstMessage *msg;
+  const gchar *caps = DOT_CAPS;
+  GstBus *bus;
+  GstHarness *h = dot_harness ("cudasharpness backend=cpu "
+      "metrics=maxmin interval=66666666", &bus);
 
-  gst_harness_set_src_caps_str (h, caps);
   /* maxmin of the 3x3 dot of value d is d / 9 */
   for (i = 0; i < 5; i++)
     gst_buffer_unref (gst_harness_push_and_pull (h, make_frame (caps,
@@ -280,8 +287,7 @@ GST_START_TEST (test_interval_means)
   fail_unless (gst_structure_has_name (gst_message_get_structure (msg),
           "cudasharpness-summary"));
   gst_message_unref (msg);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
+  cq_test_detach_bus (h->element, bus);
   gst_harness_teardown (h);
 }
 
@@ -486,8 +492,7 @@ GST_START_TEST (test_bad_roi)
   g_error_free (gerr);
   g_free (debug);
   gst_message_unref (msg);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
+  cq_test_detach_bus (h->element, bus);
   gst_harness_teardown (h);
 }
 
@@ -591,8 +596,7 @@ GST_START_TEST (test_auto_falls_back_with_warning)
   fail_unless (gst_buffer_get_custom_meta (out, "CudaSharpnessMeta"));
   gst_buffer_unref (out);
   fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
+  cq_test_detach_bus (h->element, bus);
   gst_harness_teardown (h);
 }
 
@@ -913,8 +917,7 @@ GST_START_TEST (test_frames_in_flight)
   gst_buffer_unref (in[2]);
   for (i = 0; i < 3; i++)
     gst_structure_free (expect[i]);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
+  cq_test_detach_bus (h->element, bus);
   gst_harness_teardown (h);
   g_free (launch);
 }
@@ -926,34 +929,10 @@ GST_END_TEST;
  * there is and CUDAMemory caps are refused. */
 GST_START_TEST (test_cuda_memory_caps)
 {
-  GstElement *e = gst_element_factory_make ("cudasharpness", NULL);
-  GstPad *pad = gst_element_get_static_pad (e, "sink");
-  GstCaps *caps = gst_pad_query_caps (pad, NULL);
-  gboolean has_cuda = FALSE, has_sys = FALSE, device;
+  gboolean device = cq_test_cuda_memory_usable ();
   GstHarness *h;
-  guint i;
 
-  device = cq_cuda_device_count (NULL) > 0
-      && gst_element_factory_find ("cudaupload") != NULL;
-  for (i = 0; i < gst_caps_get_size (caps); i++) {
-    GstCapsFeatures *f = gst_caps_get_features (caps, i);
-
-    if (gst_caps_features_contains (f, "memory:CUDAMemory"))
-      has_cuda = TRUE;
-    if (gst_caps_features_is_equal (f, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
-      has_sys = TRUE;
-  }
-  fail_unless (has_sys);
-  if (!device)
-    fail_if (has_cuda, "CUDAMemory offered without a device: %"
-        GST_PTR_FORMAT, caps);
-  else
-    fail_unless (has_cuda, "no CUDAMemory on a CUDA host: %" GST_PTR_FORMAT,
-        caps);
-  gst_caps_unref (caps);
-  gst_object_unref (pad);
-  gst_object_unref (e);
-
+  cq_test_check_memories ("cudasharpness", "sink", device);
   if (!device) {
     GstEvent *ev;
 
@@ -1006,19 +985,4 @@ cudasharpness_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  CqError err;
-
-  gst_check_init (&argc, &argv);
-  if (g_getenv ("CUDASHARPNESS_TEST_BACKEND"))
-    inflight_backend = g_getenv ("CUDASHARPNESS_TEST_BACKEND");
-  if (g_str_equal (inflight_backend, "cuda")
-      && cq_cuda_device_count (&err) < 1) {
-    g_print ("SKIP: %s\n", err.message);
-    return 77;
-  }
-  return gst_check_run_suite (cudasharpness_suite (), "cudasharpness",
-      __FILE__);
-}
+CQ_TEST_MAIN ("CUDASHARPNESS_TEST_BACKEND", inflight_backend, cudasharpness_suite, "cudasharpness");

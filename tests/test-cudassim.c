@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cq-common.h"
+#include "cq-test.h"
 #include "ssim-reference.h"
 
 #define FRAME_DURATION (GST_SECOND / 30)
@@ -735,6 +736,39 @@ GST_START_TEST (test_renegotiation)
 
 GST_END_TEST;
 
+/* CUDAMemory caps: offered only where a CUDA device and GStreamer's CUDA
+ * library are usable (system memory always). */
+GST_START_TEST (test_cuda_memory_caps)
+{
+  GstElement *e = gst_element_factory_make ("cudassim", NULL);
+  const gchar *names[] = { "reference", "distorted" };
+  gboolean device = cq_test_cuda_memory_usable ();
+  guint i, k;
+
+  for (k = 0; k < 2; k++) {
+    GstPad *pad = gst_element_get_static_pad (e, names[k]);
+    GstCaps *caps = gst_pad_query_caps (pad, NULL);
+    gboolean has_cuda = FALSE, has_sys = FALSE;
+
+    for (i = 0; i < gst_caps_get_size (caps); i++) {
+      GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+      has_cuda |= gst_caps_features_contains (f, "memory:CUDAMemory");
+      has_sys |= gst_caps_features_is_equal (f,
+          GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY);
+    }
+    fail_unless (has_sys);
+    fail_unless (has_cuda == device, "%s pad: CUDAMemory %s with%s a "
+        "device: %" GST_PTR_FORMAT, names[k], has_cuda ? "offered" :
+        "missing", device ? "" : "out", caps);
+    gst_caps_unref (caps);
+    gst_object_unref (pad);
+  }
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 /* Two live sources: frames pair, the pipeline reports itself live with
  * the aggregator's latency. */
 GST_START_TEST (test_live)
@@ -790,40 +824,6 @@ GST_START_TEST (test_live)
 
 GST_END_TEST;
 
-/* CUDAMemory caps: offered only where a CUDA device and GStreamer's CUDA
- * library are usable (system memory always). */
-GST_START_TEST (test_cuda_memory_caps)
-{
-  GstElement *e = gst_element_factory_make ("cudassim", NULL);
-  const gchar *names[] = { "reference", "distorted" };
-  gboolean device = cq_cuda_device_count (NULL) > 0
-      && gst_element_factory_find ("cudaupload") != NULL;
-  guint i, k;
-
-  for (k = 0; k < 2; k++) {
-    GstPad *pad = gst_element_get_static_pad (e, names[k]);
-    GstCaps *caps = gst_pad_query_caps (pad, NULL);
-    gboolean has_cuda = FALSE, has_sys = FALSE;
-
-    for (i = 0; i < gst_caps_get_size (caps); i++) {
-      GstCapsFeatures *f = gst_caps_get_features (caps, i);
-
-      has_cuda |= gst_caps_features_contains (f, "memory:CUDAMemory");
-      has_sys |= gst_caps_features_is_equal (f,
-          GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY);
-    }
-    fail_unless (has_sys);
-    fail_unless (has_cuda == device, "%s pad: CUDAMemory %s with%s a "
-        "device: %" GST_PTR_FORMAT, names[k], has_cuda ? "offered" :
-        "missing", device ? "" : "out", caps);
-    gst_caps_unref (caps);
-    gst_object_unref (pad);
-  }
-  gst_object_unref (e);
-}
-
-GST_END_TEST;
-
 static Suite *
 cudassim_suite (void)
 {
@@ -853,15 +853,11 @@ cudassim_suite (void)
 int
 main (int argc, char **argv)
 {
-  CqError err;
+  int status;
 
   gst_check_init (&argc, &argv);
-  if (g_getenv ("CUDASSIM_TEST_BACKEND"))
-    backend = g_getenv ("CUDASSIM_TEST_BACKEND");
-  if (g_str_has_prefix (backend, "cuda") && cq_cuda_device_count (&err) < 1) {
-    g_print ("SKIP: %s\n", err.message);
-    return 77;
-  }
+  if ((status = cq_test_backend ("CUDASSIM_TEST_BACKEND", &backend)) >= 0)
+    return status;
   /* CUDASSIM_TEST_FRAMES_IN_FLIGHT=1: every check with a pair in flight */
   if (g_getenv ("CUDASSIM_TEST_FRAMES_IN_FLIGHT"))
     backend = g_strdup_printf ("%s frames-in-flight=%s", backend,

@@ -21,16 +21,14 @@
 #include "cq-phantom.h"
 #include "cq-sfnoise.h"
 #include "cq-sfproject.h"
+#include "cq-test.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
 static uint32_t
 next32 (void)
 {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (uint32_t) (rng >> 32);
+  return (uint32_t) (cq_test_xorshift (&rng) >> 32);
 }
 
 static int
@@ -298,13 +296,10 @@ int
 main (int argc, char **argv)
 {
   const int quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
-  CqError err;
-  int fails = 0;
+  int fails = cq_test_skip_without_cuda ();
 
-  if (cq_cuda_device_count (&err) < 1) {
-    printf ("SKIP: %s\n", err.message);
-    return 77;
-  }
+  if (fails)
+    return fails;
   fails += check_philox (quick ? 4096 : 1 << 20);
   fails += check_counts (quick ? 4096 : 1 << 21);
   fails += check_pixels ();

@@ -14,16 +14,14 @@
 #include <string.h>
 
 #include "cq-sfproject.h"
+#include "cq-test.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static double
 uniform (void)
 {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (rng >> 11) * (1.0 / 9007199254740992.0);
+  return (cq_test_xorshift (&rng) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 static double

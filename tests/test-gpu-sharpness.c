@@ -12,17 +12,9 @@
 
 #include "cq-cuda.h"
 #include "cq-sharpness.h"
+#include "cq-test.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static uint32_t
-next_random (void)
-{
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (uint32_t) (rng >> 11);
-}
 
 typedef struct
 {
@@ -52,22 +44,22 @@ static void
 fill (uint8_t * data, size_t stride, unsigned w, unsigned h, unsigned bpp)
 {
   unsigned x, y, b;
-  unsigned style = next_random () % 3;
+  unsigned style = cq_test_random (&rng) % 3;
 
   for (y = 0; y < h; y++) {
     uint8_t *row = data + y * stride;
     for (x = 0; x < w * bpp; x++) {
       switch (style) {
         case 0:
-          row[x] = (uint8_t) next_random ();
+          row[x] = (uint8_t) cq_test_random (&rng);
           break;
         case 1:                /* bars with noise */
           row[x] = (uint8_t) (((x / (8 * bpp)) % 2) * 200 +
-              (next_random () % 16));
+              (cq_test_random (&rng) % 16));
           break;
         default:               /* a saturated corner */
           row[x] = (x > w * bpp / 2 && y > h / 2) ? 255 :
-              (uint8_t) next_random ();
+              (uint8_t) cq_test_random (&rng);
           break;
       }
     }
@@ -99,7 +91,7 @@ run_case (int device, const LayoutCase * lc, unsigned w, unsigned h,
     unsigned metrics, int device_input)
 {
   const unsigned bpp = cq_layout_bytes_per_pixel (&lc->layout);
-  const size_t stride = (size_t) w * bpp + (next_random () % 3) * 2;
+  const size_t stride = (size_t) w * bpp + (cq_test_random (&rng) % 3) * 2;
   const size_t bytes = stride * h;
   uint8_t *host = malloc (bytes + 8);
   double cpu_s[CQ_METRIC_COUNT], gpu_s[CQ_METRIC_COUNT];
@@ -170,13 +162,11 @@ main (int argc, char **argv)
   int quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
   CqError err;
   char desc[256];
-  int n = cq_cuda_device_count (&err);
+  int skip = cq_test_skip_without_cuda ();
   unsigned li, si, mi;
 
-  if (n <= 0) {
-    printf ("SKIP: %s\n", err.message);
-    return 77;
-  }
+  if (skip)
+    return skip;
   cq_cuda_device_describe (0, desc, sizeof (desc), &err);
   printf ("device 0: %s\n", desc);
 

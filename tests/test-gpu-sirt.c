@@ -17,6 +17,7 @@
 #include "cq-phantom.h"
 #include "cq-sfproject.h"
 #include "cq-sirt.h"
+#include "cq-test.h"
 
 static int
 check (const char *name, const CqSfGeometry * g, int nonnegative)
@@ -91,13 +92,10 @@ int
 main (void)
 {
   CqSfGeometry g;
-  CqError err;
-  int fails = 0;
+  int fails = cq_test_skip_without_cuda ();
 
-  if (cq_cuda_device_count (&err) < 1) {
-    printf ("SKIP: %s\n", err.message);
-    return 77;
-  }
+  if (fails)
+    return fails;
   memset (&g, 0, sizeof (g));
   g.nx = g.ny = g.nz = 40;
   g.dx = g.dz = 1.0;

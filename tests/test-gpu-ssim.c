@@ -15,17 +15,9 @@
 
 #include "cq-cuda.h"
 #include "cq-ssim.h"
+#include "cq-test.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
-
-static uint32_t
-next_random (void)
-{
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (uint32_t) (rng >> 11);
-}
 
 typedef struct
 {
@@ -63,11 +55,11 @@ fill_pair (unsigned char *a, unsigned char *b, size_t stride, unsigned w,
 
   for (y = 0; y < h; y++)
     for (x = 0; x < (size_t) w * step; x++) {
-      unsigned v = (x * 3 + y * 5 + (next_random () & 31)) & 0xff;
-      unsigned d = next_random () & 15;
+      unsigned v = (x * 3 + y * 5 + (cq_test_random (&rng) & 31)) & 0xff;
+      unsigned d = cq_test_random (&rng) & 15;
 
       a[y * stride + x] = (unsigned char) v;
-      b[y * stride + x] = (unsigned char) ((next_random () & 7) ? v ^ d : v);
+      b[y * stride + x] = (unsigned char) ((cq_test_random (&rng) & 7) ? v ^ d : v);
     }
 }
 
@@ -77,7 +69,7 @@ check_case (int device, CqSsimWindow window, const LayoutCase * lc,
 {
   CqSsimPlane p = lc->plane;
   size_t row = (size_t) w * lc->bytes_per_pixel;
-  size_t stride = row + 64 + (next_random () & 7) * 8;
+  size_t stride = row + 64 + (cq_test_random (&rng) & 7) * 8;
   size_t bytes = stride * h;
   unsigned char *a = malloc (bytes + 16), *b = malloc (bytes + 16);
   unsigned char *da = NULL, *db = NULL;
@@ -178,10 +170,8 @@ main (int argc, char **argv)
   char name[256];
   unsigned s, l, wi;
 
-  if (cq_cuda_device_count (&err) < 1) {
-    printf ("SKIP: %s\n", err.message);
+  if (cq_test_skip_without_cuda ())
     return 77;
-  }
   cq_cuda_device_describe (0, name, sizeof (name), &err);
   printf ("device 0: %s\n", name);
   for (s = 0; s < n_sizes; s++)

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cq-cuda.h"
+#include "../cq-test.h"
 
 /* The frame's memory as is (pageable or pinned), not owned. */
 static GstBuffer *
@@ -28,20 +29,6 @@ frame_buffer (guint8 * data, gsize size)
       0, size, NULL, NULL);
 }
 
-static void
-fill (guint8 * a, guint8 * b, gsize n)
-{
-  guint64 s = 88172645463325252ull;
-  gsize i;
-
-  for (i = 0; i < n; i++) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    a[i] = (guint8) ((i * 7 + ((s >> 40) & 31)) & 0xff);
-    b[i] = (guint8) (a[i] ^ ((s >> 20) & 7));
-  }
-}
 
 /* Seconds for `pairs` pairs through the element. */
 static gdouble
@@ -148,7 +135,7 @@ main (int argc, char **argv)
       continue;
     page_a = g_malloc (n);
     page_b = g_malloc (n);
-    fill (page_a, page_b, n);
+    cq_test_fill_pair (page_a, page_b, n, 0);
     if (bw[1] > 0) {
       pin_a = cq_cuda_host_alloc (n, &err);
       pin_b = cq_cuda_host_alloc (n, &err);

@@ -20,9 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cq-sfproject.h"
+#include "../cq-test.h"
 
 typedef struct
 {
@@ -33,14 +33,6 @@ typedef struct
   double coupling, coupling_signed;
   double cpu_proj_s, cpu_back_s;
 } Case;
-
-static double
-now_s (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void
 geometry (const Case * c, CqSfGeometry * g)
@@ -63,10 +55,7 @@ uniform (int is_signed)
 {
   double u;
 
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  u = (rng_state >> 11) * (1.0 / 9007199254740992.0);
+  u = (cq_test_xorshift (&rng_state) >> 11) * (1.0 / 9007199254740992.0);
   return (float) (is_signed ? 2 * u - 1 : u);
 }
 
@@ -154,12 +143,12 @@ run_case (Case * c, unsigned iterations, int cpu, int with_coupling,
 
     for (k = 0; k < nvox; k++)
       dv[k] = vol[k];
-    t0 = now_s ();
+    t0 = cq_test_now_s ();
     cq_sf_project_cpu (&g, dv, 0, c->views, dp, 0, err);
-    c->cpu_proj_s = now_s () - t0;
-    t0 = now_s ();
+    c->cpu_proj_s = cq_test_now_s () - t0;
+    t0 = cq_test_now_s ();
     cq_sf_backproject_cpu (&g, dp, 0, c->views, dv, 0, err);
-    c->cpu_back_s = now_s () - t0;
+    c->cpu_back_s = cq_test_now_s () - t0;
     free (dv);
     free (dp);
   }

@@ -13,18 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cq-cuda.h"
 #include "cq-sharpness.h"
-
-static double
-now_s (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "../cq-test.h"
 
 static void
 fill (uint8_t * p, size_t n)
@@ -32,34 +24,35 @@ fill (uint8_t * p, size_t n)
   uint64_t s = 88172645463325252ull;
   size_t i;
 
-  for (i = 0; i < n; i++) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    p[i] = (uint8_t) (s >> 32);
-  }
+  for (i = 0; i < n; i++)
+    p[i] = (uint8_t) (cq_test_xorshift (&s) >> 32);
 }
 
-typedef CqStatus (*HostMeasure) (CqSharpnessCuda *, const void *, size_t,
-    double *, CqError *);
+typedef struct
+{
+  CqSharpnessCuda *cu;
+  const void *frame;
+  size_t stride;
+} HostCall;
 
-/* Mean seconds per call of measure over iterations, after one warm-up. */
+static CqStatus
+measure_host (void *user, CqError * err)
+{
+  HostCall *c = user;
+  double scores[CQ_METRIC_COUNT];
+
+  return cq_sharpness_cuda_measure_host (c->cu, c->frame, c->stride, scores,
+      err);
+}
+
+/* Mean seconds per call of measure_host over iterations, after one
+ * warm-up. */
 static double
 time_host (CqSharpnessCuda * cu, const void *frame, size_t stride, int iters)
 {
-  double scores[CQ_METRIC_COUNT], t0;
-  CqError err;
-  int i;
+  HostCall c = { cu, frame, stride };
 
-  cq_sharpness_cuda_measure_host (cu, frame, stride, scores, &err);
-  t0 = now_s ();
-  for (i = 0; i < iters; i++)
-    if (cq_sharpness_cuda_measure_host (cu, frame, stride, scores,
-            &err) != CQ_OK) {
-      fprintf (stderr, "measure failed: %s\n", err.message);
-      exit (1);
-    }
-  return (now_s () - t0) / iters;
+  return cq_test_time_calls (measure_host, &c, iters);
 }
 
 int
@@ -78,7 +71,6 @@ main (int argc, char **argv)
   unsigned only_w = 0, only_h = 0;
   unsigned si, mi;
   CqError err;
-  char desc[256] = "none";
   int have_cuda = cq_cuda_device_count (&err) > 0;
   double bw_pageable = 0, bw_pinned = 0;
 
@@ -88,16 +80,8 @@ main (int argc, char **argv)
     else if (strcmp (argv[i], "--size") == 0)
       sscanf (argv[i + 1], "%ux%u", &only_w, &only_h);
 
-  if (have_cuda) {
-    cq_cuda_device_describe (0, desc, sizeof (desc), &err);
-    cq_cuda_h2d_bandwidth (0, 64u << 20, 0, &bw_pageable, &err);
-    cq_cuda_h2d_bandwidth (0, 64u << 20, 1, &bw_pinned, &err);
-  } else {
-    printf ("no CUDA: %s (CPU figures only)\n", err.message);
-  }
-  printf ("device: %s\n", desc);
-  printf ("host->device bandwidth (cudaMemcpy, 64 MiB): pageable %.2f GB/s, "
-      "pinned %.2f GB/s\n\n", bw_pageable, bw_pinned);
+  cq_test_bench_device (have_cuda, &err, &bw_pageable, &bw_pinned);
+  printf ("\n");
   printf ("| frame | measures | GPU kernel µs | GPU call µs | kernel GB/s | "
       "pageable e2e ms | %% of bound | pinned e2e ms | %% of bound | "
       "fps (pinned) | CPU ms |\n");
@@ -138,19 +122,19 @@ main (int argc, char **argv)
         cq_sharpness_cuda_time_device (cu, dev, w, 20 * iters, &kernel_us,
             &err);
         cq_sharpness_cuda_measure_device (cu, dev, w, scores, &err);
-        t0 = now_s ();
+        t0 = cq_test_now_s ();
         for (i = 0; i < iters; i++)
           cq_sharpness_cuda_measure_device (cu, dev, w, scores, &err);
-        call_us = (now_s () - t0) / iters * 1e6;
+        call_us = (cq_test_now_s () - t0) / iters * 1e6;
         page_s = time_host (cu, pageable, w, iters);
         pin_s = time_host (cu, pinned, w, iters);
         cq_sharpness_cuda_free (cu);
       }
       cq_sharpness_cpu_measure (cpu, pageable, w, scores, &err);
-      t0 = now_s ();
+      t0 = cq_test_now_s ();
       for (i = 0; i < cpu_iters; i++)
         cq_sharpness_cpu_measure (cpu, pageable, w, scores, &err);
-      cpu_s = (now_s () - t0) / cpu_iters;
+      cpu_s = (cq_test_now_s () - t0) / cpu_iters;
       cq_sharpness_cpu_free (cpu);
 
       printf ("| %ux%u | %s | %.2f | %.1f | %.0f | %.3f | %.0f %% | %.3f | "

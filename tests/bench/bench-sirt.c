@@ -19,20 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cq-phantom.h"
 #include "cq-sfproject.h"
 #include "cq-sirt.h"
-
-static double
-now_s (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "../cq-test.h"
 
 int
 main (int argc, char **argv)
@@ -104,15 +95,15 @@ main (int argc, char **argv)
     }
     for (k = 0; k < (size_t) n * n * views; k++)
       proj[k] = (float) pd[k];
-    t0 = now_s ();
+    t0 = cq_test_now_s ();
     s = cq_sirt_cpu_new (&g, proj, &p, 0, &err);
-    setup_ms = (now_s () - t0) * 1e3;
-    t0 = now_s ();
+    setup_ms = (cq_test_now_s () - t0) * 1e3;
+    t0 = cq_test_now_s ();
     if (!s || cq_sirt_cpu_iterate (s, iterations, &err) != CQ_OK) {
       fprintf (stderr, "bench-sirt: %s\n", err.message);
       return 1;
     }
-    ms = (now_s () - t0) * 1e3 / iterations;
+    ms = (cq_test_now_s () - t0) * 1e3 / iterations;
     cq_sirt_cpu_free (s);
     free (v);
     free (pd);

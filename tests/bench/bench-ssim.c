@@ -14,54 +14,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cq-cuda.h"
 #include "cq-ssim.h"
+#include "../cq-test.h"
 
-static double
-now_s (void)
+
+typedef struct
 {
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+  CqSsimCuda *cu;
+  const void *ra[1], *rb[1];
+  size_t st[1];
+} HostCall;
 
-/* A textured frame and a noisy copy. */
-static void
-fill_pair (uint8_t * a, uint8_t * b, size_t n)
+static CqStatus
+measure_host (void *user, CqError * err)
 {
-  uint64_t s = 88172645463325252ull;
-  size_t i;
+  HostCall *c = user;
+  CqSsimPlaneSums sums;
 
-  for (i = 0; i < n; i++) {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    a[i] = (uint8_t) ((i * 7 + (i >> 12) * 3 + ((s >> 40) & 31)) & 0xff);
-    b[i] = (uint8_t) (a[i] ^ ((s >> 20) & 7));
-  }
+  return cq_ssim_cuda_measure_host (c->cu, c->ra, c->st, c->rb, c->st, &sums,
+      err);
 }
 
 static double
 time_host (CqSsimCuda * cu, const void *a, const void *b, size_t stride,
     int iters)
 {
-  const void *ra[1] = { a }, *rb[1] = { b };
-  size_t st[1] = { stride };
-  CqSsimPlaneSums sums;
-  CqError err;
-  double t0;
-  int i;
+  HostCall c = { cu, {a}, {b}, {stride} };
 
-  cq_ssim_cuda_measure_host (cu, ra, st, rb, st, &sums, &err);
-  t0 = now_s ();
-  for (i = 0; i < iters; i++)
-    if (cq_ssim_cuda_measure_host (cu, ra, st, rb, st, &sums, &err) != CQ_OK) {
-      fprintf (stderr, "measure failed: %s\n", err.message);
-      exit (1);
-    }
-  return (now_s () - t0) / iters;
+  return cq_test_time_calls (measure_host, &c, iters);
 }
 
 int
@@ -77,7 +59,6 @@ main (int argc, char **argv)
   const char *only_window = NULL;
   unsigned only_w = 0, only_h = 0, si, wi;
   CqError err;
-  char desc[256] = "none";
   int have_cuda = cq_cuda_device_count (&err) > 0;
   double bw_pageable = 0, bw_pinned = 0;
 
@@ -95,16 +76,7 @@ main (int argc, char **argv)
     else if (strcmp (argv[i], "--no-cpu") == 0)
       no_cpu = 1;
 
-  if (have_cuda) {
-    cq_cuda_device_describe (0, desc, sizeof (desc), &err);
-    cq_cuda_h2d_bandwidth (0, 64u << 20, 0, &bw_pageable, &err);
-    cq_cuda_h2d_bandwidth (0, 64u << 20, 1, &bw_pinned, &err);
-  } else {
-    printf ("no CUDA: %s (CPU figures only)\n", err.message);
-  }
-  printf ("device: %s\n", desc);
-  printf ("host->device bandwidth (cudaMemcpy, 64 MiB): pageable %.2f GB/s, "
-      "pinned %.2f GB/s\n", bw_pageable, bw_pinned);
+  cq_test_bench_device (have_cuda, &err, &bw_pageable, &bw_pinned);
   printf ("luma pairs of %d bits\n\n", depth);
   printf ("| pair | window | GPU kernel µs | Mpix/s (kernel) | GPU call µs | "
       "pageable e2e ms | %% of bound | pinned e2e ms | %% of bound | "
@@ -128,7 +100,7 @@ main (int argc, char **argv)
     p.sample_stride = bps;
     pa = malloc (bytes);
     pb = malloc (bytes);
-    fill_pair (pa, pb, bytes);
+    cq_test_fill_pair (pa, pb, bytes, 1);
     if (have_cuda) {
       qa = cq_cuda_host_alloc (bytes, &err);
       qb = cq_cuda_host_alloc (bytes, &err);
@@ -162,10 +134,10 @@ main (int argc, char **argv)
         cq_ssim_cuda_time_device (cu, dva, st, dvb, st, 20 * iters,
             &kernel_us, &err);
         cq_ssim_cuda_measure_device (cu, dva, st, dvb, st, &sums, &err);
-        t0 = now_s ();
+        t0 = cq_test_now_s ();
         for (i = 0; i < iters; i++)
           cq_ssim_cuda_measure_device (cu, dva, st, dvb, st, &sums, &err);
-        call_us = (now_s () - t0) / iters * 1e6;
+        call_us = (cq_test_now_s () - t0) / iters * 1e6;
         ssim = sums.ssim_sum / sums.windows;
         page_s = time_host (cu, pa, pb, stride, iters);
         pin_s = time_host (cu, qa, qb, stride, iters);
@@ -176,10 +148,10 @@ main (int argc, char **argv)
         int n = bytes > (16u << 20) ? 2 : 5;
 
         cq_ssim_cpu_measure (cpu, ra, st, rb, st, &sums, &err);
-        t0 = now_s ();
+        t0 = cq_test_now_s ();
         for (i = 0; i < n; i++)
           cq_ssim_cpu_measure (cpu, ra, st, rb, st, &sums, &err);
-        cpu_ms = (now_s () - t0) / n * 1e3;
+        cpu_ms = (cq_test_now_s () - t0) / n * 1e3;
         cq_ssim_cpu_free (cpu);
         if (!have_cuda)
           ssim = sums.ssim_sum / sums.windows;

@@ -1,0 +1,174 @@
+/* cudaquality compute library: the worker pool.
+ *
+ * A queue of jobs under one lock: a job is a function and a count of
+ * indices; helpers and the job's caller take its indices one at a time
+ * (the next unclaimed one), and the caller waits until every claimed index
+ * has finished. Helpers are started once and live as long as the process.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <pthread.h>
+#include <stddef.h>
+#include <unistd.h>
+
+#include "cq-pool.h"
+
+/* the pool's helpers, at most */
+#define MAX_HELPERS 63
+
+typedef struct CqPoolJob CqPoolJob;
+
+struct CqPoolJob
+{
+  CqPoolFunc func;
+  void *user;
+  unsigned n, next, done;
+  CqPoolJob *link;              /* the next job with indices to claim */
+};
+
+static struct
+{
+  pthread_mutex_t lock;
+  pthread_cond_t work;          /* a job was queued */
+  pthread_cond_t done;          /* a job's last index finished */
+  CqPoolJob *jobs;              /* oldest first, each with indices left */
+  unsigned helpers;
+} pool = {
+PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+      PTHREAD_COND_INITIALIZER, NULL, 0};
+
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+/* Under the lock: takes job out of the queue (its indices are claimed). */
+static void
+dequeue (CqPoolJob * job)
+{
+  CqPoolJob **at;
+
+  for (at = &pool.jobs; *at; at = &(*at)->link)
+    if (*at == job) {
+      *at = job->link;
+      return;
+    }
+}
+
+/* Under the lock: the next index of job, dequeuing a job fully claimed. */
+static unsigned
+claim (CqPoolJob * job)
+{
+  unsigned index = job->next++;
+
+  if (job->next == job->n)
+    dequeue (job);
+  return index;
+}
+
+/* Runs one claimed index; called and returns with the lock held. */
+static void
+run_index (CqPoolJob * job, unsigned index)
+{
+  pthread_mutex_unlock (&pool.lock);
+  job->func (job->user, index);
+  pthread_mutex_lock (&pool.lock);
+  if (++job->done == job->n)
+    pthread_cond_broadcast (&pool.done);
+}
+
+static void *
+helper_main (void *data)
+{
+  (void) data;
+  pthread_mutex_lock (&pool.lock);
+  for (;;) {
+    CqPoolJob *job;
+
+    while (!(job = pool.jobs))
+      pthread_cond_wait (&pool.work, &pool.lock);
+    run_index (job, claim (job));
+  }
+  return NULL;
+}
+
+/* A child of fork has none of the helpers (and may have inherited the lock
+ * held): its jobs run on the calling thread. */
+static void
+pool_after_fork_in_child (void)
+{
+  pthread_mutex_init (&pool.lock, NULL);
+  pthread_cond_init (&pool.work, NULL);
+  pthread_cond_init (&pool.done, NULL);
+  pool.jobs = NULL;
+  pool.helpers = 0;
+}
+
+static void
+pool_init (void)
+{
+  long cores = sysconf (_SC_NPROCESSORS_ONLN);
+  unsigned want = cores > 1 ? (unsigned) (cores - 1) : 0, i;
+  pthread_attr_t attr;
+
+  if (want > MAX_HELPERS)
+    want = MAX_HELPERS;
+  if (pthread_atfork (NULL, NULL, pool_after_fork_in_child) != 0)
+    want = 0;
+  pthread_attr_init (&attr);
+  pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
+  for (i = 0; i < want; i++) {
+    pthread_t t;
+
+    if (pthread_create (&t, &attr, helper_main, NULL) != 0)
+      break;
+  }
+  pthread_attr_destroy (&attr);
+  pool.helpers = i;
+}
+
+unsigned
+cq_pool_threads (void)
+{
+  pthread_once (&pool_once, pool_init);
+  return pool.helpers + 1;
+}
+
+unsigned
+cq_pool_split (unsigned requested, unsigned limit)
+{
+  unsigned n = requested;
+
+  if (n == 0) {
+    long cores = sysconf (_SC_NPROCESSORS_ONLN);
+
+    n = cores > 0 ? (unsigned) cores : 1;
+  }
+  if (n > limit)
+    n = limit;
+  return n > 0 ? n : 1;
+}
+
+void
+cq_pool_run (unsigned n, CqPoolFunc func, void *user)
+{
+  CqPoolJob job = { func, user, n, 0, 0, NULL };
+  CqPoolJob **tail;
+  unsigned i;
+
+  if (n <= 1 || cq_pool_threads () < 2) {
+    for (i = 0; i < n; i++)
+      func (user, i);
+    return;
+  }
+  pthread_mutex_lock (&pool.lock);
+  for (tail = &pool.jobs; *tail; tail = &(*tail)->link);
+  *tail = &job;
+  pthread_cond_broadcast (&pool.work);
+  while (job.next < job.n)
+    run_index (&job, claim (&job));
+  while (job.done < job.n)
+    pthread_cond_wait (&pool.done, &pool.lock);
+  pthread_mutex_unlock (&pool.lock);
+}

@@ -1,0 +1,35 @@
+/* cudaquality compute library: the process-wide pool of worker threads
+ * that every CPU path (sharpness, SSIM, the SF projector, row copies)
+ * spreads its work over, instead of creating threads per frame.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CQ_POOL_H
+#define CQ_POOL_H
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+typedef void (*CqPoolFunc) (void *user, unsigned index);
+
+/* Runs func (user, i) for every i in [0, n) and returns when all have run.
+ * The calling thread works on its own job too, the pool's helpers take
+ * the indices it has not reached; jobs of several callers share the
+ * helpers in the order they came. Which thread runs an index is not
+ * defined: func must not depend on it (results by index are). */
+void cq_pool_run (unsigned n, CqPoolFunc func, void *user);
+
+/* Threads one job can use: the helpers (one per online CPU but the
+ * caller's) and the caller; 1 in a child of fork. */
+unsigned cq_pool_threads (void);
+
+/* How many parts to split work into: `requested`, or one per online CPU
+ * for 0, at most `limit` and at least 1. */
+unsigned cq_pool_split (unsigned requested, unsigned limit);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CQ_POOL_H */

@@ -1,0 +1,350 @@
+/* GStreamer CUDA video quality: pairing the frames of two streams.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudaqacuda.h"
+#include "gstcudaqapairing.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_qa_pairing_debug);
+#define GST_CAT_DEFAULT gst_cuda_qa_pairing_debug
+
+struct _GstCudaQaPairing
+{
+  GstAggregator *agg;           /* not references: the helper is its part */
+  GstAggregatorPad *reference, *distorted;
+  GstFlowReturn (*drain) (GstAggregator * agg);
+  guint64 unpaired_reference, unpaired_distorted;
+};
+
+/* A fixed, named always-pad (as gstcccombiner.c adds its pads). */
+static GstAggregatorPad *
+gst_cuda_qa_pairing_add_pad (GstAggregator * agg, const gchar * name)
+{
+  GstPadTemplate *templ =
+      gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (agg), name);
+  GstAggregatorPad *pad = g_object_new (GST_TYPE_AGGREGATOR_PAD, "name", name,
+      "direction", GST_PAD_SINK, "template", templ, NULL);
+
+  gst_element_add_pad (GST_ELEMENT (agg), GST_PAD (pad));
+  return pad;
+}
+
+GstCudaQaPairing *
+gst_cuda_qa_pairing_new (GstAggregator * agg,
+    GstFlowReturn (*drain) (GstAggregator * agg),
+    GstAggregatorPad ** reference, GstAggregatorPad ** distorted)
+{
+  GstCudaQaPairing *pairing = g_new0 (GstCudaQaPairing, 1);
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (gst_cuda_qa_pairing_debug, "cudaqapairing", 0,
+        "cudaquality: pairing reference and distorted frames");
+    g_once_init_leave (&done, 1);
+  }
+  pairing->agg = agg;
+  pairing->reference = *reference =
+      gst_cuda_qa_pairing_add_pad (agg, "reference");
+  pairing->distorted = *distorted =
+      gst_cuda_qa_pairing_add_pad (agg, "distorted");
+  pairing->drain = drain;
+  return pairing;
+}
+
+void
+gst_cuda_qa_pairing_free (GstCudaQaPairing * pairing)
+{
+  g_free (pairing);
+}
+
+void
+gst_cuda_qa_pairing_reset (GstCudaQaPairing * pairing)
+{
+  pairing->unpaired_reference = pairing->unpaired_distorted = 0;
+}
+
+void
+gst_cuda_qa_pairing_summary (GstCudaQaPairing * pairing, GstStructure * s)
+{
+  gst_structure_set (s, "unpaired-frames", G_TYPE_UINT64,
+      pairing->unpaired_reference + pairing->unpaired_distorted,
+      "unpaired-reference", G_TYPE_UINT64, pairing->unpaired_reference,
+      "unpaired-distorted", G_TYPE_UINT64, pairing->unpaired_distorted, NULL);
+}
+
+static GstClockTime
+gst_cuda_qa_pairing_running_time (GstAggregatorPad * pad, GstBuffer * buf)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf), rt;
+
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
+    return GST_CLOCK_TIME_NONE;
+  GST_OBJECT_LOCK (pad);
+  rt = gst_segment_to_running_time (&pad->segment, GST_FORMAT_TIME, pts);
+  GST_OBJECT_UNLOCK (pad);
+  return rt;
+}
+
+/* Two frames pair when their running times are closer than half a frame of
+ * the distorted stream (exactly equal when its rate is unknown). */
+static GstClockTime
+gst_cuda_qa_pairing_tolerance (const GstVideoInfo * info, GstBuffer * dist)
+{
+  if (info && GST_VIDEO_INFO_FPS_N (info) > 0)
+    return gst_util_uint64_scale (GST_SECOND / 2, GST_VIDEO_INFO_FPS_D (info),
+        GST_VIDEO_INFO_FPS_N (info));
+  if (GST_BUFFER_DURATION_IS_VALID (dist))
+    return GST_BUFFER_DURATION (dist) / 2;
+  return 0;
+}
+
+static gboolean
+gst_cuda_qa_pairing_same_segment (const GstSegment * a, const GstSegment * b)
+{
+  return a->format == b->format && a->flags == b->flags && a->rate == b->rate
+      && a->applied_rate == b->applied_rate && a->base == b->base
+      && a->offset == b->offset && a->start == b->start && a->stop == b->stop
+      && a->time == b->time;
+}
+
+/* segment := the distorted pad's; the src pad's follows it. */
+static void
+gst_cuda_qa_pairing_sync_segment (GstCudaQaPairing * pairing,
+    GstSegment * segment)
+{
+  GstAggregator *agg = pairing->agg;
+  GstSegment *src = &GST_AGGREGATOR_PAD (agg->srcpad)->segment;
+  gboolean changed;
+
+  GST_OBJECT_LOCK (pairing->distorted);
+  *segment = pairing->distorted->segment;
+  GST_OBJECT_UNLOCK (pairing->distorted);
+  GST_OBJECT_LOCK (agg);
+  changed = !gst_cuda_qa_pairing_same_segment (src, segment);
+  GST_OBJECT_UNLOCK (agg);
+  if (changed && segment->format == GST_FORMAT_TIME) {
+    /* frames in flight leave in the segment they came in */
+    pairing->drain (agg);
+    gst_aggregator_update_segment (agg, segment);
+  }
+}
+
+/* Takes the distorted frame off its pad; the src position follows it. */
+static void
+gst_cuda_qa_pairing_take_distorted (GstCudaQaPairing * pairing,
+    GstBuffer * dist)
+{
+  GstAggregator *agg = pairing->agg;
+  GstClockTime pts = GST_BUFFER_PTS (dist);
+
+  gst_aggregator_pad_drop_buffer (pairing->distorted);
+  if (!GST_CLOCK_TIME_IS_VALID (pts))
+    return;
+  if (GST_BUFFER_DURATION_IS_VALID (dist))
+    pts += GST_BUFFER_DURATION (dist);
+  GST_OBJECT_LOCK (agg);
+  GST_AGGREGATOR_PAD (agg->srcpad)->segment.position = pts;
+  GST_OBJECT_UNLOCK (agg);
+}
+
+static GstCudaQaPairResult
+gst_cuda_qa_pairing_distorted_alone (GstCudaQaPairing * pairing,
+    GstBuffer * dist)
+{
+  gst_cuda_qa_pairing_take_distorted (pairing, dist);
+  pairing->unpaired_distorted++;
+  GST_LOG_OBJECT (pairing->agg, "distorted frame %" GST_TIME_FORMAT " has no "
+      "reference", GST_TIME_ARGS (GST_BUFFER_PTS (dist)));
+  return GST_CUDA_QA_PAIR_DISTORTED_ALONE;
+}
+
+static GstCudaQaPairResult
+gst_cuda_qa_pairing_drop_reference (GstCudaQaPairing * pairing,
+    GstBuffer ** ref)
+{
+  pairing->unpaired_reference++;
+  GST_LOG_OBJECT (pairing->agg, "reference frame %" GST_TIME_FORMAT " has no "
+      "distorted partner", GST_TIME_ARGS (GST_BUFFER_PTS (*ref)));
+  gst_aggregator_pad_drop_buffer (pairing->reference);
+  gst_clear_buffer (ref);
+  return GST_CUDA_QA_PAIR_REFERENCE_DROPPED;
+}
+
+GstCudaQaPairResult
+gst_cuda_qa_pairing_next (GstCudaQaPairing * pairing, gboolean timeout,
+    const GstVideoInfo * distorted_info, GstBuffer ** ref, GstBuffer ** dist,
+    GstSegment * segment)
+{
+  GstClockTime ref_rt, dist_rt, tol;
+  gboolean ref_eos, dist_eos;
+
+  *ref = gst_aggregator_pad_peek_buffer (pairing->reference);
+  *dist = gst_aggregator_pad_peek_buffer (pairing->distorted);
+  ref_eos = gst_aggregator_pad_is_eos (pairing->reference);
+  dist_eos = gst_aggregator_pad_is_eos (pairing->distorted);
+  if (!*ref && !*dist)
+    return ref_eos && dist_eos ? GST_CUDA_QA_PAIR_EOS :
+        GST_CUDA_QA_PAIR_NEED_DATA;
+  if (*dist)
+    gst_cuda_qa_pairing_sync_segment (pairing, segment);
+
+  /* a gap (GstAggregator queues a GAP event as an empty GAP buffer) is no
+   * frame: a reference gap is dropped, a distorted one goes on as it is;
+   * neither counts as unpaired */
+  if (*ref && GST_BUFFER_FLAG_IS_SET (*ref, GST_BUFFER_FLAG_GAP)) {
+    gst_aggregator_pad_drop_buffer (pairing->reference);
+    gst_clear_buffer (ref);
+    gst_clear_buffer (dist);
+    return GST_CUDA_QA_PAIR_REFERENCE_DROPPED;
+  }
+  if (*dist && GST_BUFFER_FLAG_IS_SET (*dist, GST_BUFFER_FLAG_GAP)) {
+    gst_clear_buffer (ref);
+    gst_cuda_qa_pairing_take_distorted (pairing, *dist);
+    return GST_CUDA_QA_PAIR_DISTORTED_ALONE;
+  }
+
+  if (!*ref) {
+    /* no reference frame: it ended, or (live) it is late */
+    if (!ref_eos && !timeout)
+      goto need_data;
+    return gst_cuda_qa_pairing_distorted_alone (pairing, *dist);
+  }
+  if (!*dist) {
+    if (!dist_eos && !timeout)
+      goto need_data;
+    return gst_cuda_qa_pairing_drop_reference (pairing, ref);
+  }
+
+  ref_rt = gst_cuda_qa_pairing_running_time (pairing->reference, *ref);
+  dist_rt = gst_cuda_qa_pairing_running_time (pairing->distorted, *dist);
+  tol = gst_cuda_qa_pairing_tolerance (distorted_info, *dist);
+  if (!GST_CLOCK_TIME_IS_VALID (ref_rt) || !GST_CLOCK_TIME_IS_VALID (dist_rt)
+      || (ref_rt >= dist_rt ? ref_rt - dist_rt : dist_rt - ref_rt) <=
+      (tol ? tol - 1 : 0)) {
+    gst_aggregator_pad_drop_buffer (pairing->reference);
+    gst_cuda_qa_pairing_take_distorted (pairing, *dist);
+    return GST_CUDA_QA_PAIR_MATCHED;
+  }
+  if (ref_rt < dist_rt) {
+    gst_clear_buffer (dist);
+    return gst_cuda_qa_pairing_drop_reference (pairing, ref);
+  }
+  gst_clear_buffer (ref);
+  return gst_cuda_qa_pairing_distorted_alone (pairing, *dist);
+
+need_data:
+  gst_clear_buffer (ref);
+  gst_clear_buffer (dist);
+  return GST_CUDA_QA_PAIR_NEED_DATA;
+}
+
+/* The formats of caps, nothing else. */
+static GstCaps *
+gst_cuda_qa_pairing_formats_of (GstCaps * caps)
+{
+  GstCaps *formats = gst_caps_new_empty ();
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GValue *f = gst_structure_get_value (gst_caps_get_structure (caps,
+            i), "format");
+    GstStructure *s = gst_structure_new_empty ("video/x-raw");
+
+    if (f)
+      gst_structure_set_value (s, "format", f);
+    formats = gst_caps_merge_structure (formats, s);
+  }
+  return formats;
+}
+
+/* The template restricted to its first format (in template order) that
+ * both `formats` and `filter` allow; the whole template if there is none. */
+static GstCaps *
+gst_cuda_qa_pairing_first_common_format (GstCaps * templ, GstCaps * formats,
+    GstCaps * filter)
+{
+  const GValue *list = gst_structure_get_value (gst_caps_get_structure (templ,
+          0), "format");
+  guint i;
+
+  for (i = 0; list && i < gst_value_list_get_size (list); i++) {
+    GstCaps *one = gst_caps_copy (templ);
+
+    gst_caps_set_value (one, "format", gst_value_list_get_value (list, i));
+    if (gst_caps_can_intersect (one, formats)
+        && (!filter || gst_caps_can_intersect (one, filter)))
+      return one;
+    gst_caps_unref (one);
+  }
+  return gst_caps_ref (templ);
+}
+
+/* Set while this thread asks the other pad's upstream, so that a tee
+ * feeding both pads cannot send the query round in circles. */
+static GPrivate gst_cuda_qa_pairing_in_peer_query;
+
+/* A pad's caps steer both upstreams to one format without converting:
+ * - the other pad negotiated: its format and size first, then anything the
+ *   template allows;
+ * - it has not: the first template format its upstream can also produce
+ *   (so a tee feeding both pads picks one a decoder on the other branch
+ *   can return: I420 before the rest). Only for negotiation (a query with
+ *   a filter, the other pad linked); link checks get the template.
+ * Whatever a fixed upstream insists on stays possible, so that a mismatch
+ * reaches the element and gets an error naming both streams. */
+gboolean
+gst_cuda_qa_pairing_query_caps (GstCudaQaPairing * pairing,
+    GstAggregatorPad * pad, GstQuery * query)
+{
+  GstAggregatorPad *other;
+  GstCaps *templ, *other_caps, *filter, *result, *tmp;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
+    return FALSE;
+  other = pad == pairing->reference ? pairing->distorted :
+      pairing->reference;
+  templ = gst_cuda_qa_caps_filter_usable (gst_pad_get_pad_template_caps
+      (GST_PAD (pad)));
+  gst_query_parse_caps (query, &filter);
+  other_caps = gst_pad_get_current_caps (GST_PAD (other));
+  if (other_caps) {
+    GstStructure *o = gst_caps_get_structure (other_caps, 0);
+
+    result = gst_caps_copy (templ);
+    gst_caps_set_value (result, "format", gst_structure_get_value (o,
+            "format"));
+    gst_caps_set_value (result, "width", gst_structure_get_value (o, "width"));
+    gst_caps_set_value (result, "height", gst_structure_get_value (o,
+            "height"));
+    result = gst_caps_merge (result, gst_caps_ref (templ));
+    gst_caps_unref (other_caps);
+  } else if (filter && gst_pad_is_linked (GST_PAD (other))
+      && !g_private_get (&gst_cuda_qa_pairing_in_peer_query)) {
+    GstCaps *peer, *formats;
+
+    g_private_set (&gst_cuda_qa_pairing_in_peer_query, GINT_TO_POINTER (1));
+    peer = gst_pad_peer_query_caps (GST_PAD (other), templ);
+    g_private_set (&gst_cuda_qa_pairing_in_peer_query, NULL);
+    formats = gst_cuda_qa_pairing_formats_of (peer);
+    result = gst_cuda_qa_pairing_first_common_format (templ, formats, filter);
+    gst_caps_unref (formats);
+    gst_caps_unref (peer);
+  } else {
+    result = gst_caps_ref (templ);
+  }
+  if (filter) {
+    tmp = gst_caps_intersect_full (result, filter, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  GST_DEBUG_OBJECT (pad, "caps %" GST_PTR_FORMAT, result);
+  gst_query_set_caps_result (query, result);
+  gst_caps_unref (result);
+  gst_caps_unref (templ);
+  return TRUE;
+}
+

@@ -1,0 +1,77 @@
+/* GStreamer CUDA video quality: pairing the frames of two streams.
+ *
+ * A full-reference element (cudassim) compares each frame of a `distorted`
+ * stream with the `reference` frame of the same running time. This helper
+ * owns that decision for a GstAggregator with the two sink pads: it peeks
+ * both pads, pairs frames whose running times are closer than half a frame
+ * of the distorted stream (equal when its rate is unknown), drops reference
+ * frames that have no partner, lets distorted frames without one pass,
+ * counts both, and keeps the src pad's segment equal to the distorted
+ * pad's (so distorted buffers keep their timestamps). A gap is no frame:
+ * a reference gap is dropped, a distorted one passes on as a gap buffer,
+ * and neither is counted. Anything that changes
+ * which frames pair (an alignment offset, a search for the best match)
+ * belongs here, not in the element.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_CUDA_QA_PAIRING_H__
+#define __GST_CUDA_QA_PAIRING_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstaggregator.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  GST_CUDA_QA_PAIR_NEED_DATA,   /* wait for more input */
+  GST_CUDA_QA_PAIR_EOS,         /* both pads ended, nothing is queued */
+  GST_CUDA_QA_PAIR_MATCHED,     /* *ref and *dist are a pair */
+  GST_CUDA_QA_PAIR_DISTORTED_ALONE,     /* *dist has no reference frame (or
+                                         * is a gap) */
+  GST_CUDA_QA_PAIR_REFERENCE_DROPPED    /* a reference frame (or gap) had
+                                         * no partner */
+} GstCudaQaPairResult;
+
+typedef struct _GstCudaQaPairing GstCudaQaPairing;
+
+/* Adds agg's always sink pads "reference" and "distorted" (from its class's
+ * pad templates of those names; borrowed into *reference, *distorted).
+ * drain (agg) is called before the src segment changes, so that frames in
+ * flight leave in the segment they came in. */
+GstCudaQaPairing *gst_cuda_qa_pairing_new (GstAggregator * agg,
+    GstFlowReturn (*drain) (GstAggregator * agg),
+    GstAggregatorPad ** reference, GstAggregatorPad ** distorted);
+void gst_cuda_qa_pairing_free (GstCudaQaPairing * pairing);
+
+/* A new stream: the counts back to zero. */
+void gst_cuda_qa_pairing_reset (GstCudaQaPairing * pairing);
+
+/* The next step of GstAggregator::aggregate. distorted_info: the distorted
+ * stream's format (for its frame rate), NULL before caps. MATCHED: *ref and
+ * *dist (both taken) came off their pads and *segment is the distorted
+ * pad's; DISTORTED_ALONE: *dist likewise. The src segment's position
+ * follows the distorted frames taken. */
+GstCudaQaPairResult gst_cuda_qa_pairing_next (GstCudaQaPairing * pairing,
+    gboolean timeout, const GstVideoInfo * distorted_info, GstBuffer ** ref,
+    GstBuffer ** dist, GstSegment * segment);
+
+/* Answers a CAPS query on pad (TRUE; FALSE for other queries): a pad's
+ * caps steer both upstreams to one format without converting. When the
+ * other pad has negotiated: its format and size first, then anything the
+ * template allows; when it has not: the first template format its
+ * upstream can also produce. Whatever a fixed upstream insists on stays
+ * possible, so that a mismatch reaches the element and gets an error
+ * naming both streams. */
+gboolean gst_cuda_qa_pairing_query_caps (GstCudaQaPairing * pairing,
+    GstAggregatorPad * pad, GstQuery * query);
+
+/* The counts, into the summary: unpaired-frames, unpaired-reference,
+ * unpaired-distorted (guint64). */
+void gst_cuda_qa_pairing_summary (GstCudaQaPairing * pairing,
+    GstStructure * s);
+
+G_END_DECLS
+#endif /* __GST_CUDA_QA_PAIRING_H__ */

@@ -1,0 +1,204 @@
+/* What the test programs share: plain C helpers (library tests and
+ * benchmarks) and, with gstcheck included first, GStreamer ones.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CQ_TEST_H
+#define CQ_TEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "cq-common.h"
+#include "cq-cuda.h"
+
+/* One xorshift64 step of *state (nonzero): the new state. */
+static inline uint64_t
+cq_test_xorshift (uint64_t * state)
+{
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return *state;
+}
+
+/* Benchmarks: a textured frame a (texture: with a slow ramp) and a noisy
+ * copy b, n bytes each. */
+static inline void
+cq_test_fill_pair (uint8_t * a, uint8_t * b, size_t n, unsigned texture)
+{
+  uint64_t s = 88172645463325252ull;
+  size_t i;
+
+  for (i = 0; i < n; i++) {
+    cq_test_xorshift (&s);
+    a[i] = (uint8_t) ((i * 7 + texture * (i >> 12) * 3 + ((s >> 40) & 31))
+        & 0xff);
+    b[i] = (uint8_t) (a[i] ^ ((s >> 20) & 7));
+  }
+}
+
+/* 32 random bits. */
+static inline uint32_t
+cq_test_random (uint64_t * state)
+{
+  return (uint32_t) (cq_test_xorshift (state) >> 11);
+}
+
+static inline double
+cq_test_now_s (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Benchmarks: mean seconds per call of call (user) over iters calls after
+ * one warm-up; exits with the library's message on a failure. */
+static inline double
+cq_test_time_calls (CqStatus (*call) (void *user, CqError * err), void *user,
+    int iters)
+{
+  CqError err;
+  double t0;
+  int i;
+
+  call (user, &err);
+  t0 = cq_test_now_s ();
+  for (i = 0; i < iters; i++)
+    if (call (user, &err) != CQ_OK) {
+      fprintf (stderr, "measure failed: %s\n", err.message);
+      exit (1);
+    }
+  return (cq_test_now_s () - t0) / iters;
+}
+
+/* Benchmarks: prints device 0 (or why there is none) and its host-to-device
+ * bandwidths in GB/s, which it returns. */
+static inline void
+cq_test_bench_device (int have_cuda, const CqError * why, double *pageable,
+    double *pinned)
+{
+  char desc[256] = "none";
+  CqError err;
+
+  *pageable = *pinned = 0;
+  if (have_cuda) {
+    cq_cuda_device_describe (0, desc, sizeof (desc), &err);
+    cq_cuda_h2d_bandwidth (0, 64u << 20, 0, pageable, &err);
+    cq_cuda_h2d_bandwidth (0, 64u << 20, 1, pinned, &err);
+  } else {
+    printf ("no CUDA: %s (CPU figures only)\n", why->message);
+  }
+  printf ("device: %s\n", desc);
+  printf ("host->device bandwidth (cudaMemcpy, 64 MiB): pageable %.2f GB/s, "
+      "pinned %.2f GB/s\n", *pageable, *pinned);
+}
+
+/* 0 where a CUDA device is usable; else prints "SKIP: <why>" and returns
+ * 77, meson's skip status. */
+static inline int
+cq_test_skip_without_cuda (void)
+{
+  CqError err;
+
+  if (cq_cuda_device_count (&err) > 0)
+    return 0;
+  printf ("SKIP: %s\n", err.message);
+  return 77;
+}
+
+#ifdef __GST_CHECK_H__
+
+/* The backend a suite runs on: $env if set, else *backend. -1 to run;
+ * otherwise the exit status (77: it names CUDA and no device is usable). */
+static inline int
+cq_test_backend (const gchar * env, const gchar ** backend)
+{
+  if (g_getenv (env))
+    *backend = g_getenv (env);
+  if (g_str_has_prefix (*backend, "cuda") && cq_test_skip_without_cuda ())
+    return 77;
+  return -1;
+}
+
+/* main () of an element suite: the backend from $env (skipping without a
+ * device where it names CUDA), then suite_func's suite. */
+#define CQ_TEST_MAIN(env, backend, suite_func, name)                  \
+int                                                                   \
+main (int argc, char **argv)                                          \
+{                                                                     \
+  int status;                                                         \
+                                                                      \
+  gst_check_init (&argc, &argv);                                      \
+  if ((status = cq_test_backend (env, &(backend))) >= 0)              \
+    return status;                                                    \
+  return gst_check_run_suite (suite_func (), name, __FILE__);         \
+}
+
+/* Whether CUDAMemory can be offered here: a CUDA device and nvcodec's
+ * cudaupload (GStreamer's CUDA library loads). */
+static inline gboolean
+cq_test_cuda_memory_usable (void)
+{
+  GstElementFactory *up = gst_element_factory_find ("cudaupload");
+
+  if (up)
+    gst_object_unref (up);
+  return cq_cuda_device_count (NULL) > 0 && up != NULL;
+}
+
+/* The pad of a new `factory` element offers system memory always, and
+ * CUDAMemory exactly where device says. */
+static inline void
+cq_test_check_memories (const gchar * factory, const gchar * pad_name,
+    gboolean device)
+{
+  GstElement *e = gst_element_factory_make (factory, NULL);
+  GstPad *pad = gst_element_get_static_pad (e, pad_name);
+  GstCaps *caps = gst_pad_query_caps (pad, NULL);
+  gboolean has_cuda = FALSE, has_sys = FALSE;
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+
+    if (gst_caps_features_contains (f, "memory:CUDAMemory"))
+      has_cuda = TRUE;
+    if (gst_caps_features_is_equal (f, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
+      has_sys = TRUE;
+  }
+  fail_unless (has_sys);
+  if (!device)
+    fail_if (has_cuda, "CUDAMemory offered without a device: %"
+        GST_PTR_FORMAT, caps);
+  else
+    fail_unless (has_cuda, "no CUDAMemory on a CUDA host: %" GST_PTR_FORMAT,
+        caps);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (e);
+}
+
+/* Element messages of element go to a bus of their own. */
+static inline GstBus *
+cq_test_attach_bus (GstElement * element)
+{
+  GstBus *bus = gst_bus_new ();
+
+  gst_element_set_bus (element, bus);
+  return bus;
+}
+
+static inline void
+cq_test_detach_bus (GstElement * element, GstBus * bus)
+{
+  gst_element_set_bus (element, NULL);
+  gst_object_unref (bus);
+}
+
+#endif /* __GST_CHECK_H__ */
+#endif /* CQ_TEST_H */
