@@ -164,8 +164,11 @@ cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
     what = "cannot allocate the volume";
     e = cudaMalloc ((void **) &cu->volz, voxels * sizeof (float));
   }
+  /* on the object's stream: the legacy default stream does not order
+   * against a non-blocking one, and a zeroing left there could land after
+   * the first set_volume */
   if (e == cudaSuccess)
-    e = cudaMemset (cu->volz, 0, voxels * sizeof (float));
+    e = cudaMemsetAsync (cu->volz, 0, voxels * sizeof (float), cu->stream);
   if (e == cudaSuccess) {
     what = "cannot allocate the projections";
     e = cudaMalloc ((void **) &cu->proj, cells * sizeof (float));
@@ -177,7 +180,9 @@ cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
     e = cudaMalloc ((void **) &cu->vol, voxels * sizeof (float));
   }
   if (e == cudaSuccess)
-    e = cudaMemset (cu->vol, 0, voxels * sizeof (float));
+    e = cudaMemsetAsync (cu->vol, 0, voxels * sizeof (float), cu->stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize (cu->stream);
   if (e != cudaSuccess) {
     cq_cuda_error (err, e, what);
     cq_sf_cuda_free (cu);

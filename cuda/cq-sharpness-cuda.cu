@@ -209,6 +209,9 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
     cu->counter = (unsigned *) (cu->accum + 4 * CQ_SUM_COUNT);
     e = cudaMemset (cu->accum, 0,
         4 * CQ_SUM_COUNT * sizeof (unsigned long long) + sizeof (unsigned));
+    /* finished before the first frame's kernels on a non-blocking stream */
+    if (e == cudaSuccess)
+      e = cudaDeviceSynchronize ();
   }
   if (e == cudaSuccess && (metrics & CQ_METRIC_ENTROPY)) {
     what = "cannot allocate the device histogram";

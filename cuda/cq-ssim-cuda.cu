@@ -220,6 +220,9 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
       pc->counter = (unsigned *) (pc->sse_accum + 1);
       e = cudaMemset (pc->sse_accum, 0,
           sizeof (unsigned long long) + sizeof (unsigned));
+      /* finished before the first pair's kernels on a non-blocking stream */
+      if (e == cudaSuccess)
+        e = cudaDeviceSynchronize ();
     }
   }
   if (e == cudaSuccess) {
