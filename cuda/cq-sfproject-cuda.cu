@@ -16,7 +16,9 @@
 #include <string.h>
 
 #include "cq-cuda-private.h"
+#include "cq-sfnoise-cuda.h"
 #include "cq-sfproject.h"
+#include "cq-sfproject-device.h"
 #include "cq-sfproject-kernels.cuh"
 
 struct CqSfCuda
@@ -40,32 +42,50 @@ struct CqSfCuda
   size_t pixels_pitch;
 };
 
+/* The least and the most magnification of the volume: at the voxel
+ * corners farthest from and nearest to the source. */
+static void
+magnifications (const CqSfGeometry * g, double *least, double *most)
+{
+  const double hx = fmax (fabs (cq_sf_voxel_x (g, 0)),
+      fabs (cq_sf_voxel_x (g, g->nx - 1))) + g->dx / 2;
+  const double hy = fmax (fabs (cq_sf_voxel_y (g, 0)),
+      fabs (cq_sf_voxel_y (g, g->ny - 1))) + g->dx / 2;
+  const double corner = sqrt (hx * hx + hy * hy);
+
+  *least = g->sdd / (g->sod + corner);
+  *most = g->sdd / (g->sod - corner);
+}
+
 /* The most detector cells a column's footprint touches: its widest
- * shadow (the square's diagonal) at the largest magnification, which is
- * at the voxel corner nearest the source. */
+ * shadow (the square's diagonal) at the largest magnification. */
 static unsigned
 cells_a_footprint (const CqSfGeometry * g)
 {
-  const double hx = fmax (fabs (cq_sf_voxel_x (g, 0)),
-      fabs (cq_sf_voxel_x (g, g->nx - 1))) + g->dx / 2;
-  const double hy = fmax (fabs (cq_sf_voxel_y (g, 0)),
-      fabs (cq_sf_voxel_y (g, g->ny - 1))) + g->dx / 2;
-  const double mag = g->sdd / (g->sod - sqrt (hx * hx + hy * hy));
+  double least, most;
 
-  return (unsigned) ceil (mag * g->dx * M_SQRT2 / g->du * 1.01) + 1;
+  magnifications (g, &least, &most);
+  return (unsigned) ceil (most * g->dx * M_SQRT2 / g->du * 1.01) + 1;
 }
 
-/* The most slices a detector row spans: at the smallest magnification,
- * at the voxel corner farthest from the source. */
+/* The most slices a detector row spans (at the least magnification) and
+ * the most rows a slice spans (at the largest). */
 static double
 slices_a_row (const CqSfGeometry * g)
 {
-  const double hx = fmax (fabs (cq_sf_voxel_x (g, 0)),
-      fabs (cq_sf_voxel_x (g, g->nx - 1))) + g->dx / 2;
-  const double hy = fmax (fabs (cq_sf_voxel_y (g, 0)),
-      fabs (cq_sf_voxel_y (g, g->ny - 1))) + g->dx / 2;
+  double least, most;
 
-  return g->dv / (g->sdd / (g->sod + sqrt (hx * hx + hy * hy)) * g->dz);
+  magnifications (g, &least, &most);
+  return g->dv / (least * g->dz);
+}
+
+static double
+rows_a_slice (const CqSfGeometry * g)
+{
+  double least, most;
+
+  magnifications (g, &least, &most);
+  return most * g->dz / g->dv;
 }
 
 extern "C" void
@@ -286,19 +306,6 @@ enqueue_project (CqSfCuda * cu, unsigned first, unsigned n, CqError * err)
   return CQ_OK;
 }
 
-/* The most detector rows a magnified slice spans: the largest
- * magnification is at the voxel corner nearest the source. */
-static double
-rows_a_slice (const CqSfGeometry * g)
-{
-  const double hx = fmax (fabs (cq_sf_voxel_x (g, 0)),
-      fabs (cq_sf_voxel_x (g, g->nx - 1))) + g->dx / 2;
-  const double hy = fmax (fabs (cq_sf_voxel_y (g, 0)),
-      fabs (cq_sf_voxel_y (g, g->ny - 1))) + g->dx / 2;
-
-  return g->sdd / (g->sod - sqrt (hx * hx + hy * hy)) * g->dz / g->dv;
-}
-
 template < int CELLS > static void
 launch_backproject (CqSfCuda * cu, dim3 grid, dim3 block, unsigned n)
 {
@@ -379,13 +386,15 @@ cq_sf_cuda_project_keep (CqSfCuda * cu, unsigned first_view,
   return enqueue_project (cu, first_view, n_views, err);
 }
 
-extern "C" CqStatus
-cq_sf_cuda_pixels (CqSfCuda * cu, unsigned index, const CqSfPixels * px,
-    void *dst, size_t pitch, int dst_on_device, CqError * err)
+/* View `index` of the kept batch to pixels at dst, through the noise
+ * kernel when nz asks for noise on counts, else the plain conversion. */
+static CqStatus
+convert_pixels (CqSfCuda * cu, unsigned index, const CqSfPixels * px,
+    const CqSfNoise * nz, void *dst, size_t pitch, int dst_on_device,
+    CqError * err)
 {
   const size_t row_bytes = (size_t) cu->g.nu * px->bytes;
-  const dim3 block (32, 8);
-  const dim3 grid ((cu->g.nu + 31) / 32, (cu->g.nv + 7) / 8);
+  const float *li = cu->proj + (size_t) index * cu->g.nu * cu->g.nv;
   unsigned char *out = (unsigned char *) dst;
   size_t out_pitch = pitch;
 
@@ -403,17 +412,31 @@ cq_sf_cuda_pixels (CqSfCuda * cu, unsigned index, const CqSfPixels * px,
     out = cu->pixels;
     out_pitch = cu->pixels_pitch;
   }
-  cq::sf_pixels_kernel <<<grid, block, 0, cu->stream>>> (cu->proj +
-      (size_t) index * cu->g.nu * cu->g.nv, (int) cu->g.nu, (int) cu->g.nv,
-      *px, out, out_pitch);
-  CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the pixel kernel");
+  if (nz && px->counts && cq_sf_noise_active (nz)) {
+    CQ_CUDA_TRY (cq_sf_noise_cuda_launch (cu->stream, li, cu->g.nu,
+            cu->g.nv, px, nz, out, out_pitch), err,
+        "cannot launch the noise kernel");
+  } else {
+    cq::sf_pixels_kernel <<<dim3 ((cu->g.nu + 31) / 32, (cu->g.nv + 7) / 8),
+        dim3 (32, 8), 0, cu->stream>>> (li, (int) cu->g.nu, (int) cu->g.nv,
+        *px, out, out_pitch);
+    CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the pixel kernel");
+  }
   if (!dst_on_device)
     CQ_CUDA_TRY (cudaMemcpy2DAsync (dst, pitch, out, out_pitch, row_bytes,
             cu->g.nv, cudaMemcpyDeviceToHost, cu->stream), err,
         "cannot download the pixels");
   CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
-      "the projector failed");
+      "the pixel conversion failed");
   return CQ_OK;
+}
+
+extern "C" CqStatus
+cq_sf_cuda_pixels (CqSfCuda * cu, unsigned index, const CqSfPixels * px,
+    void *dst, size_t pitch, int dst_on_device, CqError * err)
+{
+  return convert_pixels (cu, index, px, NULL, dst, pitch, dst_on_device,
+      err);
 }
 
 extern "C" CqStatus
@@ -460,49 +483,16 @@ cq_sf_cuda_time (CqSfCuda * cu, int backproject, unsigned iterations,
   return ret;
 }
 
-/* ---- Added for the device noise and SIRT (issue 13), apart from the code
- * above so that a rewrite of the projector there merges: the pixels of a
- * kept view with noise, and device-resident access (cq-sfproject-device.h)
- * for the library's own iterative reconstruction. ---- */
-
-#include "cq-sfnoise-cuda.h"
-#include "cq-sfproject-device.h"
+/* ---- the pixels of a kept view with noise, and device-resident access
+ * (cq-sfproject-device.h) for the library's own iterative
+ * reconstruction ---- */
 
 extern "C" CqStatus
 cq_sf_cuda_pixels_noise (CqSfCuda * cu, unsigned index, const CqSfPixels * px,
     const CqSfNoise * nz, void *dst, size_t pitch, int dst_on_device,
     CqError * err)
 {
-  const size_t row_bytes = (size_t) cu->g.nu * px->bytes;
-  unsigned char *out = (unsigned char *) dst;
-  size_t out_pitch = pitch;
-
-  if (!px->counts || !cq_sf_noise_active (nz))
-    return cq_sf_cuda_pixels (cu, index, px, dst, pitch, dst_on_device, err);
-  if (index >= cu->g.n_views || index >= (unsigned) cq::kSfMaxViews
-      || (px->bytes != 1 && px->bytes != 2) || pitch < row_bytes)
-    return cq_error_set (err, CQ_ERROR_INVALID, "view %u, %u bytes a pixel, "
-        "pitch %zu: not a kept view or a row of %u pixels", index,
-        px->bytes, pitch, cu->g.nu);
-  CQ_CUDA_ENTER (cu->target, err);
-  if (!dst_on_device) {
-    if (!cu->pixels)
-      CQ_CUDA_TRY (cudaMallocPitch ((void **) &cu->pixels, &cu->pixels_pitch,
-              (size_t) cu->g.nu * 2, cu->g.nv), err,
-          "cannot allocate the pixel staging");
-    out = cu->pixels;
-    out_pitch = cu->pixels_pitch;
-  }
-  CQ_CUDA_TRY (cq_sf_noise_cuda_launch (cu->stream, cu->proj + (size_t) index
-          * cu->g.nu * cu->g.nv, cu->g.nu, cu->g.nv, px, nz, out, out_pitch),
-      err, "cannot launch the noise kernel");
-  if (!dst_on_device)
-    CQ_CUDA_TRY (cudaMemcpy2DAsync (dst, pitch, out, out_pitch, row_bytes,
-            cu->g.nv, cudaMemcpyDeviceToHost, cu->stream), err,
-        "cannot download the pixels");
-  CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
-      "the noise kernel failed");
-  return CQ_OK;
+  return convert_pixels (cu, index, px, nz, dst, pitch, dst_on_device, err);
 }
 
 extern "C" CqStatus

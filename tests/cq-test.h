@@ -11,8 +11,46 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <string.h>
+
 #include "cq-common.h"
 #include "cq-cuda.h"
+#include "cq-sfproject.h"
+#include "cq-ssim.h"
+
+/* One packed 8-bit gray plane of w × h for the SSIM library. */
+static inline CqSsimPlane
+cq_test_gray8_plane (unsigned w, unsigned h)
+{
+  CqSsimPlane p;
+
+  memset (&p, 0, sizeof (p));
+  p.width = w;
+  p.height = h;
+  p.layout.kind = CQ_LAYOUT_GRAY8;
+  p.layout.depth = 8;
+  p.sample_stride = 1;
+  return p;
+}
+
+/* The seed's CT geometry (seed 000) scaled to n³ voxels of 1 mm and n²
+ * cells of 2 mm, R = 4n, D = 8n: magnification 2 at the axis. */
+static inline CqSfGeometry
+cq_test_seed_geometry (unsigned n, unsigned views)
+{
+  CqSfGeometry g;
+
+  memset (&g, 0, sizeof (g));
+  g.nx = g.ny = g.nz = n;
+  g.dx = g.dz = 1.0;
+  g.nu = g.nv = n;
+  g.du = g.dv = 2.0;
+  g.sod = 4.0 * n;
+  g.sdd = 8.0 * n;
+  g.n_views = views;
+  g.direction = 1;
+  return g;
+}
 
 /* One xorshift64 step of *state (nonzero): the new state. */
 static inline uint64_t

@@ -83,12 +83,7 @@ ssim_case (CqSsimWindow window, unsigned w, unsigned h, size_t pad,
 
   fill (a, h, stride, kind_a, 0);
   fill (b, h, stride, kind_b, 255);
-  memset (&p, 0, sizeof (p));
-  p.width = w;
-  p.height = h;
-  p.layout.kind = CQ_LAYOUT_GRAY8;
-  p.layout.depth = 8;
-  p.sample_stride = 1;
+  p = cq_test_gray8_plane (w, h);
   for (l = 0; l < N_LEVELS; l++) {
     const void *ra[1] = { a + offset }, *rb[1] = { b + offset };
     size_t st[1] = { stride };

@@ -118,23 +118,15 @@ check_counts (unsigned n)
   return fails;
 }
 
-/* n³ voxels of 1 mm, n² cells of 2 mm, R = 4n, D = 8n; rectangular
- * detector to catch a swapped u/v. */
+/* The seed's geometry, with a rectangular detector to catch a swapped
+ * u/v. */
 static CqSfGeometry
 geometry (unsigned n, unsigned views)
 {
-  CqSfGeometry g;
+  CqSfGeometry g = cq_test_seed_geometry (n, views);
 
-  memset (&g, 0, sizeof (g));
-  g.nx = g.ny = g.nz = n;
-  g.dx = g.dz = 1.0;
   g.nu = n + 13;
   g.nv = n - 7;
-  g.du = g.dv = 2.0;
-  g.sod = 4.0 * n;
-  g.sdd = 8.0 * n;
-  g.n_views = views;
-  g.direction = 1;
   return g;
 }
 

@@ -25,6 +25,7 @@
 #include "cq-sfnoise.h"
 #include "cq-sfproject.h"
 #include "cq-phantom.h"
+#include "cq-test.h"
 
 GST_START_TEST (test_philox_known_answers)
 {
@@ -186,24 +187,6 @@ GST_START_TEST (test_mean)
 
 GST_END_TEST;
 
-/* n³ voxels of 1 mm, n² cells of 2 mm, R = 4n, D = 8n (the seed's
- * geometry, scaled). */
-static CqSfGeometry
-seed_geometry (unsigned n, unsigned views)
-{
-  CqSfGeometry g;
-
-  memset (&g, 0, sizeof (g));
-  g.nx = g.ny = g.nz = n;
-  g.dx = g.dz = 1.0;
-  g.nu = g.nv = n;
-  g.du = g.dv = 2.0;
-  g.sod = 4.0 * n;
-  g.sdd = 8.0 * n;
-  g.n_views = views;
-  g.direction = 1;
-  return g;
-}
 
 /* Noisy frames of views [0, 2·views) (two rotations) projected in
  * batches of `batch` views: as the element does it. */
@@ -242,7 +225,7 @@ noisy_frames (const CqSfGeometry * g, const double *vol, unsigned batch,
 
 GST_START_TEST (test_batching)
 {
-  CqSfGeometry g = seed_geometry (24, 12);
+  CqSfGeometry g = cq_test_seed_geometry (24, 12);
   const size_t n = (size_t) g.nx * g.ny * g.nz, frame = g.nu * g.nv;
   float *volf = g_new (float, n);
   double *vol = g_new (double, n);

@@ -9,24 +9,8 @@
 #include <string.h>
 
 #include "cq-sfproject.h"
+#include "cq-test.h"
 
-/* The seed's geometry scaled to n³ voxels of 1 mm and an n² detector. */
-static CqSfGeometry
-seed_geometry (unsigned n, unsigned views)
-{
-  CqSfGeometry g;
-
-  memset (&g, 0, sizeof (g));
-  g.nx = g.ny = g.nz = n;
-  g.dx = g.dz = 1.0;
-  g.nu = g.nv = n;
-  g.du = g.dv = 2.0;            /* magnification 2 at the axis */
-  g.sod = 4.0 * n;
-  g.sdd = 8.0 * n;
-  g.n_views = views;
-  g.direction = 1;
-  return g;
-}
 
 static guint32 rng_state = 99;
 
@@ -98,7 +82,7 @@ GST_END_TEST;
  * τ2 = −τ1 = DΔ/(2(R + Δ/2)). */
 GST_START_TEST (test_symmetric_trapezoid)
 {
-  CqSfGeometry g = seed_geometry (16, 8);
+  CqSfGeometry g = cq_test_seed_geometry (16, 8);
   double tau[4];
   const double D = g.sdd, R = g.sod, d = g.dx;
 
@@ -113,7 +97,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_amplitudes)
 {
-  CqSfGeometry g = seed_geometry (16, 8);
+  CqSfGeometry g = cq_test_seed_geometry (16, 8);
 
   /* the central ray: φ0 = β */
   fail_unless (fabs (cq_sf_amplitude_phi0 (&g, 0.0, 0.0, 0.0) - 1.0) < 1e-15);
@@ -133,7 +117,7 @@ GST_END_TEST;
  * r_s·F1 and r_t·F2 being the footprint widths. */
 GST_START_TEST (test_single_voxel)
 {
-  CqSfGeometry g = seed_geometry (9, 8);
+  CqSfGeometry g = cq_test_seed_geometry (9, 8);
   double *vol = g_new0 (double, 9 * 9 * 9), *proj = g_new (double, 81);
   const unsigned i = 6, j = 3, k = 5;
   const double beta = cq_sf_view_angle (&g, 3);
@@ -177,7 +161,7 @@ GST_END_TEST;
  * angle so that nothing is symmetric. */
 GST_START_TEST (test_adjoint)
 {
-  CqSfGeometry g = seed_geometry (20, 7);
+  CqSfGeometry g = cq_test_seed_geometry (20, 7);
   size_t nvox = 20 * 20 * 20, ncell = 20 * 20 * 7, i;
   double *f = g_new (double, nvox), *af = g_new (double, ncell);
   double *p = g_new (double, ncell), *atp = g_new (double, nvox);
@@ -218,7 +202,7 @@ GST_END_TEST;
  * data. */
 GST_START_TEST (test_fov_mask)
 {
-  CqSfGeometry g = seed_geometry (20, 7);
+  CqSfGeometry g = cq_test_seed_geometry (20, 7);
   size_t nvox = 20 * 20 * 20, ncell = 20 * 20 * 7, n;
   double *f = g_new (double, nvox), *fz = g_new (double, nvox);
   double *a = g_new (double, ncell), *b = g_new (double, ncell);
@@ -325,7 +309,7 @@ voxelise (const CqSfGeometry * g, FractionFunc fraction, const double *par)
 GST_START_TEST (test_sphere_chords)
 {
   const unsigned n = 256;
-  CqSfGeometry g = seed_geometry (n, 64);
+  CqSfGeometry g = cq_test_seed_geometry (n, 64);
   const double rho = 0.35 * n;
   double *vol = voxelise (&g, sphere_fraction, &rho);
   double *proj = g_new (double, n * n);
@@ -385,7 +369,7 @@ ellipsoid_fraction (double x, double y, double z, double d, const double *e)
 GST_START_TEST (test_ellipsoid_chords)
 {
   const unsigned n = 256, view = 11;
-  CqSfGeometry g = seed_geometry (n, 64);
+  CqSfGeometry g = cq_test_seed_geometry (n, 64);
   const double e[6] = { 70, 45, 90, 25, -18, 12 };
   const double beta = cq_sf_view_angle (&g, view);
   const double cb = cos (beta), sb = sin (beta);
@@ -434,7 +418,7 @@ GST_END_TEST;
  * length (a single voxel column seen through the element's cells). */
 GST_START_TEST (test_axial_identity)
 {
-  CqSfGeometry g = seed_geometry (9, 8);
+  CqSfGeometry g = cq_test_seed_geometry (9, 8);
   double *vol = g_new0 (double, 9 * 9 * 9), *proj = g_new (double, 81);
   const unsigned i = 4, j = 4, k = 2;
   double xc = cq_sf_voxel_x (&g, i), yc = cq_sf_voxel_y (&g, j);
@@ -468,23 +452,23 @@ GST_END_TEST;
 
 GST_START_TEST (test_impossible_geometry)
 {
-  CqSfGeometry g = seed_geometry (16, 8);
+  CqSfGeometry g = cq_test_seed_geometry (16, 8);
   CqError err;
 
   fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_OK);
   g.sdd = g.sod;
   fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_ERROR_INVALID);
   fail_unless (strstr (err.message, "source-detector") != NULL);
-  g = seed_geometry (16, 8);
+  g = cq_test_seed_geometry (16, 8);
   g.sod = 11.0;                 /* inside the 16 mm square's circle */
   fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_ERROR_INVALID);
   fail_unless (strstr (err.message, "inside") != NULL, "%s", err.message);
-  g = seed_geometry (16, 0);
+  g = cq_test_seed_geometry (16, 0);
   fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_ERROR_INVALID);
-  g = seed_geometry (16, 8);
+  g = cq_test_seed_geometry (16, 8);
   g.nu = 0;
   fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_ERROR_INVALID);
-  g = seed_geometry (16, 8);
+  g = cq_test_seed_geometry (16, 8);
   g.du = 0;
   fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_ERROR_INVALID);
 }

@@ -22,6 +22,14 @@
 
 #include "cq-sharpness.h"
 #include "cq-ssim.h"
+#include "../cq-test.h"
+
+static int
+fail (const CqError * err)
+{
+  fprintf (stderr, "%s\n", err->message);
+  return 1;
+}
 
 static double
 clock_s (clockid_t id)
@@ -91,20 +99,11 @@ main (int argc, char **argv)
     double c0, w0, c, wall, total = 0;
 
     if (ssim) {
-      CqSsimPlane p;
-      CqSsimCpu *cpu;
+      const CqSsimPlane p = cq_test_gray8_plane (w, h);
+      CqSsimCpu *cpu = cq_ssim_cpu_new (window, &p, 1, threads, &err);
 
-      memset (&p, 0, sizeof (p));
-      p.width = w;
-      p.height = h;
-      p.layout.kind = CQ_LAYOUT_GRAY8;
-      p.layout.depth = 8;
-      p.sample_stride = 1;
-      cpu = cq_ssim_cpu_new (window, &p, 1, threads, &err);
-      if (!cpu) {
-        fprintf (stderr, "%s\n", err.message);
-        return 1;
-      }
+      if (!cpu)
+        return fail (&err);
       c0 = clock_s (CLOCK_PROCESS_CPUTIME_ID);
       w0 = clock_s (CLOCK_MONOTONIC);
       for (n = 0; n < frames; n++) {
@@ -112,10 +111,8 @@ main (int argc, char **argv)
         size_t st[1] = { w };
         CqSsimPlaneSums sums;
 
-        if (cq_ssim_cpu_measure (cpu, a, st, b, st, &sums, &err) != CQ_OK) {
-          fprintf (stderr, "%s\n", err.message);
-          return 1;
-        }
+        if (cq_ssim_cpu_measure (cpu, a, st, b, st, &sums, &err) != CQ_OK)
+          return fail (&err);
         total += sums.ssim_sum / sums.windows;
       }
       c = clock_s (CLOCK_PROCESS_CPUTIME_ID) - c0;
@@ -128,20 +125,16 @@ main (int argc, char **argv)
       CqSharpnessCpu *cpu =
           cq_sharpness_cpu_new (&gray8, w, h, metrics, threads, &err);
 
-      if (!cpu) {
-        fprintf (stderr, "%s\n", err.message);
-        return 1;
-      }
+      if (!cpu)
+        return fail (&err);
       c0 = clock_s (CLOCK_PROCESS_CPUTIME_ID);
       w0 = clock_s (CLOCK_MONOTONIC);
       for (n = 0; n < frames; n++) {
         double scores[CQ_METRIC_COUNT];
 
         if (cq_sharpness_cpu_measure (cpu, ref + n * frame, w, scores,
-                &err) != CQ_OK) {
-          fprintf (stderr, "%s\n", err.message);
-          return 1;
-        }
+                &err) != CQ_OK)
+          return fail (&err);
         total += scores[3];     /* laplacian */
       }
       c = clock_s (CLOCK_PROCESS_CPUTIME_ID) - c0;

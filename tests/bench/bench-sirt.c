@@ -48,15 +48,7 @@ main (int argc, char **argv)
       cpu = 1;
   if (iterations < 1)
     iterations = 1;
-  memset (&g, 0, sizeof (g));
-  g.nx = g.ny = g.nz = n;
-  g.dx = g.dz = 1.0;
-  g.nu = g.nv = n;
-  g.du = g.dv = 2.0;
-  g.sod = 4.0 * n;
-  g.sdd = 8.0 * n;
-  g.n_views = views;
-  g.direction = 1;
+  g = cq_test_seed_geometry (n, views);
   vol = malloc (sizeof (float) * n * n * n);
   proj = malloc (sizeof (float) * n * n * views);
   if (!vol || !proj) {
