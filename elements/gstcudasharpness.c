@@ -408,6 +408,8 @@ gst_cuda_sharpness_start (GstBaseTransform * trans)
   for (i = 0; i < CQ_METRIC_COUNT; i++)
     if (metrics & (1u << i))
       fields[n++] = cq_metric_name (i);
+  gst_cuda_qa_settings_configure_report (&self->settings, G_OBJECT (self),
+      self->report);
   ret = gst_cuda_qa_report_start (self->report, fields, n, location,
       log_format);
   g_free (location);
