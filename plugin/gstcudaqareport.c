@@ -694,9 +694,16 @@ gst_cuda_qa_report_finish (GstCudaQaReport * report, gboolean post_messages,
     gst_structure_set (s, "alert-metric", G_TYPE_STRING,
         report->fields[report->alert_field], "alerts", G_TYPE_UINT64, a->fired,
         "alerts-cleared", G_TYPE_UINT64, a->cleared,
-        "alert-frames", G_TYPE_UINT64, a->frames_affected +
+        "alerted-frames", G_TYPE_UINT64, a->frames_affected +
         (a->active ? gst_cuda_qa_alert_episode_frames (a) : 0),
-        "alert-active", G_TYPE_BOOLEAN, a->active, NULL);
+        "alert-active", G_TYPE_BOOLEAN, a->active,
+        "alert-frames", G_TYPE_UINT, a->frames,
+        "alert-clear-frames", G_TYPE_UINT, a->clear_frames, NULL);
+    /* the bounds set, so that a reader (the plot) can replay the alerts */
+    if (isfinite (a->below))
+      gst_structure_set (s, "alert-below", G_TYPE_DOUBLE, a->below, NULL);
+    if (isfinite (a->above))
+      gst_structure_set (s, "alert-above", G_TYPE_DOUBLE, a->above, NULL);
   }
   if (extra)
     gst_structure_foreach (extra, copy_field, s);

@@ -66,8 +66,9 @@ void gst_cuda_qa_report_unpaired (GstCudaQaReport * report);
 
 /* End of stream: posts the last partial interval (if post_messages) and the
  * summary message "<name>-summary" with frames and <field>-mean/-min/-max,
- * the alert counts (alert-metric, alerts, alerts-cleared, alert-frames,
- * alert-active) where alerts are on, plus the fields of extra (may be NULL; not taken), and writes the same
+ * the alerts where they are on (alert-metric, alerts, alerts-cleared,
+ * alerted-frames, alert-active, and the settings alert-below, alert-above,
+ * alert-frames, alert-clear-frames), plus the fields of extra (may be NULL; not taken), and writes the same
  * summary as the log's last line. Once per stream. */
 void gst_cuda_qa_report_finish (GstCudaQaReport * report,
     gboolean post_messages, const GstStructure * extra);
