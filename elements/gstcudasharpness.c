@@ -649,13 +649,17 @@ gst_cuda_sharpness_sink_event (GstBaseTransform * trans, GstEvent * event)
       gst_cuda_qa_device_drain (self->dev, FALSE);
       break;
     case GST_EVENT_EOS:{
+      GstStructure *extra;
       gboolean post;
 
       gst_cuda_qa_device_drain (self->dev, TRUE);
       GST_OBJECT_LOCK (self);
       post = self->settings.post_messages;
       GST_OBJECT_UNLOCK (self);
-      gst_cuda_qa_report_finish (self->report, post, NULL);
+      extra = gst_structure_new_empty ("extra");
+      gst_cuda_qa_device_describe (self->dev, extra);
+      gst_cuda_qa_report_finish (self->report, post, extra);
+      gst_structure_free (extra);
       break;
     }
     default:

@@ -933,6 +933,7 @@ gst_cuda_ssim_finish (GstCudaSsim * self)
   gst_cuda_qa_pairing_summary (self->pairing, extra);
   gst_structure_set (extra, "window", G_TYPE_STRING,
       cq_ssim_window_name (self->active_window), NULL);
+  gst_cuda_qa_device_describe (self->dev, extra);
   gst_cuda_qa_report_finish (self->report, post, extra);
   gst_structure_free (extra);
 }
