@@ -96,7 +96,11 @@ def sharpness_desc(props, live):
 
 def ssim_desc(props, live):
     sync = "true" if live else "false"
-    return (f"cudassim name=m backend=cpu {props} ! fakesink sync={sync} "
+    # live: 200 ms of aggregator latency, so that a loaded machine does
+    # not time a pair out
+    latency = "latency=200000000" if live else ""
+    return (f"cudassim name=m backend=cpu {latency} {props} ! "
+            f"fakesink sync={sync} "
             "appsrc name=ref ! m.reference appsrc name=dist ! m.distorted")
 
 
