@@ -44,8 +44,8 @@ struct _GstCudaQaMetrics
   MetricsField *fields;
   guint n_fields;
   guint64 frames, unpaired, alerts;
+  guint64 alert_active;         /* 0 or 1 */
   gchar *alert_metric;
-  gboolean alert_active;
 };
 
 /* every server and element, and their numbers */
@@ -140,6 +140,21 @@ append_series (GString * s, const gchar * name,
   }
 }
 
+/* A family with one series an element: the guint64 at offset in it. */
+static void
+append_per_element (GString * s, MetricsServer * server, const gchar * name,
+    const gchar * type, const gchar * help, glong offset)
+{
+  GList *l;
+
+  append_family (s, name, type, help);
+  for (l = server->elements; l; l = l->next) {
+    append_series (s, name, l->data, NULL);
+    g_string_append_printf (s, "} %" G_GUINT64_FORMAT "\n",
+        G_STRUCT_MEMBER (guint64, l->data, offset));
+  }
+}
+
 static gchar *
 gst_cuda_qa_metrics_render (MetricsServer * server)
 {
@@ -159,37 +174,16 @@ gst_cuda_qa_metrics_render (MetricsServer * server)
       append_value (s, m->fields[i].last);
     }
   }
-  append_family (s, "cudaquality_frames_total", "counter",
-      "Frames measured");
-  for (l = server->elements; l; l = l->next) {
-    GstCudaQaMetrics *m = l->data;
-
-    append_series (s, "cudaquality_frames_total", m, NULL);
-    g_string_append_printf (s, "} %" G_GUINT64_FORMAT "\n", m->frames);
-  }
-  append_family (s, "cudaquality_unpaired_frames_total", "counter",
-      "Frames that went on without a partner to compare with");
-  for (l = server->elements; l; l = l->next) {
-    GstCudaQaMetrics *m = l->data;
-
-    append_series (s, "cudaquality_unpaired_frames_total", m, NULL);
-    g_string_append_printf (s, "} %" G_GUINT64_FORMAT "\n", m->unpaired);
-  }
-  append_family (s, "cudaquality_alerts_total", "counter", "Alerts fired");
-  for (l = server->elements; l; l = l->next) {
-    GstCudaQaMetrics *m = l->data;
-
-    append_series (s, "cudaquality_alerts_total", m, NULL);
-    g_string_append_printf (s, "} %" G_GUINT64_FORMAT "\n", m->alerts);
-  }
-  append_family (s, "cudaquality_alert_active", "gauge",
-      "1 while an alert is on (fired, not yet cleared), else 0");
-  for (l = server->elements; l; l = l->next) {
-    GstCudaQaMetrics *m = l->data;
-
-    append_series (s, "cudaquality_alert_active", m, NULL);
-    g_string_append_printf (s, "} %d\n", m->alert_active ? 1 : 0);
-  }
+  append_per_element (s, server, "cudaquality_frames_total", "counter",
+      "Frames measured", G_STRUCT_OFFSET (GstCudaQaMetrics, frames));
+  append_per_element (s, server, "cudaquality_unpaired_frames_total",
+      "counter", "Frames that went on without a partner to compare with",
+      G_STRUCT_OFFSET (GstCudaQaMetrics, unpaired));
+  append_per_element (s, server, "cudaquality_alerts_total", "counter",
+      "Alerts fired", G_STRUCT_OFFSET (GstCudaQaMetrics, alerts));
+  append_per_element (s, server, "cudaquality_alert_active", "gauge",
+      "1 while an alert is on (fired, not yet cleared), else 0",
+      G_STRUCT_OFFSET (GstCudaQaMetrics, alert_active));
   append_family (s, "cudaquality_score_distribution", "histogram",
       "Scores of the frames measured (finite ones)");
   for (l = server->elements; l; l = l->next) {
@@ -432,7 +426,7 @@ gst_cuda_qa_metrics_alert (GstCudaQaMetrics * m, const gchar * metric,
     gboolean active, guint64 fired)
 {
   g_mutex_lock (&metrics_lock);
-  m->alert_active = active;
+  m->alert_active = active ? 1 : 0;
   m->alerts = fired;
   g_free (m->alert_metric);
   m->alert_metric = g_strdup (metric);

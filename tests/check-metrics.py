@@ -21,6 +21,9 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cqcheck import check, finish, gray8_caps  # noqa: E402
+
 try:
     import gi
     gi.require_version("Gst", "1.0")
@@ -34,14 +37,7 @@ for tool in ("promtool", "prometheus"):
         sys.exit(77)
 
 W, H = 64, 48
-CAPS = f"video/x-raw,format=GRAY8,width={W},height={H},framerate=30/1"
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+CAPS = gray8_caps(W, H)
 
 
 def free_port():
@@ -179,11 +175,7 @@ def main():
     except (urllib.error.URLError, ConnectionError):
         pass
 
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("all metrics checks passed")
-    return 0
+    return finish("metrics")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,9 @@ import os
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cqcheck import check, finish, gray8_caps  # noqa: E402
+
 try:
     import gi
     gi.require_version("Gst", "1.0")
@@ -30,14 +33,7 @@ except (ImportError, ValueError) as e:
 
 W, H, N = 64, 48, 30
 BLUR = range(10, 18)            # the frames blurred
-CAPS = f"video/x-raw,format=GRAY8,width={W},height={H},framerate=30/1"
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+CAPS = gray8_caps(W, H)
 
 
 def frames():
@@ -208,11 +204,7 @@ def main():
             check(len(errors) == 1 and loc in errors[0],
                   f"{loc} {fmt}: an error naming the path: {errors}")
 
-    if failures:
-        print(f"{len(failures)} check(s) failed")
-        return 1
-    print("all monitor checks passed")
-    return 0
+    return finish("monitor")
 
 
 if __name__ == "__main__":
