@@ -22,15 +22,10 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cqcheck import check, finish, gray8_caps  # noqa: E402
+from cqcheck import check, finish, gray8_caps, import_gst  # noqa: E402
 
-try:
-    import gi
-    gi.require_version("Gst", "1.0")
-    from gi.repository import Gst
-except (ImportError, ValueError) as e:
-    print(f"SKIP: {e}")
-    sys.exit(77)
+Gst = import_gst()
+
 for tool in ("promtool", "prometheus"):
     if shutil.which(tool) is None:
         print(f"SKIP: {tool} not found (Debian: prometheus)")

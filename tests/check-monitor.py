@@ -20,12 +20,11 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cqcheck import check, finish, gray8_caps  # noqa: E402
+from cqcheck import check, finish, gray8_caps, import_gst  # noqa: E402
+
+Gst = import_gst()
 
 try:
-    import gi
-    gi.require_version("Gst", "1.0")
-    from gi.repository import Gst
     import numpy as np
 except (ImportError, ValueError) as e:
     print(f"SKIP: {e}")

@@ -2,7 +2,21 @@
 # exit status says whether any failed.
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
+import sys
+
 failures = []
+
+
+def import_gst():
+    """Gst from PyGObject, or exit 77 (skipped) without it."""
+    try:
+        import gi
+        gi.require_version("Gst", "1.0")
+        from gi.repository import Gst
+    except (ImportError, ValueError) as e:
+        print(f"SKIP: {e}")
+        sys.exit(77)
+    return Gst
 
 
 def gray8_caps(w, h):
