@@ -408,6 +408,8 @@ gst_cuda_sharpness_start (GstBaseTransform * trans)
   for (i = 0; i < CQ_METRIC_COUNT; i++)
     if (metrics & (1u << i))
       fields[n++] = cq_metric_name (i);
+  gst_cuda_qa_settings_configure_report (&self->settings, G_OBJECT (self),
+      self->report);
   ret = gst_cuda_qa_report_start (self->report, fields, n, location,
       log_format);
   g_free (location);
@@ -647,13 +649,17 @@ gst_cuda_sharpness_sink_event (GstBaseTransform * trans, GstEvent * event)
       gst_cuda_qa_device_drain (self->dev, FALSE);
       break;
     case GST_EVENT_EOS:{
+      GstStructure *extra;
       gboolean post;
 
       gst_cuda_qa_device_drain (self->dev, TRUE);
       GST_OBJECT_LOCK (self);
       post = self->settings.post_messages;
       GST_OBJECT_UNLOCK (self);
-      gst_cuda_qa_report_finish (self->report, post, NULL);
+      extra = gst_structure_new_empty ("extra");
+      gst_cuda_qa_device_describe (self->dev, extra);
+      gst_cuda_qa_report_finish (self->report, post, extra);
+      gst_structure_free (extra);
       break;
     }
     default:

@@ -35,10 +35,8 @@
  *   `ssim-<p>`, `psnr-<p>`, `mse-<p>` for each plane p (y, u, v or r, g,
  *   b): the scores, or their means over the interval
  *
- * The `cudassim-alert` message (a frame's `ssim` below
- * #GstCudaSsim:threshold): GstClockTime `timestamp`, `stream-time`,
- * `running-time`, `duration`; guint64 `frame`; gdouble `ssim`,
- * `threshold`.
+ * The `cudassim-alert` and `cudassim-alert-cleared` messages (alerts with
+ * hysteresis on #GstCudaSsim:alert-metric): see docs/elements/cudassim.md.
  *
  * The `cudassim-summary` message (at EOS): guint64 `frames`; gdouble
  * `<field>-mean`, `<field>-min`, `<field>-max` for every field above;
@@ -139,7 +137,6 @@ struct _GstCudaSsim
   /* properties, under the object lock */
   GstCudaSsimWindow window;
   GstCudaSsimPlanes planes;
-  gdouble threshold;
   GstCudaQaSettings settings;
 
   /* streaming state, in the aggregate thread */
@@ -280,13 +277,14 @@ gst_cuda_ssim_class_init (GstCudaSsimClass * klass)
   /**
    * GstCudaSsim:threshold:
    *
-   * A frame whose SSIM is below this value posts a `cudassim-alert` element
-   * message with its timestamps and score. 0 = off.
+   * Deprecated: sets #GstCudaSsim:alert-below (0 = off); the alert now
+   * fires once per episode (see alert-frames, alert-clear-frames).
    */
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
       g_param_spec_double ("threshold", "Threshold",
-          "Post cudassim-alert for frames with SSIM below this (0 = off)",
-          0.0, 1.0, DEFAULT_PROP_THRESHOLD, flags | GST_PARAM_MUTABLE_PLAYING));
+          "Deprecated alias of alert-below (0 = off)", 0.0, 1.0,
+          DEFAULT_PROP_THRESHOLD,
+          flags | G_PARAM_DEPRECATED | GST_PARAM_MUTABLE_READY));
   gst_cuda_qa_settings_install (gobject_class, PROP_SETTINGS, "cudassim");
 
   gst_element_class_add_static_pad_template_with_gtype (element_class,
@@ -328,7 +326,6 @@ gst_cuda_ssim_init (GstCudaSsim * self)
 {
   self->window = DEFAULT_PROP_WINDOW;
   self->planes = DEFAULT_PROP_PLANES;
-  self->threshold = DEFAULT_PROP_THRESHOLD;
   gst_cuda_qa_settings_init (&self->settings);
   self->dev = gst_cuda_qa_device_new (GST_ELEMENT (self), &device_funcs);
   self->report = gst_cuda_qa_report_new (GST_ELEMENT (self), "cudassim",
@@ -368,7 +365,8 @@ gst_cuda_ssim_set_property (GObject * object, guint prop_id,
       self->planes = g_value_get_enum (value);
       break;
     case PROP_THRESHOLD:
-      self->threshold = g_value_get_double (value);
+      self->settings.alert.below = g_value_get_double (value) > 0.0 ?
+          g_value_get_double (value) : -INFINITY;
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -392,7 +390,7 @@ gst_cuda_ssim_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_enum (value, self->planes);
       break;
     case PROP_THRESHOLD:
-      g_value_set_double (value, self->threshold);
+      g_value_set_double (value, CLAMP (self->settings.alert.below, 0, 1));
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -640,6 +638,8 @@ gst_cuda_ssim_start_report (GstCudaSsim * self)
   }
   for (i = 0; i < n; i++)
     fields[i] = names[i];
+  gst_cuda_qa_settings_configure_report (&self->settings, G_OBJECT (self),
+      self->report);
   ret = gst_cuda_qa_report_start (self->report, fields, n,
       self->active_location, self->active_log_format);
   for (i = 0; i < n; i++)
@@ -738,7 +738,6 @@ gst_cuda_ssim_complete (GstElement * element, gpointer item, GstBuffer ** out)
   gdouble values[MAX_FIELDS];
   CqError err = { CQ_OK, "" };
   gboolean ok, post;
-  gdouble threshold;
   GstClockTime interval;
   GstBuffer *dist;
 
@@ -753,15 +752,11 @@ gst_cuda_ssim_complete (GstElement * element, gpointer item, GstBuffer ** out)
   GST_OBJECT_LOCK (self);
   post = self->settings.post_messages;
   interval = self->settings.interval;
-  threshold = self->threshold;
   GST_OBJECT_UNLOCK (self);
   /* the frames' mappings are gone: a shallow copy at most */
   dist = gst_buffer_make_writable (dist);
   gst_cuda_qa_report_frame (self->report, dist, &p->segment, values, post,
       interval);
-  if (threshold > 0.0 && values[0] < threshold)
-    gst_cuda_qa_report_alert (self->report, dist, &p->segment, "ssim",
-        values[0], threshold);
   *out = dist;
   return GST_FLOW_OK;
 
@@ -938,6 +933,7 @@ gst_cuda_ssim_finish (GstCudaSsim * self)
   gst_cuda_qa_pairing_summary (self->pairing, extra);
   gst_structure_set (extra, "window", G_TYPE_STRING,
       cq_ssim_window_name (self->active_window), NULL);
+  gst_cuda_qa_device_describe (self->dev, extra);
   gst_cuda_qa_report_finish (self->report, post, extra);
   gst_structure_free (extra);
 }
@@ -972,6 +968,7 @@ gst_cuda_ssim_aggregate (GstAggregator * agg, gboolean timeout)
         gst_buffer_unref (dist);
         return ret;
       }
+      gst_cuda_qa_report_unpaired (self->report);
       return gst_aggregator_finish_buffer (agg, dist);
     case GST_CUDA_QA_PAIR_REFERENCE_DROPPED:
       break;

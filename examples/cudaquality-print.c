@@ -1,6 +1,7 @@
 /* Reads CudaSharpnessMeta and CudaSsimMeta from the buffers of a running
- * pipeline and prints them, with the summary messages at EOS and any
- * cudassim-alert. Needs nothing of ours at build time: the metas are found
+ * pipeline and prints them, then at EOS each element's summary as a report
+ * (which backend and device measured, each score's mean, min and max, the
+ * alerts), and any alert as it fires and clears. Needs nothing of ours at build time: the metas are found
  * by their names.
  *
  *   cudaquality-print ['PIPELINE']
@@ -12,6 +13,8 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <string.h>
+
 #include <gst/gst.h>
 
 #define DEFAULT_PIPELINE \
@@ -76,6 +79,91 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
+static const gchar *
+str_field (const GstStructure * s, const gchar * field)
+{
+  const gchar *v = gst_structure_get_string (s, field);
+
+  return v ? v : "?";
+}
+
+static guint64
+uint_field (const GstStructure * s, const gchar * field)
+{
+  guint64 v = 0;
+
+  gst_structure_get_uint64 (s, field, &v);
+  return v;
+}
+
+/* An alert as a line a person reads. */
+static void
+print_alert (const gchar * element, const GstStructure * s)
+{
+  gdouble value = 0, bound = 0, worst = 0;
+  guint64 rt = uint_field (s, "running-time");
+
+  if (g_str_has_suffix (gst_structure_get_name (s), "-cleared")) {
+    gst_structure_get_double (s, "worst", &worst);
+    g_print ("ALERT CLEARED %s: %s back within bounds at frame %"
+        G_GUINT64_FORMAT " (%" GST_TIME_FORMAT "), %" G_GUINT64_FORMAT
+        " frame(s) affected, worst %.4g\n", element, str_field (s, "metric"),
+        uint_field (s, "frame"), GST_TIME_ARGS (rt), uint_field (s, "frames"),
+        worst);
+  } else {
+    gst_structure_get_double (s, "value", &value);
+    gst_structure_get_double (s, "bound", &bound);
+    g_print ("ALERT %s: %s %.4g %s %.4g since frame %" G_GUINT64_FORMAT
+        " (%" GST_TIME_FORMAT ")\n", element, str_field (s, "metric"), value,
+        value < bound ? "below" : "above", bound, uint_field (s, "first-frame"),
+        GST_TIME_ARGS (rt));
+  }
+}
+
+/* The summary as a short report: who measured where, then a row a score. */
+static void
+print_summary (const gchar * element, const GstStructure * s)
+{
+  guint i, n = gst_structure_n_fields (s);
+  gboolean active = FALSE;
+
+  g_print ("\n%s: %" G_GUINT64_FORMAT " frame(s) measured on %s "
+      "(backend %s)\n", element, uint_field (s, "frames"),
+      str_field (s, "device"), str_field (s, "backend"));
+  g_print ("  %-16s %12s %12s %12s\n", "score", "mean", "min", "max");
+  for (i = 0; i < n; i++) {
+    const gchar *f = gst_structure_nth_field_name (s, i);
+    gchar *score, *key;
+    gdouble mean, min = 0, max = 0;
+
+    if (!g_str_has_suffix (f, "-mean"))
+      continue;
+    score = g_strndup (f, strlen (f) - 5);
+    gst_structure_get_double (s, f, &mean);
+    key = g_strdup_printf ("%s-min", score);
+    gst_structure_get_double (s, key, &min);
+    g_free (key);
+    key = g_strdup_printf ("%s-max", score);
+    gst_structure_get_double (s, key, &max);
+    g_free (key);
+    g_print ("  %-16s %12.6g %12.6g %12.6g\n", score, mean, min, max);
+    g_free (score);
+  }
+  if (gst_structure_has_field (s, "unpaired-frames"))
+    g_print ("  unpaired frames: %" G_GUINT64_FORMAT " (reference %"
+        G_GUINT64_FORMAT ", distorted %" G_GUINT64_FORMAT "); window %s\n",
+        uint_field (s, "unpaired-frames"), uint_field (s,
+            "unpaired-reference"), uint_field (s, "unpaired-distorted"),
+        str_field (s, "window"));
+  if (gst_structure_has_field (s, "alerts")) {
+    gst_structure_get_boolean (s, "alert-active", &active);
+    g_print ("  alerts on %s: %" G_GUINT64_FORMAT " fired, %"
+        G_GUINT64_FORMAT " frame(s) affected%s\n", str_field (s,
+            "alert-metric"), uint_field (s, "alerts"), uint_field (s,
+            "alerted-frames"), active ? ", still on at the end" : "");
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -126,12 +214,13 @@ main (int argc, char **argv)
     switch (GST_MESSAGE_TYPE (msg)) {
       case GST_MESSAGE_ELEMENT:{
         const GstStructure *s = gst_message_get_structure (msg);
-        if (g_str_has_suffix (gst_structure_get_name (s), "-summary")
-            || gst_structure_has_name (s, "cudassim-alert")) {
-          gchar *str = gst_structure_to_string (s);
-          g_print ("%s: %s\n", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), str);
-          g_free (str);
-        }
+        const gchar *name = GST_OBJECT_NAME (GST_MESSAGE_SRC (msg));
+
+        if (g_str_has_suffix (gst_structure_get_name (s), "-summary"))
+          print_summary (name, s);
+        else if (g_str_has_suffix (gst_structure_get_name (s), "-alert")
+            || g_str_has_suffix (gst_structure_get_name (s), "-alert-cleared"))
+          print_alert (name, s);
         break;
       }
       case GST_MESSAGE_WARNING:{

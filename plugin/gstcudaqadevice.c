@@ -11,6 +11,7 @@
 #include <gst/base/gstqueuearray.h>
 
 #include "gstcudaqadevice.h"
+#include "cq-cpu-simd.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_qa_device_debug);
 #define GST_CAT_DEFAULT gst_cuda_qa_device_debug
@@ -132,6 +133,23 @@ const gchar *
 gst_cuda_qa_device_name (GstCudaQaDevice * dev)
 {
   return dev->device >= 0 ? "CUDA" : "the CPU";
+}
+
+void
+gst_cuda_qa_device_describe (GstCudaQaDevice * dev, GstStructure * s)
+{
+  const CqSimdKernels *simd = cq_cpu_simd_kernels ();
+  gchar *device;
+
+  if (dev->device >= 0)
+    device = g_strdup_printf ("CUDA device %d", dev->device);
+  else
+    device = g_strdup_printf ("the CPU (%u thread(s), %s kernels)",
+        g_get_num_processors (), simd ? simd->name : "plain C");
+  gst_structure_set (s, "backend", G_TYPE_STRING,
+      dev->device >= 0 ? "cuda" : "cpu", "device", G_TYPE_STRING, device,
+      NULL);
+  g_free (device);
 }
 
 GstCudaContext *

@@ -67,6 +67,9 @@ void gst_cuda_qa_device_stop (GstCudaQaDevice * dev);
 
 gboolean gst_cuda_qa_device_is_cuda (GstCudaQaDevice * dev);
 /* "CUDA" or "the CPU", for messages. */
+/* Sets `backend` ("cuda" or "cpu") and `device` (what measured, in words)
+ * on s: for the summary. */
+void gst_cuda_qa_device_describe (GstCudaQaDevice * dev, GstStructure * s);
 const gchar *gst_cuda_qa_device_name (GstCudaQaDevice * dev);
 /* The shared context (borrowed), NULL without one. */
 GstCudaContext *gst_cuda_qa_device_context (GstCudaQaDevice * dev);

@@ -11,6 +11,8 @@
 
 #include <gst/gst.h>
 
+#include "gstcudaqaalert.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -35,9 +37,18 @@ GstCudaQaReport *gst_cuda_qa_report_new (GstElement * element,
     const gchar * name, const gchar * meta_name);
 void gst_cuda_qa_report_free (GstCudaQaReport * report);
 
+/* Alerts (alert->metric names one of the fields given to start; NULL the
+ * first) and the metrics endpoint (NULL: none) for the next start. */
+void gst_cuda_qa_report_set_monitor (GstCudaQaReport * report,
+    const GstCudaQaAlertConfig * alert, const gchar * metrics_address);
+
 /* Begins a stream with these value fields (in order). Opens the log when
- * location is set; an unwritable path posts a RESOURCE error and returns
- * FALSE. */
+ * location is set (an unwritable path posts a RESOURCE error and returns
+ * FALSE), checks the alert metric and starts serving metrics (an unknown
+ * metric or a taken address: an error, FALSE). A log line is written
+ * whole: a failed write posts RESOURCE/WRITE naming the path, cuts the file
+ * back to its last whole line and closes the log. JSON-lines logs are
+ * json-glib's; CSV fields are quoted as RFC 4180 says. */
 gboolean gst_cuda_qa_report_start (GstCudaQaReport * report,
     const gchar * const *fields, guint n_fields, const gchar * location,
     GstCudaQaLogFormat format);
@@ -49,17 +60,15 @@ void gst_cuda_qa_report_frame (GstCudaQaReport * report, GstBuffer * buf,
     const GstSegment * segment, const gdouble * values,
     gboolean post_messages, GstClockTime interval);
 
-/* A frame's `field` (just reported) is below threshold: posts a
- * "<name>-alert" element message with the frame's timestamp, stream-time,
- * running-time, duration, frame number, the value as `field` and the
- * threshold. */
-void gst_cuda_qa_report_alert (GstCudaQaReport * report, GstBuffer * buf,
-    const GstSegment * segment, const gchar * field, gdouble value,
-    gdouble threshold);
+/* A distorted frame that went on without a reference (counted for the
+ * metrics endpoint). */
+void gst_cuda_qa_report_unpaired (GstCudaQaReport * report);
 
 /* End of stream: posts the last partial interval (if post_messages) and the
  * summary message "<name>-summary" with frames and <field>-mean/-min/-max,
- * plus the fields of extra (may be NULL; not taken), and writes the same
+ * the alerts where they are on (alert-metric, alerts, alerts-cleared,
+ * alerted-frames, alert-active, and the settings alert-below, alert-above,
+ * alert-frames, alert-clear-frames), plus the fields of extra (may be NULL; not taken), and writes the same
  * summary as the log's last line. Once per stream. */
 void gst_cuda_qa_report_finish (GstCudaQaReport * report,
     gboolean post_messages, const GstStructure * extra);

@@ -6,6 +6,8 @@
 #include "config.h"
 #endif
 
+#include <math.h>
+
 #include "gstcudaqasettings.h"
 
 enum
@@ -16,7 +18,13 @@ enum
   SETTING_INTERVAL,
   SETTING_LOCATION,
   SETTING_LOG_FORMAT,
-  SETTING_FRAMES_IN_FLIGHT
+  SETTING_FRAMES_IN_FLIGHT,
+  SETTING_ALERT_METRIC,
+  SETTING_ALERT_BELOW,
+  SETTING_ALERT_ABOVE,
+  SETTING_ALERT_FRAMES,
+  SETTING_ALERT_CLEAR_FRAMES,
+  SETTING_METRICS_ADDRESS
 };
 
 #define DEFAULT_BACKEND GST_CUDA_QA_BACKEND_AUTO
@@ -73,6 +81,35 @@ gst_cuda_qa_settings_install (GObjectClass * klass, guint first_prop_id,
           "uploads meanwhile (adds that many frames of latency): -1 = 1 on "
           "CUDA and 0 on the CPU", -1, 1, DEFAULT_FRAMES_IN_FLIGHT,
           flags | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass, first_prop_id + SETTING_ALERT_METRIC,
+      g_param_spec_string ("alert-metric", "Alert metric",
+          "The score the alert bounds apply to: a field of the messages and "
+          "log (unset = the first)", NULL, flags | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass, first_prop_id + SETTING_ALERT_BELOW,
+      g_param_spec_double ("alert-below", "Alert below",
+          "Frames whose alert-metric is below this are past the bound "
+          "(-inf = off)", -INFINITY, INFINITY, -INFINITY,
+          flags | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass, first_prop_id + SETTING_ALERT_ABOVE,
+      g_param_spec_double ("alert-above", "Alert above",
+          "Frames whose alert-metric is above this are past the bound "
+          "(inf = off)", -INFINITY, INFINITY, INFINITY,
+          flags | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass, first_prop_id + SETTING_ALERT_FRAMES,
+      g_param_spec_uint ("alert-frames", "Alert frames",
+          "Consecutive frames past a bound before the alert fires", 1,
+          G_MAXUINT, 1, flags | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass,
+      first_prop_id + SETTING_ALERT_CLEAR_FRAMES,
+      g_param_spec_uint ("alert-clear-frames", "Alert clear frames",
+          "Consecutive frames within the bounds before the alert clears", 1,
+          G_MAXUINT, 1, flags | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass,
+      first_prop_id + SETTING_METRICS_ADDRESS,
+      g_param_spec_string ("metrics-address", "Metrics address",
+          "IP:PORT to serve GET /metrics on in Prometheus' text format, "
+          "such as 127.0.0.1:9464; elements naming one address share its "
+          "server (unset = off)", NULL, flags | GST_PARAM_MUTABLE_READY));
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_BACKEND, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_LOG_FORMAT, 0);
 }
@@ -87,12 +124,26 @@ gst_cuda_qa_settings_init (GstCudaQaSettings * settings)
   settings->location = NULL;
   settings->log_format = DEFAULT_LOG_FORMAT;
   settings->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
+  gst_cuda_qa_alert_config_init (&settings->alert);
+  settings->metrics_address = NULL;
 }
 
 void
 gst_cuda_qa_settings_clear (GstCudaQaSettings * settings)
 {
   g_clear_pointer (&settings->location, g_free);
+  gst_cuda_qa_alert_config_clear (&settings->alert);
+  g_clear_pointer (&settings->metrics_address, g_free);
+}
+
+void
+gst_cuda_qa_settings_configure_report (GstCudaQaSettings * settings,
+    GObject * object, GstCudaQaReport * report)
+{
+  GST_OBJECT_LOCK (object);
+  gst_cuda_qa_report_set_monitor (report, &settings->alert,
+      settings->metrics_address);
+  GST_OBJECT_UNLOCK (object);
 }
 
 /* The setting prop_id names (installed from first_prop_id); -1 for the
@@ -143,6 +194,26 @@ gst_cuda_qa_settings_set_property (GstCudaQaSettings * settings,
     case SETTING_FRAMES_IN_FLIGHT:
       settings->frames_in_flight = g_value_get_int (value);
       break;
+    case SETTING_ALERT_METRIC:
+      g_free (settings->alert.metric);
+      settings->alert.metric = g_value_dup_string (value);
+      break;
+    case SETTING_ALERT_BELOW:
+      settings->alert.below = g_value_get_double (value);
+      break;
+    case SETTING_ALERT_ABOVE:
+      settings->alert.above = g_value_get_double (value);
+      break;
+    case SETTING_ALERT_FRAMES:
+      settings->alert.frames = g_value_get_uint (value);
+      break;
+    case SETTING_ALERT_CLEAR_FRAMES:
+      settings->alert.clear_frames = g_value_get_uint (value);
+      break;
+    case SETTING_METRICS_ADDRESS:
+      g_free (settings->metrics_address);
+      settings->metrics_address = g_value_dup_string (value);
+      break;
   }
   GST_OBJECT_UNLOCK (object);
   return TRUE;
@@ -180,6 +251,24 @@ gst_cuda_qa_settings_get_property (const GstCudaQaSettings * settings,
       break;
     case SETTING_FRAMES_IN_FLIGHT:
       g_value_set_int (value, settings->frames_in_flight);
+      break;
+    case SETTING_ALERT_METRIC:
+      g_value_set_string (value, settings->alert.metric);
+      break;
+    case SETTING_ALERT_BELOW:
+      g_value_set_double (value, settings->alert.below);
+      break;
+    case SETTING_ALERT_ABOVE:
+      g_value_set_double (value, settings->alert.above);
+      break;
+    case SETTING_ALERT_FRAMES:
+      g_value_set_uint (value, settings->alert.frames);
+      break;
+    case SETTING_ALERT_CLEAR_FRAMES:
+      g_value_set_uint (value, settings->alert.clear_frames);
+      break;
+    case SETTING_METRICS_ADDRESS:
+      g_value_set_string (value, settings->metrics_address);
       break;
   }
   GST_OBJECT_UNLOCK (object);

@@ -1,7 +1,9 @@
 /* GStreamer CUDA video quality: the properties every measuring element has.
  *
- * Where to compute (backend, cuda-device-id) and how scores leave the
- * element (post-messages, interval, location, log-format): installed,
+ * Where to compute (backend, cuda-device-id), how scores leave the
+ * element (post-messages, interval, location, log-format) and how they are
+ * watched (alert-metric, alert-below, alert-above, alert-frames,
+ * alert-clear-frames, metrics-address): installed,
  * stored and read back here, so that every element names, documents and
  * defaults them the same way.
  *
@@ -26,10 +28,12 @@ typedef struct
   gchar *location;
   GstCudaQaLogFormat log_format;
   gint frames_in_flight;        /* -1: by backend */
+  GstCudaQaAlertConfig alert;
+  gchar *metrics_address;
 } GstCudaQaSettings;
 
 /* How many property IDs the settings take, from the first one given. */
-#define GST_CUDA_QA_SETTINGS_N_PROPS 7
+#define GST_CUDA_QA_SETTINGS_N_PROPS 13
 
 /* Installs the properties with IDs first_prop_id ... + N_PROPS - 1;
  * message_name ("cudassim") goes into the blurbs. */
@@ -37,6 +41,11 @@ void gst_cuda_qa_settings_install (GObjectClass * klass, guint first_prop_id,
     const gchar * message_name);
 
 void gst_cuda_qa_settings_init (GstCudaQaSettings * settings);
+
+/* Hands the alert and metrics settings (read under the object lock) to
+ * the report for its next start. */
+void gst_cuda_qa_settings_configure_report (GstCudaQaSettings * settings,
+    GObject * object, GstCudaQaReport * report);
 void gst_cuda_qa_settings_clear (GstCudaQaSettings * settings);
 
 /* For set_property / get_property, first: FALSE when prop_id is below

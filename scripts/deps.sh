@@ -4,15 +4,19 @@
 # (nvcc) is optional: without it the plugin builds with the CPU backend only.
 #
 #   scripts/deps.sh [--tests]     (--tests: also the public references the
-#                                  tests compare with: scikit-image, FFmpeg)
+#                                  tests compare with: scikit-image, FFmpeg;
+#                                  Prometheus and promtool for the metrics
+#                                  endpoint; matplotlib for the plot example)
 set -e
 pkgs="meson ninja-build pkg-config gcc libc6-dev
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  gstreamer1.0-plugins-bad python3-gi gir1.2-gstreamer-1.0 libpng-dev"
+  gstreamer1.0-plugins-bad python3-gi gir1.2-gstreamer-1.0 libpng-dev
+  libjson-glib-dev libsoup-3.0-dev"
 if [ "${1:-}" = "--tests" ]; then
-  pkgs="$pkgs python3-numpy python3-skimage ffmpeg gstreamer1.0-plugins-ugly"
+  pkgs="$pkgs python3-numpy python3-skimage ffmpeg gstreamer1.0-plugins-ugly
+    prometheus python3-matplotlib"
 fi
 missing=""
 for p in $pkgs; do

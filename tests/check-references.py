@@ -3,8 +3,10 @@
 #  - window=gauss11 against scikit-image's structural_similarity
 #    (gaussian_weights=True, sigma=1.5, use_sample_covariance=False,
 #    data_range=L) at 8, 10 and 16 bits: within 1e-5;
-#  - window=ffmpeg planes=all against FFmpeg's ssim filter (its stats file,
-#    6 decimals) on I420 frames: Y, U, V and All within 1e-6.
+#  - window=ffmpeg planes=all against FFmpeg's ssim filter's C code
+#    (-cpuflags 0; its stats file, 6 decimals) on I420 frames 160, 322, 600,
+#    1000 and 1920 wide: Y, U, V and All within 1e-6; the difference of
+#    FFmpeg's x86 SIMD from its C code is printed (up to ~1e-3 at 600, 1000).
 # Frames go in through appsrc and the scores come back as CudaSsimMeta.
 # CUDASSIM_TEST_BACKEND picks the backend (cpu by default). Exits 77 where
 # PyGObject, numpy, scikit-image or ffmpeg is missing.
@@ -107,50 +109,82 @@ def check_skimage():
     return True
 
 
-def check_ffmpeg():
-    rng = np.random.default_rng(2)
-    w, h, n = 160, 96, 4
-    frames_a, frames_b = [], []
+def ffmpeg_ssim(tmp, w, h, cpuflags):
+    """FFmpeg's ssim filter on tmp/b.yuv against tmp/a.yuv: its stats lines
+    (cpuflags "0": its C code; None: its x86 SIMD where the CPU has it)."""
+    raw = ["-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", f"{w}x{h}"]
+    stats = os.path.join(tmp, f"ssim-{cpuflags}.log")
+    flags = ["-cpuflags", cpuflags] if cpuflags is not None else []
+    subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error"] + flags +
+                   raw + ["-i", os.path.join(tmp, "b.yuv")] +
+                   raw + ["-i", os.path.join(tmp, "a.yuv"),
+                          "-lavfi", f"ssim=stats_file={stats}",
+                          "-f", "null", "-"], check=True)
+    with open(stats) as f:
+        return [dict((k, float(v)) for k, v in
+                     re.findall(r"(\w+):([0-9.]+)", line))
+                for line in f.read().splitlines()]
+
+
+def gst_rows(plane):
+    """A plane with GStreamer's I420 strides (rows padded to 4 bytes)."""
+    ph, pw = plane.shape
+    out = np.zeros((ph, (pw + 3) // 4 * 4), np.uint8)
+    out[:, :pw] = plane
+    return out.tobytes()
+
+
+def check_ffmpeg_width(rng, w, h, n):
+    frames_a, frames_b, gst_pairs = [], [], []
     for k in range(n):
         planes_a, planes_b = [], []
         for pw, ph in ((w, h), (w // 2, h // 2), (w // 2, h // 2)):
             a = textured(rng, ph, pw, 255, 0.03)
             b = np.clip(a + rng.normal(0, 6 + 4 * k, a.shape), 0, 255).round()
-            planes_a.append(a.astype(np.uint8).tobytes())
-            planes_b.append(b.astype(np.uint8).tobytes())
-        frames_a.append(b"".join(planes_a))
-        frames_b.append(b"".join(planes_b))
+            planes_a.append(a.astype(np.uint8))
+            planes_b.append(b.astype(np.uint8))
+        frames_a.append(b"".join(p.tobytes() for p in planes_a))
+        frames_b.append(b"".join(p.tobytes() for p in planes_b))
+        gst_pairs.append((b"".join(gst_rows(p) for p in planes_a),
+                          b"".join(gst_rows(p) for p in planes_b)))
     with tempfile.TemporaryDirectory() as tmp:
         for name, frames in (("a.yuv", frames_a), ("b.yuv", frames_b)):
             with open(os.path.join(tmp, name), "wb") as f:
                 f.write(b"".join(frames))
-        raw = ["-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", f"{w}x{h}"]
-        stats = os.path.join(tmp, "ssim.log")
-        subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error"] +
-                       raw + ["-i", os.path.join(tmp, "b.yuv")] +
-                       raw + ["-i", os.path.join(tmp, "a.yuv"),
-                              "-lavfi", f"ssim=stats_file={stats}",
-                              "-f", "null", "-"], check=True)
-        with open(stats) as f:
-            lines = f.read().splitlines()
+        c_path = ffmpeg_ssim(tmp, w, h, "0")
+        simd = ffmpeg_ssim(tmp, w, h, None)
     caps = f"video/x-raw,format=I420,width={w},height={h},framerate=30/1"
-    got = measure(caps, "window=ffmpeg planes=all",
-                  list(zip(frames_a, frames_b)))
-    worst = 0.0
-    for line, m in zip(lines, got):
-        v = dict(re.findall(r"(\w+):([0-9.]+)", line))
+    got = measure(caps, "window=ffmpeg planes=all", gst_pairs)
+    if len(c_path) != n or len(got) != n or len(simd) != n:
+        print(f"FAIL {w}x{h}: {len(c_path)} FFmpeg lines, {len(got)} "
+              "cudassim frames")
+        return None
+    worst = simd_diff = 0.0
+    for v, vs, m in zip(c_path, simd, got):
         for key, field in (("Y", "ssim-y"), ("U", "ssim-u"), ("V", "ssim-v"),
                            ("All", "ssim")):
-            d = abs(float(v[key]) - m[field])
+            d = abs(v[key] - m[field])
             worst = max(worst, d)
+            simd_diff = max(simd_diff, abs(vs[key] - v[key]))
             if d > 1e-6:
-                print(f"FAIL ffmpeg {key}: {m[field]!r} vs FFmpeg {v[key]}")
-                return False
-    if len(lines) != n or len(got) != n:
-        print(f"FAIL: {len(lines)} FFmpeg lines, {len(got)} cudassim frames")
-        return False
-    print(f"ok ffmpeg window vs FFmpeg's ssim filter: max |diff| {worst:.2e} "
-          "(FFmpeg prints 6 decimals)")
+                print(f"FAIL ffmpeg {w}x{h} {key}: {m[field]!r} vs FFmpeg "
+                      f"-cpuflags 0 {v[key]}")
+                return None
+    print(f"ok ffmpeg window vs FFmpeg's ssim filter -cpuflags 0 at {w}x{h}: "
+          f"max |diff| {worst:.2e} (6 decimals printed); FFmpeg's SIMD vs "
+          f"its C there: {simd_diff:.2e}")
+    return simd_diff
+
+
+def check_ffmpeg():
+    """Against FFmpeg's C code (-cpuflags 0) at several widths: FFmpeg 5.1's
+    x86 SIMD differs from its own C code by up to ~1e-3 at widths such as
+    600 and 1000 (and agrees at 322 or 1920); the difference is reported,
+    not checked."""
+    rng = np.random.default_rng(2)
+    for w in (160, 322, 600, 1000, 1920):
+        if check_ffmpeg_width(rng, w, 48, 2) is None:
+            return False
     return True
 
 

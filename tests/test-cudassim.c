@@ -574,11 +574,13 @@ GST_END_TEST;
 GST_START_TEST (test_threshold_alert)
 {
   Run *r;
-  GList *alerts, *l;
-  gdouble threshold;
-  guint i, below = 0;
+  GList *alerts;
+  gdouble threshold, ssim, bound;
+  guint i, first_below = G_MAXUINT;
+  guint64 ts, frame;
 
-  /* between the SSIM of frames 1 and 2 */
+  /* between the SSIM of frames 1 and 2; threshold (deprecated) is
+   * alert-below: one alert where the run of frames below it starts */
   threshold = (expected_indexed (1) + expected_indexed (2)) / 2;
   {
     gchar *props = g_strdup_printf ("threshold=%.17g", threshold);
@@ -588,25 +590,22 @@ GST_START_TEST (test_threshold_alert)
   for (i = 0; i < 5; i++) {
     push_indexed (r, r->ref, i, i * FRAME_DURATION, FALSE);
     push_indexed (r, r->dist, i, i * FRAME_DURATION, TRUE);
-    if (expected_indexed (i) < threshold)
-      below++;
+    if (expected_indexed (i) < threshold && first_below == G_MAXUINT)
+      first_below = i;
   }
   fail_unless (run_finish (r));
   alerts = messages_named (r, "cudassim-alert");
-  fail_unless_equals_int (g_list_length (alerts), below);
-  fail_unless (below >= 2);
-  for (l = alerts; l; l = l->next) {
-    guint64 ts, frame;
-    gdouble ssim;
-
-    fail_unless (gst_structure_get_uint64 (l->data, "timestamp", &ts));
-    fail_unless (gst_structure_get_uint64 (l->data, "frame", &frame));
-    fail_unless (gst_structure_get_double (l->data, "ssim", &ssim));
-    fail_unless_equals_uint64 (ts, frame * FRAME_DURATION);
-    fail_unless (fabs (ssim - expected_indexed (frame)) < 1e-12);
-    fail_unless (ssim < threshold);
-  }
+  fail_unless_equals_int (g_list_length (alerts), 1);
+  fail_unless (gst_structure_get_uint64 (alerts->data, "timestamp", &ts));
+  fail_unless (gst_structure_get_uint64 (alerts->data, "frame", &frame));
+  fail_unless (gst_structure_get_double (alerts->data, "value", &ssim));
+  fail_unless (gst_structure_get_double (alerts->data, "bound", &bound));
+  fail_unless_equals_uint64 (frame, first_below);
+  fail_unless_equals_uint64 (ts, frame * FRAME_DURATION);
+  fail_unless (fabs (ssim - expected_indexed (frame)) < 1e-12);
+  fail_unless_equals_float (bound, threshold);
   g_list_free (alerts);
+  fail_unless_equals_uint64 (summary_uint (r, "alerts"), 1);
   run_free (r);
 }
 
