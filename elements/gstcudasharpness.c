@@ -645,6 +645,7 @@ gst_cuda_sharpness_sink_event (GstBaseTransform * trans, GstEvent * event)
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_STOP:
       gst_cuda_qa_device_drain (self->dev, FALSE);
+      gst_cuda_qa_report_flush (self->report);
       break;
     case GST_EVENT_EOS:{
       gboolean post;

@@ -780,6 +780,7 @@ static GstFlowReturn
 gst_cuda_ssim_flush (GstAggregator * agg)
 {
   gst_cuda_qa_device_drain (GST_CUDA_SSIM (agg)->dev, FALSE);
+  gst_cuda_qa_report_flush (GST_CUDA_SSIM (agg)->report);
   return GST_FLOW_OK;
 }
 

@@ -49,6 +49,13 @@ void gst_cuda_qa_report_frame (GstCudaQaReport * report, GstBuffer * buf,
     const GstSegment * segment, const gdouble * values,
     gboolean post_messages, GstClockTime interval);
 
+/* A flush (a flushing seek): running time starts again, so the interval
+ * being averaged ends here and is posted with the frames it has (none
+ * from after the flush); the next frame starts a new one. A flush after
+ * the end of the stream re-arms the summary: the next EOS posts it again,
+ * over every frame since the start. */
+void gst_cuda_qa_report_flush (GstCudaQaReport * report);
+
 /* A frame's `field` (just reported) is below threshold: posts a
  * "<name>-alert" element message with the frame's timestamp, stream-time,
  * running-time, duration, frame number, the value as `field` and the
