@@ -18,6 +18,7 @@ struct _GstCudaQaPairing
   GstAggregatorPad *reference, *distorted;
   GstFlowReturn (*drain) (GstAggregator * agg);
   guint64 unpaired_reference, unpaired_distorted;
+  guint64 gaps_reference, gaps_distorted;
 };
 
 /* A fixed, named always-pad (as gstcccombiner.c adds its pads). */
@@ -65,6 +66,7 @@ void
 gst_cuda_qa_pairing_reset (GstCudaQaPairing * pairing)
 {
   pairing->unpaired_reference = pairing->unpaired_distorted = 0;
+  pairing->gaps_reference = pairing->gaps_distorted = 0;
 }
 
 void
@@ -73,7 +75,10 @@ gst_cuda_qa_pairing_summary (GstCudaQaPairing * pairing, GstStructure * s)
   gst_structure_set (s, "unpaired-frames", G_TYPE_UINT64,
       pairing->unpaired_reference + pairing->unpaired_distorted,
       "unpaired-reference", G_TYPE_UINT64, pairing->unpaired_reference,
-      "unpaired-distorted", G_TYPE_UINT64, pairing->unpaired_distorted, NULL);
+      "unpaired-distorted", G_TYPE_UINT64, pairing->unpaired_distorted,
+      "gaps", G_TYPE_UINT64, pairing->gaps_reference + pairing->gaps_distorted,
+      "gaps-reference", G_TYPE_UINT64, pairing->gaps_reference,
+      "gaps-distorted", G_TYPE_UINT64, pairing->gaps_distorted, NULL);
 }
 
 static GstClockTime
@@ -194,14 +199,16 @@ gst_cuda_qa_pairing_next (GstCudaQaPairing * pairing, gboolean timeout,
 
   /* a gap (GstAggregator queues a GAP event as an empty GAP buffer) is no
    * frame: a reference gap is dropped, a distorted one goes on as it is;
-   * neither counts as unpaired */
+   * neither counts as unpaired, both count as gaps */
   if (*ref && GST_BUFFER_FLAG_IS_SET (*ref, GST_BUFFER_FLAG_GAP)) {
+    pairing->gaps_reference++;
     gst_aggregator_pad_drop_buffer (pairing->reference);
     gst_clear_buffer (ref);
     gst_clear_buffer (dist);
     return GST_CUDA_QA_PAIR_REFERENCE_DROPPED;
   }
   if (*dist && GST_BUFFER_FLAG_IS_SET (*dist, GST_BUFFER_FLAG_GAP)) {
+    pairing->gaps_distorted++;
     gst_clear_buffer (ref);
     gst_cuda_qa_pairing_take_distorted (pairing, *dist);
     return GST_CUDA_QA_PAIR_DISTORTED_ALONE;
