@@ -46,6 +46,13 @@ GstCudaQaPairing *gst_cuda_qa_pairing_new (GstAggregator * agg,
     GstAggregatorPad ** reference, GstAggregatorPad ** distorted);
 void gst_cuda_qa_pairing_free (GstCudaQaPairing * pairing);
 
+/* In class_init: GstElement::change_state of the class refuses to go to
+ * PAUSED with a sink pad unlinked (an error naming it), unless an element
+ * of the pipeline adds pads as it runs (decodebin, a demuxer: a pad may be
+ * linked then), and to PLAYING with one unlinked in any case. Elements
+ * outside a bin are not checked. */
+void gst_cuda_qa_pairing_install (GstElementClass * klass);
+
 /* A new stream: the counts back to zero. */
 void gst_cuda_qa_pairing_reset (GstCudaQaPairing * pairing);
 

@@ -872,6 +872,59 @@ GST_START_TEST (test_cuda_memory_caps)
 
 GST_END_TEST;
 
+/* The state change of launch's pipeline to PAUSED: FAILURE with an error
+ * naming `pad` when pad is set. */
+static void
+check_unlinked (const gchar * launch, const gchar * pad)
+{
+  gchar *desc = g_strdup_printf ("cudassim name=q backend=%s ! fakesink %s",
+      backend, launch);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  GstStateChangeReturn ret = gst_element_set_state (p, GST_STATE_PAUSED);
+  GstMessage *m;
+
+  if (pad) {
+    GError *error = NULL;
+    gchar *want = g_strdup_printf ("The %s pad is not linked", pad);
+
+    fail_unless_equals_int (ret, GST_STATE_CHANGE_FAILURE);
+    m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (m != NULL, "no error for %s", launch);
+    gst_message_parse_error (m, &error, NULL);
+    fail_unless (g_str_equal (error->message, want), "%s", error->message);
+    g_error_free (error);
+    g_free (want);
+    gst_message_unref (m);
+  } else {
+    fail_if (ret == GST_STATE_CHANGE_FAILURE, "%s", launch);
+  }
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
+/* One pad unlinked would wait for ever: going to PAUSED is an error naming
+ * it, unless an element that adds pads as it runs (decodebin) may link it
+ * later. */
+GST_START_TEST (test_unlinked_pad)
+{
+  GstElementFactory *decodebin = gst_element_factory_find ("decodebin");
+
+  check_unlinked ("videotestsrc ! q.reference", "distorted");
+  check_unlinked ("videotestsrc ! q.distorted", "reference");
+  check_unlinked ("videotestsrc ! tee name=t ! queue ! q.reference "
+      "t. ! queue ! q.distorted", NULL);
+  if (decodebin) {
+    check_unlinked ("videotestsrc ! q.reference "
+        "filesrc location=/dev/null ! decodebin", NULL);
+    gst_object_unref (decodebin);
+  }
+}
+
+GST_END_TEST;
+
 /* Two live sources: frames pair, the pipeline reports itself live with
  * the aggregator's latency. */
 GST_START_TEST (test_live)
@@ -949,6 +1002,7 @@ cudassim_suite (void)
   tcase_add_test (tc, test_every_format);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_live);
+  tcase_add_test (tc, test_unlinked_pad);
   tcase_add_test (tc, test_cuda_memory_caps);
   return s;
 }
