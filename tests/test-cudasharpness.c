@@ -236,6 +236,8 @@ GST_START_TEST (test_messages_and_summary)
   fail_unless (gst_structure_get_double (s, "smd2-min", &v) && v == 9.0);
   fail_unless (gst_structure_get_double (s, "laplacian-max", &v) && v == 4.0);
   fail_unless (gst_structure_get_double (s, "tenengrad-mean", &v) && v == 0);
+  fail_unless (gst_structure_get_uint64 (s, "gaps", &u));
+  fail_unless_equals_uint64 (u, 0);
   gst_message_unref (msg);
 
   cq_test_detach_bus (h->element, bus);
@@ -321,6 +323,48 @@ GST_START_TEST (test_interval_across_flush)
   fail_unless (msg && gst_structure_has_name (gst_message_get_structure
           (msg), "cudasharpness-summary"));
   gst_message_unref (msg);
+  cq_test_detach_bus (h->element, bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A GAP event is no frame: passed on as it is, counted in the summary,
+ * and the frames around it are measured as usual. */
+GST_START_TEST (test_gap)
+{
+  GstBus *bus;
+  GstHarness *h = dot_harness ("cudasharpness backend=cpu", &bus);
+  GstMessage *msg;
+  GstEvent *ev;
+  guint64 u;
+  gboolean gap = FALSE;
+
+  gst_buffer_unref (gst_harness_push_and_pull (h, make_frame (DOT_CAPS,
+              fill_centre_dot, NULL, 0)));
+  fail_unless (gst_harness_push_event (h, gst_event_new_gap (FRAME_DURATION,
+              FRAME_DURATION)));
+  gst_buffer_unref (gst_harness_push_and_pull (h, make_frame (DOT_CAPS,
+              fill_centre_dot, NULL, 2)));
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((ev = gst_harness_try_pull_event (h))) {
+    gap |= GST_EVENT_TYPE (ev) == GST_EVENT_GAP;
+    gst_event_unref (ev);
+  }
+  fail_unless (gap);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *s = gst_message_get_structure (msg);
+
+    if (gst_structure_has_name (s, "cudasharpness-summary")) {
+      fail_unless (gst_structure_get_uint64 (s, "frames", &u));
+      fail_unless_equals_uint64 (u, 2);
+      fail_unless (gst_structure_get_uint64 (s, "gaps", &u));
+      fail_unless_equals_uint64 (u, 1);
+      gap = FALSE;
+    }
+    gst_message_unref (msg);
+  }
+  fail_if (gap, "no summary");
   cq_test_detach_bus (h->element, bus);
   gst_harness_teardown (h);
 }
@@ -1036,6 +1080,7 @@ cudasharpness_suite (void)
   tcase_add_test (tc, test_interval_means);
   tcase_add_test (tc, test_interval_across_flush);
   tcase_add_test (tc, test_interval_reverse);
+  tcase_add_test (tc, test_gap);
   tcase_add_test (tc, test_log_csv);
   tcase_add_test (tc, test_log_jsonl);
   tcase_add_test (tc, test_roi);
