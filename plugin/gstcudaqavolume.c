@@ -47,14 +47,15 @@ gst_cuda_qa_volume_load (GstElement * element, const gchar * location,
   gssize got;
   guint8 extra;
   int fd = g_open (location, O_RDONLY, 0);
+  GstResourceError code = GST_RESOURCE_ERROR_OPEN_READ;
 
   if (fd < 0)
-    goto open_failed;
+    goto system_error;
   if (fstat (fd, &st) != 0)
     goto read_failed;
   if (S_ISDIR (st.st_mode)) {
     errno = EISDIR;
-    goto open_failed;
+    goto system_error;
   }
   if (S_ISREG (st.st_mode) && (guint64) st.st_size != expected) {
     got = st.st_size;
@@ -65,49 +66,44 @@ gst_cuda_qa_volume_load (GstElement * element, const gchar * location,
     goto read_failed;
   if ((gsize) got < expected)
     goto wrong_size;
-  /* a device or a pipe: one byte more is already too many */
+  /* a device or a pipe: one byte more is already too many (got -1: "more") */
   got = gst_cuda_qa_volume_read_bytes (fd, &extra, 1);
-  if (got < 0)
-    goto read_failed;
-  if (got > 0)
-    goto too_large;
+  if (got != 0) {
+    if (got < 0)
+      goto read_failed;
+    got = -1;
+    goto wrong_size;
+  }
   g_close (fd, NULL);
   return TRUE;
 
   /* ERRORS */
-open_failed:
+read_failed:
+  code = GST_RESOURCE_ERROR_READ;
+system_error:
   {
-    GST_ELEMENT_ERROR (element, RESOURCE, OPEN_READ,
-        ("Could not open the volume file \"%s\"", location),
-        ("%s", g_strerror (errno)));
+    const gchar *why = g_strerror (errno);
+
+    if (code == GST_RESOURCE_ERROR_READ)
+      GST_ELEMENT_ERROR (element, RESOURCE, READ,
+          ("Could not read the volume file \"%s\"", location), ("%s", why));
+    else
+      GST_ELEMENT_ERROR (element, RESOURCE, OPEN_READ,
+          ("Could not open the volume file \"%s\"", location), ("%s", why));
     if (fd >= 0)
       g_close (fd, NULL);
     return FALSE;
   }
-read_failed:
-  {
-    GST_ELEMENT_ERROR (element, RESOURCE, READ,
-        ("Could not read the volume file \"%s\"", location),
-        ("%s", g_strerror (errno)));
-    g_close (fd, NULL);
-    return FALSE;
-  }
 wrong_size:
   {
+    gchar *actual = got < 0 ? g_strdup ("more") :
+        g_strdup_printf ("%" G_GSSIZE_FORMAT " bytes", got);
+
     GST_ELEMENT_ERROR (element, RESOURCE, READ,
         ("Volume file \"%s\" has the wrong size", location),
         ("expected %" G_GSIZE_FORMAT " bytes (%ux%ux%u float32 values), "
-            "the file has %" G_GSSIZE_FORMAT " bytes", expected, nx, ny, nz,
-            got));
-    g_close (fd, NULL);
-    return FALSE;
-  }
-too_large:
-  {
-    GST_ELEMENT_ERROR (element, RESOURCE, READ,
-        ("Volume file \"%s\" has the wrong size", location),
-        ("expected %" G_GSIZE_FORMAT " bytes (%ux%ux%u float32 values), "
-            "the file has more", expected, nx, ny, nz));
+            "the file has %s", expected, nx, ny, nz, actual));
+    g_free (actual);
     g_close (fd, NULL);
     return FALSE;
   }

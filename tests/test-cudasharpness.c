@@ -253,6 +253,19 @@ fill_dot_scaled (guint x, guint y, gpointer user_data)
   return x == 1 && y == 1 ? GPOINTER_TO_UINT (user_data) : 0;
 }
 
+/* The next element message is the summary; the harness is done. */
+static void
+summary_last (GstHarness * h, GstBus * bus)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+
+  fail_unless (msg && gst_structure_has_name (gst_message_get_structure
+          (msg), "cudasharpness-summary"));
+  gst_message_unref (msg);
+  cq_test_detach_bus (h->element, bus);
+  gst_harness_teardown (h);
+}
+
 GST_START_TEST (test_interval_means)
 {
   guint i;
@@ -285,12 +298,7 @@ GST_START_TEST (test_interval_means)
     fail_unless_equals_float (v, i < 2 ? 2 * i + 1.5 : 5.0);
     gst_message_unref (msg);
   }
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
-  fail_unless (gst_structure_has_name (gst_message_get_structure (msg),
-          "cudasharpness-summary"));
-  gst_message_unref (msg);
-  cq_test_detach_bus (h->element, bus);
-  gst_harness_teardown (h);
+  summary_last (h, bus);
 }
 
 GST_END_TEST;
@@ -304,7 +312,6 @@ GST_START_TEST (test_interval_across_flush)
   GstBus *bus;
   GstHarness *h = dot_harness ("cudasharpness backend=cpu "
       "metrics=maxmin interval=66666666", &bus);
-  GstMessage *msg;
   guint i;
 
   for (i = 0; i < 3; i++)
@@ -319,12 +326,7 @@ GST_START_TEST (test_interval_across_flush)
   cq_test_check_interval (bus, "cudasharpness", 1, 2 * FRAME_DURATION,
       FRAME_DURATION);
   cq_test_check_interval (bus, "cudasharpness", 2, 0, 2 * FRAME_DURATION);
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
-  fail_unless (msg && gst_structure_has_name (gst_message_get_structure
-          (msg), "cudasharpness-summary"));
-  gst_message_unref (msg);
-  cq_test_detach_bus (h->element, bus);
-  gst_harness_teardown (h);
+  summary_last (h, bus);
 }
 
 GST_END_TEST;
