@@ -28,12 +28,14 @@
 #include "config.h"
 #endif
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "gstcudasfproject.h"
 #include "gstcudaqadevice.h"
 #include "gstcudaqareport.h"
+#include "gstcudaqavolume.h"
 #include "cq-phantom.h"
 #include "cq-sfproject.h"
 #include "cq-sfnoise.h"
@@ -628,6 +630,18 @@ gst_cuda_sf_project_query (GstBaseSrc * src, GstQuery * query)
 
   if (gst_cuda_qa_device_query (self->dev, query))
     return TRUE;
+  /* live: a frame leaves one frame duration after its time (as a camera's
+   * exposure); it can wait downstream as long as it must */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
+      && gst_base_src_is_live (src)) {
+    gint fps_n = GST_VIDEO_INFO_FPS_N (&self->info);
+    gint fps_d = GST_VIDEO_INFO_FPS_D (&self->info);
+
+    gst_query_set_latency (query, TRUE, fps_n > 0 ?
+        gst_util_uint64_scale (GST_SECOND, fps_d, fps_n) : 0,
+        GST_CLOCK_TIME_NONE);
+    return TRUE;
+  }
   return GST_BASE_SRC_CLASS (parent_class)->query (src, query);
 }
 
@@ -667,38 +681,21 @@ gst_cuda_sf_project_get_times (GstBaseSrc * src, GstBuffer * buf,
     *end = ts + GST_BUFFER_DURATION (buf);
 }
 
-/* The volume from volume-location: nx·ny·nz little-endian floats. */
-static gboolean
-gst_cuda_sf_project_read_volume (GstCudaSfProject * self,
-    const gchar * location, float *vol, gsize n)
+/* count items of size bytes, or NULL and an error naming what could not
+ * be allocated and its size. */
+static gpointer
+gst_cuda_sf_project_alloc (GstCudaSfProject * self, gsize count, gsize size,
+    const gchar * what)
 {
-  GError *error = NULL;
-  gchar *data;
-  gsize size, i;
+  gpointer p = g_try_malloc (count * size);
 
-  if (!g_file_get_contents (location, &data, &size, &error)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-        ("Could not read the volume file \"%s\"", location),
-        ("%s", error->message));
-    g_error_free (error);
-    return FALSE;
-  }
-  if (size != n * sizeof (float)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, READ,
-        ("Volume file \"%s\" has the wrong size", location),
-        ("expected %" G_GSIZE_FORMAT " bytes (%ux%ux%u float32 values), "
-            "the file has %" G_GSIZE_FORMAT " bytes", n * sizeof (float),
-            self->g.nx, self->g.ny, self->g.nz, size));
-    g_free (data);
-    return FALSE;
-  }
-  for (i = 0; i < n; i++) {
-    guint32 bits = GST_READ_UINT32_LE (data + 4 * i);
-
-    memcpy (&vol[i], &bits, sizeof (float));
-  }
-  g_free (data);
-  return TRUE;
+  if (!p)
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Out of memory for %s: %" G_GSIZE_FORMAT " bytes", what,
+            count * size), ("a %ux%ux%u volume, a %ux%u detector, %u views "
+            "a batch", self->g.nx, self->g.ny, self->g.nz, self->g.nu,
+            self->g.nv, BATCH_VIEWS));
+  return p;
 }
 
 /* The projector, and the volume in it, where the device helper says. */
@@ -755,12 +752,16 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
     goto bad_geometry;
   n = (gsize) self->g.nx * self->g.ny * self->g.nz;
   cells = (gsize) self->g.nu * self->g.nv;
-  self->volume = g_try_new (float, n);
-  self->batch = g_try_new (float, cells * BATCH_VIEWS);
-  if (!self->volume || !self->batch)
-    goto no_memory;
+  self->volume = gst_cuda_sf_project_alloc (self, n, sizeof (float),
+      "the volume (float32 voxels)");
+  if (self->volume)
+    self->batch = gst_cuda_sf_project_alloc (self, cells * BATCH_VIEWS,
+        sizeof (float), "a batch of detector frames (float32 cells)");
+  if (!self->batch)
+    goto failed;
   if (location) {
-    if (!gst_cuda_sf_project_read_volume (self, location, self->volume, n))
+    if (!gst_cuda_qa_volume_read (GST_ELEMENT (self), location, self->volume,
+            self->g.nx, self->g.ny, self->g.nz))
       goto failed;
   } else {
     cq_phantom_fill (phantom, &self->g, self->volume);
@@ -769,6 +770,10 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
     max_value = MAX (max_value, fabs (self->volume[i]));
   diag = sqrt (pow (self->g.nx * self->g.dx, 2) + pow (self->g.ny *
           self->g.dx, 2) + pow (self->g.nz * self->g.dz, 2));
+  /* line integrals are float32: bounded by the largest value times the
+   * volume's diagonal */
+  if (max_value * diag > FLT_MAX)
+    goto too_large;
   self->max_integral = self->active_mu_scale * max_value * diag;
 
   /* GStreamer's shared context where its CUDA library works, so that
@@ -780,10 +785,14 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
       goto backend_failed;
     self->cuda = gst_cuda_qa_device_backend (self->dev);
   } else {
-    self->volume_d = g_try_new (gdouble, n);
-    self->batch_d = g_try_new (gdouble, cells * BATCH_VIEWS);
-    if (!self->volume_d || !self->batch_d)
-      goto no_memory;
+    self->volume_d = gst_cuda_sf_project_alloc (self, n, sizeof (gdouble),
+        "the CPU projector's volume (float64 voxels)");
+    if (self->volume_d)
+      self->batch_d = gst_cuda_sf_project_alloc (self, cells * BATCH_VIEWS,
+          sizeof (gdouble), "the CPU projector's batch of detector frames "
+          "(float64 cells)");
+    if (!self->batch_d)
+      goto failed;
     for (i = 0; i < n; i++)
       self->volume_d[i] = self->volume[i];
   }
@@ -806,11 +815,12 @@ bad_geometry:
     g_free (location);
     return FALSE;
   }
-no_memory:
+too_large:
   {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Out of memory for a %ux%ux%u volume", self->g.nx, self->g.ny,
-            self->g.nz), (NULL));
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Volume values too large to project"),
+        ("the largest magnitude %g over the %g mm diagonal overflows float32 "
+            "line integrals", max_value, diag));
     gst_cuda_sf_project_free (self);
     g_free (location);
     return FALSE;

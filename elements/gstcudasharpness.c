@@ -133,6 +133,7 @@ struct _GstCudaSharpness
   GstCudaSharpnessSubmitFunc submit;
   GstCudaSharpnessCollectFunc collect;
   GstCudaQaReport *report;
+  guint64 gaps;                 /* GAP events: no frame, passed on */
 };
 
 G_DEFINE_TYPE (GstCudaSharpness, gst_cuda_sharpness, GST_TYPE_BASE_TRANSFORM);
@@ -405,6 +406,7 @@ gst_cuda_sharpness_start (GstBaseTransform * trans)
     goto no_backend;
 
   self->active_metrics = metrics;
+  self->gaps = 0;
   for (i = 0; i < CQ_METRIC_COUNT; i++)
     if (metrics & (1u << i))
       fields[n++] = cq_metric_name (i);
@@ -647,6 +649,7 @@ gst_cuda_sharpness_sink_event (GstBaseTransform * trans, GstEvent * event)
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_STOP:
       gst_cuda_qa_device_drain (self->dev, FALSE);
+      gst_cuda_qa_report_flush (self->report);
       break;
     case GST_EVENT_EOS:{
       GstStructure *extra;
@@ -656,12 +659,18 @@ gst_cuda_sharpness_sink_event (GstBaseTransform * trans, GstEvent * event)
       GST_OBJECT_LOCK (self);
       post = self->settings.post_messages;
       GST_OBJECT_UNLOCK (self);
-      extra = gst_structure_new_empty ("extra");
+      extra = gst_structure_new ("extra", "gaps", G_TYPE_UINT64, self->gaps,
+          NULL);
       gst_cuda_qa_device_describe (self->dev, extra);
       gst_cuda_qa_report_finish (self->report, post, extra);
       gst_structure_free (extra);
       break;
     }
+    case GST_EVENT_GAP:
+      /* no frame: passed on after the frames in flight, counted */
+      gst_cuda_qa_device_drain (self->dev, TRUE);
+      self->gaps++;
+      break;
     default:
       /* frames in flight go before any event that follows them */
       if (GST_EVENT_IS_SERIALIZED (event))

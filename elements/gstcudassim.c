@@ -311,6 +311,7 @@ gst_cuda_ssim_class_init (GstCudaSsimClass * klass)
   agg_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_ssim_propose_allocation);
   gst_cuda_qa_device_install (element_class);
+  gst_cuda_qa_pairing_install (element_class);
   agg_class->get_next_time = gst_aggregator_simple_get_next_time;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SSIM_WINDOW, 0);
@@ -775,6 +776,7 @@ static GstFlowReturn
 gst_cuda_ssim_flush (GstAggregator * agg)
 {
   gst_cuda_qa_device_drain (GST_CUDA_SSIM (agg)->dev, FALSE);
+  gst_cuda_qa_report_flush (GST_CUDA_SSIM (agg)->report);
   return GST_FLOW_OK;
 }
 

@@ -12,12 +12,15 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_qa_pairing_debug);
 #define GST_CAT_DEFAULT gst_cuda_qa_pairing_debug
 
+static GQuark gst_cuda_qa_pairing_quark;
+
 struct _GstCudaQaPairing
 {
   GstAggregator *agg;           /* not references: the helper is its part */
   GstAggregatorPad *reference, *distorted;
   GstFlowReturn (*drain) (GstAggregator * agg);
   guint64 unpaired_reference, unpaired_distorted;
+  guint64 gaps_reference, gaps_distorted;
 };
 
 /* A fixed, named always-pad (as gstcccombiner.c adds its pads). */
@@ -44,8 +47,11 @@ gst_cuda_qa_pairing_new (GstAggregator * agg,
   if (g_once_init_enter (&done)) {
     GST_DEBUG_CATEGORY_INIT (gst_cuda_qa_pairing_debug, "cudaqapairing", 0,
         "cudaquality: pairing reference and distorted frames");
+    gst_cuda_qa_pairing_quark =
+        g_quark_from_static_string ("GstCudaQaPairing");
     g_once_init_leave (&done, 1);
   }
+  g_object_set_qdata (G_OBJECT (agg), gst_cuda_qa_pairing_quark, pairing);
   pairing->agg = agg;
   pairing->reference = *reference =
       gst_cuda_qa_pairing_add_pad (agg, "reference");
@@ -58,6 +64,8 @@ gst_cuda_qa_pairing_new (GstAggregator * agg,
 void
 gst_cuda_qa_pairing_free (GstCudaQaPairing * pairing)
 {
+  g_object_set_qdata (G_OBJECT (pairing->agg), gst_cuda_qa_pairing_quark,
+      NULL);
   g_free (pairing);
 }
 
@@ -65,6 +73,7 @@ void
 gst_cuda_qa_pairing_reset (GstCudaQaPairing * pairing)
 {
   pairing->unpaired_reference = pairing->unpaired_distorted = 0;
+  pairing->gaps_reference = pairing->gaps_distorted = 0;
 }
 
 void
@@ -73,7 +82,10 @@ gst_cuda_qa_pairing_summary (GstCudaQaPairing * pairing, GstStructure * s)
   gst_structure_set (s, "unpaired-frames", G_TYPE_UINT64,
       pairing->unpaired_reference + pairing->unpaired_distorted,
       "unpaired-reference", G_TYPE_UINT64, pairing->unpaired_reference,
-      "unpaired-distorted", G_TYPE_UINT64, pairing->unpaired_distorted, NULL);
+      "unpaired-distorted", G_TYPE_UINT64, pairing->unpaired_distorted,
+      "gaps", G_TYPE_UINT64, pairing->gaps_reference + pairing->gaps_distorted,
+      "gaps-reference", G_TYPE_UINT64, pairing->gaps_reference,
+      "gaps-distorted", G_TYPE_UINT64, pairing->gaps_distorted, NULL);
 }
 
 static GstClockTime
@@ -194,14 +206,16 @@ gst_cuda_qa_pairing_next (GstCudaQaPairing * pairing, gboolean timeout,
 
   /* a gap (GstAggregator queues a GAP event as an empty GAP buffer) is no
    * frame: a reference gap is dropped, a distorted one goes on as it is;
-   * neither counts as unpaired */
+   * neither counts as unpaired, both count as gaps */
   if (*ref && GST_BUFFER_FLAG_IS_SET (*ref, GST_BUFFER_FLAG_GAP)) {
+    pairing->gaps_reference++;
     gst_aggregator_pad_drop_buffer (pairing->reference);
     gst_clear_buffer (ref);
     gst_clear_buffer (dist);
     return GST_CUDA_QA_PAIR_REFERENCE_DROPPED;
   }
   if (*dist && GST_BUFFER_FLAG_IS_SET (*dist, GST_BUFFER_FLAG_GAP)) {
+    pairing->gaps_distorted++;
     gst_clear_buffer (ref);
     gst_cuda_qa_pairing_take_distorted (pairing, *dist);
     return GST_CUDA_QA_PAIR_DISTORTED_ALONE;
@@ -348,3 +362,96 @@ gst_cuda_qa_pairing_query_caps (GstCudaQaPairing * pairing,
   return TRUE;
 }
 
+
+/* Whether some element of the bin (at any depth) has a sometimes src pad
+ * (decodebin, a demuxer): a pad of ours may then be linked once that pad
+ * appears, after the state change. */
+static gboolean
+gst_cuda_qa_pairing_links_later (GstBin * bin)
+{
+  GstIterator *it = gst_bin_iterate_recurse (bin);
+  GValue item = G_VALUE_INIT;
+  gboolean found = FALSE;
+
+  while (!found && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GList *t = gst_element_class_get_pad_template_list (GST_ELEMENT_GET_CLASS
+        (g_value_get_object (&item)));
+
+    for (; t && !found; t = t->next)
+      found = GST_PAD_TEMPLATE_DIRECTION (t->data) == GST_PAD_SRC
+          && GST_PAD_TEMPLATE_PRESENCE (t->data) == GST_PAD_SOMETIMES;
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  return found;
+}
+
+/* An unlinked sink pad would wait for ever: going to PAUSED is an error
+ * unless a pad may still be linked by an element that adds pads as it
+ * runs; going to PLAYING, it is one in any case. Elements outside a bin
+ * (driven by hand, as GstHarness does) are linked as their user goes. */
+static gboolean
+gst_cuda_qa_pairing_check_linked (GstCudaQaPairing * pairing,
+    GstStateChange transition)
+{
+  GstObject *top = gst_object_get_parent (GST_OBJECT (pairing->agg)), *up;
+  GstAggregatorPad *pads[2] = { pairing->reference, pairing->distorted };
+  gboolean later = FALSE;
+  guint i;
+
+  if (!top || (transition != GST_STATE_CHANGE_READY_TO_PAUSED
+          && transition != GST_STATE_CHANGE_PAUSED_TO_PLAYING))
+    goto done;
+  while ((up = gst_object_get_parent (top))) {
+    gst_object_unref (top);
+    top = up;
+  }
+  for (i = 0; i < 2; i++) {
+    if (gst_pad_is_linked (GST_PAD (pads[i])))
+      continue;
+    if (transition == GST_STATE_CHANGE_READY_TO_PAUSED && GST_IS_BIN (top)
+        && (later || (later =
+                gst_cuda_qa_pairing_links_later (GST_BIN (top))))) {
+      GST_INFO_OBJECT (pads[i], "not linked yet: an element of the "
+          "pipeline adds pads as it runs");
+      continue;
+    }
+    goto not_linked;
+  }
+done:
+  gst_clear_object (&top);
+  return TRUE;
+
+  /* ERRORS */
+not_linked:
+  {
+    GST_ELEMENT_ERROR (pairing->agg, CORE, PAD,
+        ("The %s pad is not linked", GST_PAD_NAME (pads[i])),
+        ("%s compares two streams: link both reference and distorted "
+            "before %s", GST_ELEMENT_NAME (pairing->agg),
+            gst_state_change_get_name (transition)));
+    gst_object_unref (top);
+    return FALSE;
+  }
+}
+
+static GstStateChangeReturn
+gst_cuda_qa_pairing_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstCudaQaPairing *pairing =
+      g_object_get_qdata (G_OBJECT (element), gst_cuda_qa_pairing_quark);
+  GstElementClass *parent =
+      g_type_class_peek_parent (G_OBJECT_GET_CLASS (element));
+
+  if (pairing && !gst_cuda_qa_pairing_check_linked (pairing, transition))
+    return GST_STATE_CHANGE_FAILURE;
+  return parent->change_state (element, transition);
+}
+
+void
+gst_cuda_qa_pairing_install (GstElementClass * klass)
+{
+  klass->change_state = GST_DEBUG_FUNCPTR (gst_cuda_qa_pairing_change_state);
+}

@@ -8,8 +8,8 @@
  * frames that have no partner, lets distorted frames without one pass,
  * counts both, and keeps the src pad's segment equal to the distorted
  * pad's (so distorted buffers keep their timestamps). A gap is no frame:
- * a reference gap is dropped, a distorted one passes on as a gap buffer,
- * and neither is counted. Anything that changes
+ * a reference gap is dropped, a distorted one passes on as a gap buffer;
+ * neither is counted as unpaired, both are counted as gaps. Anything that changes
  * which frames pair (an alignment offset, a search for the best match)
  * belongs here, not in the element.
  *
@@ -46,6 +46,13 @@ GstCudaQaPairing *gst_cuda_qa_pairing_new (GstAggregator * agg,
     GstAggregatorPad ** reference, GstAggregatorPad ** distorted);
 void gst_cuda_qa_pairing_free (GstCudaQaPairing * pairing);
 
+/* In class_init: GstElement::change_state of the class refuses to go to
+ * PAUSED with a sink pad unlinked (an error naming it), unless an element
+ * of the pipeline adds pads as it runs (decodebin, a demuxer: a pad may be
+ * linked then), and to PLAYING with one unlinked in any case. Elements
+ * outside a bin are not checked. */
+void gst_cuda_qa_pairing_install (GstElementClass * klass);
+
 /* A new stream: the counts back to zero. */
 void gst_cuda_qa_pairing_reset (GstCudaQaPairing * pairing);
 
@@ -69,7 +76,7 @@ gboolean gst_cuda_qa_pairing_query_caps (GstCudaQaPairing * pairing,
     GstAggregatorPad * pad, GstQuery * query);
 
 /* The counts, into the summary: unpaired-frames, unpaired-reference,
- * unpaired-distorted (guint64). */
+ * unpaired-distorted, gaps, gaps-reference, gaps-distorted (guint64). */
 void gst_cuda_qa_pairing_summary (GstCudaQaPairing * pairing,
     GstStructure * s);
 

@@ -435,7 +435,8 @@ post_interval (GstCudaQaReport * report)
   if (report->interval_frames == 0)
     return;
   if (GST_CLOCK_TIME_IS_VALID (report->interval_start_rt)
-      && GST_CLOCK_TIME_IS_VALID (report->interval_end_rt))
+      && GST_CLOCK_TIME_IS_VALID (report->interval_end_rt)
+      && report->interval_end_rt >= report->interval_start_rt)
     duration = report->interval_end_rt - report->interval_start_rt;
   s = gst_structure_new (report->name,
       "timestamp", G_TYPE_UINT64, report->interval_start_pts,
@@ -515,6 +516,33 @@ gst_cuda_qa_report_unpaired (GstCudaQaReport * report)
 }
 
 void
+gst_cuda_qa_report_flush (GstCudaQaReport * report)
+{
+  post_interval (report);
+  report->finished = FALSE;
+}
+
+/* The running time a frame covers: [*start, *end], from rt (its pts's) and
+ * its duration at the segment's rate; in reverse playback the pts is the
+ * frame's last instant. */
+static void
+frame_span (const GstSegment * segment, GstClockTime rt, GstClockTime dur,
+    GstClockTime * start, GstClockTime * end)
+{
+  GstClockTime span;
+
+  *start = *end = rt;
+  if (!GST_CLOCK_TIME_IS_VALID (rt) || !GST_CLOCK_TIME_IS_VALID (dur))
+    return;
+  span = segment->rate == 1.0 ? dur : (GstClockTime) (dur / fabs
+      (segment->rate));
+  if (segment->rate > 0)
+    *end = rt + span;
+  else
+    *start = rt > span ? rt - span : 0;
+}
+
+void
 gst_cuda_qa_report_frame (GstCudaQaReport * report, GstBuffer * buf,
     const GstSegment * segment, const gdouble * values,
     gboolean post_messages, GstClockTime interval)
@@ -523,6 +551,7 @@ gst_cuda_qa_report_frame (GstCudaQaReport * report, GstBuffer * buf,
   GstStructure *s;
   GstClockTime pts = GST_BUFFER_PTS (buf), dur = GST_BUFFER_DURATION (buf);
   GstClockTime rt = GST_CLOCK_TIME_NONE, st = GST_CLOCK_TIME_NONE;
+  GstClockTime span_start, span_end;
   guint64 frame = report->frames++;
   guint i;
 
@@ -556,16 +585,26 @@ gst_cuda_qa_report_frame (GstCudaQaReport * report, GstBuffer * buf,
 
   if (!post_messages)
     return;
+  frame_span (segment, rt, dur, &span_start, &span_end);
+  /* running time went back (a new segment without a flush): the interval
+   * so far ends before this frame */
+  if (report->interval_frames > 0 && GST_CLOCK_TIME_IS_VALID (span_start)
+      && GST_CLOCK_TIME_IS_VALID (report->interval_start_rt)
+      && span_start < report->interval_start_rt)
+    post_interval (report);
   if (report->interval_frames == 0) {
     report->interval_start_pts = pts;
-    report->interval_start_rt = rt;
+    report->interval_start_rt = span_start;
     report->interval_stream_time = st;
+    report->interval_end_rt = span_end;
   }
   for (i = 0; i < report->n_fields; i++)
     report->interval_sum[i] += values[i];
   report->interval_frames++;
-  report->interval_end_rt = GST_CLOCK_TIME_IS_VALID (rt)
-      && GST_CLOCK_TIME_IS_VALID (dur) ? rt + dur : rt;
+  if (!GST_CLOCK_TIME_IS_VALID (span_end)
+      || !GST_CLOCK_TIME_IS_VALID (report->interval_end_rt)
+      || span_end > report->interval_end_rt)
+    report->interval_end_rt = span_end;
   /* interval 0, or timestamps unknown: one message per frame */
   if (interval == 0 || !GST_CLOCK_TIME_IS_VALID (rt)
       || !GST_CLOCK_TIME_IS_VALID (report->interval_start_rt)

@@ -64,6 +64,13 @@ void gst_cuda_qa_report_frame (GstCudaQaReport * report, GstBuffer * buf,
  * metrics endpoint). */
 void gst_cuda_qa_report_unpaired (GstCudaQaReport * report);
 
+/* A flush (a flushing seek): running time starts again, so the interval
+ * being averaged ends here and is posted with the frames it has (none
+ * from after the flush); the next frame starts a new one. A flush after
+ * the end of the stream re-arms the summary: the next EOS posts it again,
+ * over every frame since the start. */
+void gst_cuda_qa_report_flush (GstCudaQaReport * report);
+
 /* End of stream: posts the last partial interval (if post_messages) and the
  * summary message "<name>-summary" with frames and <field>-mean/-min/-max,
  * the alerts where they are on (alert-metric, alerts, alerts-cleared,

@@ -238,5 +238,56 @@ cq_test_detach_bus (GstElement * element, GstBus * bus)
   gst_object_unref (bus);
 }
 
+/* The next element message on bus named `name` covers `frames` frames
+ * from `timestamp` over `duration` (an interval message). */
+static inline void
+cq_test_check_interval (GstBus * bus, const gchar * name, guint64 frames,
+    GstClockTime timestamp, GstClockTime duration)
+{
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  const GstStructure *s;
+  guint64 u;
+
+  fail_unless (m != NULL, "no %s message (%" G_GUINT64_FORMAT " frames at %"
+      GST_TIME_FORMAT ")", name, frames, GST_TIME_ARGS (timestamp));
+  s = gst_message_get_structure (m);
+  fail_unless (gst_structure_has_name (s, name), "%" GST_PTR_FORMAT, s);
+  fail_unless (gst_structure_get_uint64 (s, "frames", &u));
+  fail_unless_equals_uint64 (u, frames);
+  fail_unless (gst_structure_get_uint64 (s, "timestamp", &u));
+  fail_unless_equals_uint64 (u, timestamp);
+  fail_unless (gst_structure_get_uint64 (s, "duration", &u));
+  fail_unless_equals_uint64 (u, duration);
+  gst_message_unref (m);
+}
+
+#ifdef __GST_HARNESS_H__
+/* What a flushing seek sends down each of the n harnesses: FLUSH_START,
+ * FLUSH_STOP (running time reset), one seqnum for all, then a new TIME
+ * segment from 0. */
+static inline void
+cq_test_flush (GstHarness ** hs, guint n)
+{
+  guint32 seqnum = gst_util_seqnum_next ();
+  GstSegment seg;
+  GstEvent *ev;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    ev = gst_event_new_flush_start ();
+    gst_event_set_seqnum (ev, seqnum);
+    gst_harness_push_event (hs[i], ev);
+  }
+  for (i = 0; i < n; i++) {
+    ev = gst_event_new_flush_stop (TRUE);
+    gst_event_set_seqnum (ev, seqnum);
+    fail_unless (gst_harness_push_event (hs[i], ev));
+  }
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  for (i = 0; i < n; i++)
+    fail_unless (gst_harness_push_event (hs[i], gst_event_new_segment (&seg)));
+}
+#endif /* __GST_HARNESS_H__ */
+
 #endif /* __GST_CHECK_H__ */
 #endif /* CQ_TEST_H */

@@ -10,8 +10,11 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <glib/gstdio.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "cq-common.h"
 #include "cq-test.h"
@@ -327,14 +330,16 @@ expect_start_error (const gchar * props, const gchar * needle1,
   GstBus *bus = gst_element_get_bus (p);
   GstMessage *m;
   GError *error = NULL;
-  gchar *debug = NULL;
+  gchar *debug = NULL, *text;
 
   gst_element_set_state (p, GST_STATE_PLAYING);
   m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR);
   fail_unless (m != NULL, "no error for %s", props);
   gst_message_parse_error (m, &error, &debug);
-  fail_unless (strstr (debug, needle1) && strstr (debug, needle2),
-      "%s: %s", props, debug);
+  text = g_strdup_printf ("%s\n%s", error->message, debug);
+  fail_unless (strstr (text, needle1) && strstr (text, needle2),
+      "%s: %s", props, text);
+  g_free (text);
   g_error_free (error);
   g_free (debug);
   gst_message_unref (m);
@@ -418,6 +423,228 @@ GST_START_TEST (test_volume_file)
   g_free (b);
   g_free (f);
   g_free (le);
+}
+
+GST_END_TEST;
+
+/* A raw little-endian float volume of the small geometry, 1 everywhere
+ * but at the n (index, value) pairs of at. */
+static gchar *
+write_volume (const gchar * dir, const gchar * name, const gfloat * at,
+    guint n)
+{
+  gchar *path = g_build_filename (dir, name, NULL);
+  guint8 *le = g_new0 (guint8, 4 * 32 * 32 * 32);
+  guint i;
+
+  for (i = 0; i < 32 * 32 * 32 + n; i++) {
+    guint idx = i < 32 * 32 * 32 ? i : (guint) at[2 * (i - 32 * 32 * 32)];
+    gfloat v = i < 32 * 32 * 32 ? 1.0f : at[2 * (i - 32 * 32 * 32) + 1];
+    guint32 bits;
+
+    memcpy (&bits, &v, 4);
+    GST_WRITE_UINT32_LE (le + 4 * idx, bits);
+  }
+  fail_unless (g_file_set_contents (path, (gchar *) le, 4 * 32 * 32 * 32,
+          NULL));
+  g_free (le);
+  return path;
+}
+
+static void
+expect_volume_error (const gchar * path, const gchar * more,
+    const gchar * needle1, const gchar * needle2)
+{
+  gchar *props = g_strdup_printf (SMALL "volume-location=%s %s", path, more);
+
+  expect_start_error (props, needle1, needle2);
+  g_free (props);
+}
+
+/* NaN and infinite voxels are refused, saying how many and where the
+ * first is (voxel x=3 y=2 z=1 is index 1091), in either output. */
+GST_START_TEST (test_volume_not_finite)
+{
+  gchar *dir = g_dir_make_tmp ("cudasfproject-XXXXXX", NULL);
+  const gfloat nans[] = { 1091, NAN, 5000, NAN };
+  const gfloat inf[] = { 1091, INFINITY };
+  gchar *a = write_volume (dir, "nan.raw", nans, 2);
+  gchar *b = write_volume (dir, "inf.raw", inf, 1);
+
+  expect_volume_error (a, "", "2 values that are not finite",
+      "NaN, at x=3 y=2 z=1");
+  expect_volume_error (b, "output=line-integral",
+      "1 values that are not finite", "+inf, at x=3 y=2 z=1");
+  g_unlink (a);
+  g_unlink (b);
+  g_rmdir (dir);
+  g_free (a);
+  g_free (b);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Values so large that line integrals overflow float32 are refused. */
+GST_START_TEST (test_volume_too_large_values)
+{
+  gchar *dir = g_dir_make_tmp ("cudasfproject-XXXXXX", NULL);
+  const gfloat big[] = { 7, 3e38f };
+  gchar *a = write_volume (dir, "big.raw", big, 1);
+
+  expect_volume_error (a, "", "too large", "overflows float32");
+  g_unlink (a);
+  g_rmdir (dir);
+  g_free (a);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Negative attenuation is projected as 0, with a warning saying how many
+ * values and where the first is: the frames of a volume with negative
+ * voxels are those of the same volume with zeros there. */
+GST_START_TEST (test_volume_negative)
+{
+  gchar *dir = g_dir_make_tmp ("cudasfproject-XXXXXX", NULL);
+  const gfloat neg[] = { 1091, -3, 20000, -0.5f };
+  const gfloat zero[] = { 1091, 0, 20000, 0 };
+  gchar *a = write_volume (dir, "neg.raw", neg, 2);
+  gchar *b = write_volume (dir, "zero.raw", zero, 2);
+  gchar *pa = g_strdup_printf (SMALL "output=line-integral "
+      "volume-location=%s", a);
+  gchar *pb = g_strdup_printf (SMALL "output=line-integral "
+      "volume-location=%s", b);
+  gchar *desc = g_strdup_printf ("cudasfproject backend=%s %s num-buffers=1 "
+      "! fakesink", backend, pa);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *m;
+  GError *error = NULL;
+  gchar *debug = NULL, *ca, *cb;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_WARNING
+      | GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING);
+  gst_message_parse_warning (m, &error, &debug);
+  fail_unless (strstr (error->message, "2 negative values"), "%s",
+      error->message);
+  fail_unless (strstr (debug, "x=3 y=2 z=1"), "%s", debug);
+  g_error_free (error);
+  g_free (debug);
+  gst_message_unref (m);
+  gst_element_set_state (p, GST_STATE_NULL);
+  ca = frame_checksum (pa);
+  cb = frame_checksum (pb);
+  fail_unless (g_str_equal (ca, cb));
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_unlink (a);
+  g_unlink (b);
+  g_rmdir (dir);
+  g_free (a);
+  g_free (b);
+  g_free (pa);
+  g_free (pb);
+  g_free (ca);
+  g_free (cb);
+  g_free (desc);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Files of the wrong size are refused before they are read: a sparse
+ * 4 GiB file at once, /dev/zero after one byte more than the volume, a
+ * directory as one. */
+GST_START_TEST (test_volume_oversized)
+{
+  gchar *dir = g_dir_make_tmp ("cudasfproject-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "huge.raw", NULL);
+  int fd = g_open (path, O_CREAT | O_WRONLY, 0644);
+  gint64 t0;
+
+  fail_unless (fd >= 0);
+  fail_unless (ftruncate (fd, (off_t) 4 << 30) == 0);
+  close (fd);
+  t0 = g_get_monotonic_time ();
+  expect_volume_error (path, "", "131072 bytes", "4294967296 bytes");
+  fail_unless (g_get_monotonic_time () - t0 < 5 * G_USEC_PER_SEC);
+  expect_volume_error ("/dev/zero", "", "131072 bytes", "the file has more");
+  expect_volume_error (dir, "", "Could not open", "directory");
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* The error for memory that cannot be had names what it was for and its
+ * size: here the batch of detector frames (16 views of 65535² float32
+ * cells), not the 8³ volume. The address space is capped so that no
+ * overcommitting kernel grants it. */
+GST_START_TEST (test_out_of_memory_names_batch)
+{
+  struct rlimit old, cap;
+  gchar *statm = NULL;
+  guint64 pages = 0;
+
+  /* 32 GiB above what the process maps already (CUDA maps much) */
+  fail_unless (g_file_get_contents ("/proc/self/statm", &statm, NULL, NULL));
+  pages = g_ascii_strtoull (statm, NULL, 10);
+  g_free (statm);
+  fail_unless (getrlimit (RLIMIT_AS, &old) == 0);
+  cap = old;
+  cap.rlim_cur = (rlim_t) (pages * sysconf (_SC_PAGESIZE) + ((guint64) 32
+          << 30));
+  if (old.rlim_cur != RLIM_INFINITY && old.rlim_cur < cap.rlim_cur)
+    cap.rlim_cur = old.rlim_cur;
+  fail_unless (setrlimit (RLIMIT_AS, &cap) == 0);
+  expect_start_error ("volume-width=8 volume-height=8 volume-depth=8 "
+      "detector-width=65535 detector-height=65535",
+      "a batch of detector frames", "274869518400 bytes");
+  setrlimit (RLIMIT_AS, &old);
+}
+
+GST_END_TEST;
+
+/* Live: the latency query says live, one frame at least, and no bound on
+ * how long a frame may wait, so that a synchronising sink keeps its
+ * processing deadline (no "Pipeline construction is invalid"). */
+GST_START_TEST (test_live_latency)
+{
+  gchar *desc = g_strdup_printf ("cudasfproject name=src backend=%s " SMALL
+      "is-live=true num-buffers=3 ! fakesink sync=true", backend);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  GstBus *bus = gst_element_get_bus (p);
+  GstQuery *q = gst_query_new_latency ();
+  GstClockTime min, max;
+  gboolean live;
+  GstMessage *m;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  fail_unless (gst_element_get_state (p, NULL, NULL, 10 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_element_query (src, q));
+  gst_query_parse_latency (q, &live, &min, &max);
+  fail_unless (live);
+  fail_unless_equals_uint64 (min, GST_SECOND / 30);
+  fail_unless (!GST_CLOCK_TIME_IS_VALID (max), "max latency %"
+      GST_TIME_FORMAT, GST_TIME_ARGS (max));
+  m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_EOS |
+      GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+  fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS,
+      "%" GST_PTR_FORMAT, m);
+  gst_message_unref (m);
+  gst_query_unref (q);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (desc);
 }
 
 GST_END_TEST;
@@ -557,6 +784,12 @@ cudasfproject_suite (void)
   tcase_add_test (tc, test_poisson_flat_field);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_volume_file);
+  tcase_add_test (tc, test_volume_not_finite);
+  tcase_add_test (tc, test_volume_too_large_values);
+  tcase_add_test (tc, test_volume_negative);
+  tcase_add_test (tc, test_volume_oversized);
+  tcase_add_test (tc, test_out_of_memory_names_batch);
+  tcase_add_test (tc, test_live_latency);
   tcase_add_test (tc, test_fov_mask);
   tcase_add_test (tc, test_live_pacing);
   tcase_add_test (tc, test_cuda_memory_caps);

@@ -236,6 +236,8 @@ GST_START_TEST (test_messages_and_summary)
   fail_unless (gst_structure_get_double (s, "smd2-min", &v) && v == 9.0);
   fail_unless (gst_structure_get_double (s, "laplacian-max", &v) && v == 4.0);
   fail_unless (gst_structure_get_double (s, "tenengrad-mean", &v) && v == 0);
+  fail_unless (gst_structure_get_uint64 (s, "gaps", &u));
+  fail_unless_equals_uint64 (u, 0);
   gst_message_unref (msg);
 
   cq_test_detach_bus (h->element, bus);
@@ -249,6 +251,19 @@ static guint
 fill_dot_scaled (guint x, guint y, gpointer user_data)
 {
   return x == 1 && y == 1 ? GPOINTER_TO_UINT (user_data) : 0;
+}
+
+/* The next element message is the summary; the harness is done. */
+static void
+summary_last (GstHarness * h, GstBus * bus)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+
+  fail_unless (msg && gst_structure_has_name (gst_message_get_structure
+          (msg), "cudasharpness-summary"));
+  gst_message_unref (msg);
+  cq_test_detach_bus (h->element, bus);
+  gst_harness_teardown (h);
 }
 
 GST_START_TEST (test_interval_means)
@@ -283,10 +298,110 @@ GST_START_TEST (test_interval_means)
     fail_unless_equals_float (v, i < 2 ? 2 * i + 1.5 : 5.0);
     gst_message_unref (msg);
   }
+  summary_last (h, bus);
+}
+
+GST_END_TEST;
+
+/* A flush (a flushing seek back to 0) ends the interval being averaged:
+ * it is posted with the frames before the flush, and the frames after it
+ * start a new one (no message spans both, none has running time running
+ * backwards). */
+GST_START_TEST (test_interval_across_flush)
+{
+  GstBus *bus;
+  GstHarness *h = dot_harness ("cudasharpness backend=cpu "
+      "metrics=maxmin interval=66666666", &bus);
+  guint i;
+
+  for (i = 0; i < 3; i++)
+    gst_buffer_unref (gst_harness_push_and_pull (h, make_frame (DOT_CAPS,
+                fill_centre_dot, NULL, i)));
+  cq_test_flush (&h, 1);
+  for (i = 0; i < 2; i++)
+    gst_buffer_unref (gst_harness_push_and_pull (h, make_frame (DOT_CAPS,
+                fill_centre_dot, NULL, i)));
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  cq_test_check_interval (bus, "cudasharpness", 2, 0, 2 * FRAME_DURATION);
+  cq_test_check_interval (bus, "cudasharpness", 1, 2 * FRAME_DURATION,
+      FRAME_DURATION);
+  cq_test_check_interval (bus, "cudasharpness", 2, 0, 2 * FRAME_DURATION);
+  summary_last (h, bus);
+}
+
+GST_END_TEST;
+
+/* A GAP event is no frame: passed on as it is, counted in the summary,
+ * and the frames around it are measured as usual. */
+GST_START_TEST (test_gap)
+{
+  GstBus *bus;
+  GstHarness *h = dot_harness ("cudasharpness backend=cpu", &bus);
+  GstMessage *msg;
+  GstEvent *ev;
+  guint64 u;
+  gboolean gap = FALSE;
+
+  gst_buffer_unref (gst_harness_push_and_pull (h, make_frame (DOT_CAPS,
+              fill_centre_dot, NULL, 0)));
+  fail_unless (gst_harness_push_event (h, gst_event_new_gap (FRAME_DURATION,
+              FRAME_DURATION)));
+  gst_buffer_unref (gst_harness_push_and_pull (h, make_frame (DOT_CAPS,
+              fill_centre_dot, NULL, 2)));
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((ev = gst_harness_try_pull_event (h))) {
+    gap |= GST_EVENT_TYPE (ev) == GST_EVENT_GAP;
+    gst_event_unref (ev);
+  }
+  fail_unless (gap);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *s = gst_message_get_structure (msg);
+
+    if (gst_structure_has_name (s, "cudasharpness-summary")) {
+      fail_unless (gst_structure_get_uint64 (s, "frames", &u));
+      fail_unless_equals_uint64 (u, 2);
+      fail_unless (gst_structure_get_uint64 (s, "gaps", &u));
+      fail_unless_equals_uint64 (u, 1);
+      gap = FALSE;
+    }
+    gst_message_unref (msg);
+  }
+  fail_if (gap, "no summary");
+  cq_test_detach_bus (h->element, bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Reverse playback: the interval's running time and duration come from
+ * the frames' spans at the segment's rate (a frame's pts is its last
+ * instant), not from the timestamps read forwards. */
+GST_START_TEST (test_interval_reverse)
+{
+  GstBus *bus;
+  GstHarness *h = dot_harness ("cudasharpness backend=cpu "
+      "metrics=maxmin interval=66666666", &bus);
+  GstSegment seg;
+  GstMessage *msg;
+  guint64 rt;
+  gint i;
+
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.rate = -2.0;
+  seg.stop = 4 * FRAME_DURATION;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  for (i = 3; i >= 0; i--)
+    gst_buffer_unref (gst_harness_push_and_pull (h, make_frame (DOT_CAPS,
+                fill_centre_dot, NULL, i)));
+  /* at rate 2, four frames cover 2 frame durations of running time */
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
-  fail_unless (gst_structure_has_name (gst_message_get_structure (msg),
-          "cudasharpness-summary"));
+  fail_unless (msg != NULL);
+  fail_unless (gst_structure_get_uint64 (gst_message_get_structure (msg),
+          "running-time", &rt));
+  fail_unless_equals_uint64 (rt, 0);
   gst_message_unref (msg);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT) == NULL);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   cq_test_detach_bus (h->element, bus);
   gst_harness_teardown (h);
 }
@@ -965,6 +1080,9 @@ cudasharpness_suite (void)
   tcase_add_test (tc, test_passthrough_bytes);
   tcase_add_test (tc, test_messages_and_summary);
   tcase_add_test (tc, test_interval_means);
+  tcase_add_test (tc, test_interval_across_flush);
+  tcase_add_test (tc, test_interval_reverse);
+  tcase_add_test (tc, test_gap);
   tcase_add_test (tc, test_log_csv);
   tcase_add_test (tc, test_log_jsonl);
   tcase_add_test (tc, test_roi);

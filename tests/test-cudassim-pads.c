@@ -248,6 +248,39 @@ GST_START_TEST (test_distorted_segment)
 
 GST_END_TEST;
 
+/* A flushing seek back to 0 (a flush down both pads) ends the interval
+ * being averaged: posted with the frames before it; the frames after it
+ * start a new one. */
+GST_START_TEST (test_interval_across_flush)
+{
+  Pads p;
+  GstHarness *both[2];
+  GstMessage *m;
+  guint i;
+
+  pads_init (&p);
+  g_object_set (p.dist->element, "interval", 2 * FRAME_DURATION, NULL);
+  for (i = 0; i < 3; i++)
+    pair (&p, i);
+  both[0] = p.ref;
+  both[1] = p.dist;
+  cq_test_flush (both, 2);
+  for (i = 0; i < 2; i++)
+    pair (&p, i);
+  cq_test_check_interval (p.bus, "cudassim", 2, 0, 2 * FRAME_DURATION);
+  cq_test_check_interval (p.bus, "cudassim", 1, 2 * FRAME_DURATION,
+      FRAME_DURATION);
+  cq_test_check_interval (p.bus, "cudassim", 2, 0, 2 * FRAME_DURATION);
+  while ((m = gst_bus_pop_filtered (p.bus, GST_MESSAGE_ELEMENT))) {
+    fail_if (gst_structure_has_name (gst_message_get_structure (m),
+            "cudassim"), "%" GST_PTR_FORMAT, m);
+    gst_message_unref (m);
+  }
+  check_counts (&p, finish (&p, FALSE), 5, 0, 0);
+}
+
+GST_END_TEST;
+
 static Suite *
 cudassim_pads_suite (void)
 {
@@ -259,6 +292,7 @@ cudassim_pads_suite (void)
   tcase_add_test (tc, test_distorted_gap);
   tcase_add_test (tc, test_reference_ends_first);
   tcase_add_test (tc, test_distorted_segment);
+  tcase_add_test (tc, test_interval_across_flush);
   return s;
 }
 

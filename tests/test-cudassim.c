@@ -28,15 +28,17 @@ typedef struct
   GList *messages;              /* element and error messages, in order */
 } Run;
 
+/* src_props: of both appsrcs ("is-live=true") */
 static Run *
-run_new (const gchar * props, const gchar * ref_caps, const gchar * dist_caps)
+run_new_full (const gchar * props, const gchar * ref_caps,
+    const gchar * dist_caps, const gchar * src_props)
 {
   Run *r = g_new0 (Run, 1);
   gchar *desc = g_strdup_printf ("cudassim name=q backend=%s %s ! "
       "appsink name=sink sync=false wait-on-eos=false "
-      "appsrc name=ref format=time caps=\"%s\" ! q.reference "
-      "appsrc name=dist format=time caps=\"%s\" ! q.distorted",
-      backend, props, ref_caps, dist_caps);
+      "appsrc name=ref format=time %s caps=\"%s\" ! q.reference "
+      "appsrc name=dist format=time %s caps=\"%s\" ! q.distorted",
+      backend, props, src_props, ref_caps, src_props, dist_caps);
   GError *error = NULL;
 
   r->pipeline = gst_parse_launch (desc, &error);
@@ -46,9 +48,15 @@ run_new (const gchar * props, const gchar * ref_caps, const gchar * dist_caps)
   r->ref = gst_bin_get_by_name (GST_BIN (r->pipeline), "ref");
   r->dist = gst_bin_get_by_name (GST_BIN (r->pipeline), "dist");
   r->sink = gst_bin_get_by_name (GST_BIN (r->pipeline), "sink");
-  fail_unless_equals_int (gst_element_set_state (r->pipeline,
-          GST_STATE_PLAYING), GST_STATE_CHANGE_ASYNC);
+  fail_unless (gst_element_set_state (r->pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
   return r;
+}
+
+static Run *
+run_new (const gchar * props, const gchar * ref_caps, const gchar * dist_caps)
+{
+  return run_new_full (props, ref_caps, dist_caps, "");
 }
 
 static void
@@ -163,6 +171,20 @@ summary_uint (Run * r, const gchar * name)
 
   fail_unless (gst_structure_get_uint64 (summary_of (r), name, &v));
   return v;
+}
+
+/* The summary's measured frames and unpaired counts. */
+static void
+check_summary (Run * r, guint64 frames, guint64 unpaired_reference,
+    guint64 unpaired_distorted)
+{
+  fail_unless_equals_uint64 (summary_uint (r, "frames"), frames);
+  fail_unless_equals_uint64 (summary_uint (r, "unpaired-reference"),
+      unpaired_reference);
+  fail_unless_equals_uint64 (summary_uint (r, "unpaired-distorted"),
+      unpaired_distorted);
+  fail_unless_equals_uint64 (summary_uint (r, "unpaired-frames"),
+      unpaired_reference + unpaired_distorted);
 }
 
 /* GRAY8 frames from int images, rows padded to 4 bytes as GStreamer
@@ -468,12 +490,102 @@ GST_START_TEST (test_pairing)
   }
   fail_unless_equals_int (measured, 4);
   fail_unless_equals_int (unmeasured, 1);
-  fail_unless_equals_uint64 (summary_uint (r, "frames"), 4);
   /* reference 0, 1, 4 and distorted 7 */
-  fail_unless_equals_uint64 (summary_uint (r, "unpaired-reference"), 3);
-  fail_unless_equals_uint64 (summary_uint (r, "unpaired-distorted"), 1);
-  fail_unless_equals_uint64 (summary_uint (r, "unpaired-frames"), 4);
+  check_summary (r, 4, 3, 1);
   run_free (r);
+}
+
+GST_END_TEST;
+
+/* An appsrc cannot send GAP events itself: an empty buffer flagged GAP
+ * becomes a GAP event of its time on the appsrc's pad. */
+static GstPadProbeReturn
+gap_marker_to_event (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  (void) user_data;
+  if (gst_buffer_get_size (buf) > 0
+      || !GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
+    return GST_PAD_PROBE_OK;
+  gst_pad_push_event (pad, gst_event_new_gap (GST_BUFFER_PTS (buf),
+          GST_BUFFER_DURATION (buf)));
+  return GST_PAD_PROBE_DROP;
+}
+
+static void
+push_gap (GstElement * src, guint i, GstClockTime pts)
+{
+  GstBuffer *buf = gst_buffer_new ();
+
+  GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_GAP);
+  GST_BUFFER_PTS (buf) = pts;
+  run_push (src, buf, i);
+}
+
+/* GAP events on either pad, live or not: no error, a gap is no frame
+ * (the distorted one goes on as a gap), the summary counts them. */
+static void
+check_gaps (const gchar * src_props)
+{
+  /* live: the aggregator waits up to its latency for the other pad, not
+   * timing out on the first frame to arrive */
+  Run *r = run_new_full (*src_props ? "latency=500000000" : "", SMALL_CAPS,
+      SMALL_CAPS, src_props);
+  GstElement *srcs[2] = { r->ref, r->dist };
+  GList *l;
+  guint i, k, gaps = 0, measured = 0;
+
+  for (k = 0; k < 2; k++) {
+    GstPad *pad = gst_element_get_static_pad (srcs[k], "src");
+
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, gap_marker_to_event,
+        NULL, NULL);
+    gst_object_unref (pad);
+  }
+  /* reference: 0 1 gap 3 4; distorted: 0 1 2 gap 4 */
+  for (i = 0; i < 5; i++) {
+    if (i == 2)
+      push_gap (r->ref, i, i * FRAME_DURATION);
+    else
+      push_indexed (r, r->ref, i, i * FRAME_DURATION, FALSE);
+    if (i == 3)
+      push_gap (r->dist, i, i * FRAME_DURATION);
+    else
+      push_indexed (r, r->dist, i, i * FRAME_DURATION, TRUE);
+  }
+  fail_unless (run_finish (r), "%s: no EOS", src_props);
+  fail_unless_equals_int (g_list_length (r->outputs), 5);
+  for (l = r->outputs; l; l = l->next) {
+    GstBuffer *buf = l->data;
+
+    if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP)) {
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), 3 * FRAME_DURATION);
+      gaps++;
+    }
+    if (meta_of (buf))
+      measured++;
+  }
+  fail_unless_equals_int (gaps, 1);
+  fail_unless_equals_int (measured, 3);
+  /* reference 3 (distorted gap), distorted 2 (reference gap) */
+  check_summary (r, 3, 1, 1);
+  fail_unless_equals_uint64 (summary_uint (r, "gaps"), 2);
+  fail_unless_equals_uint64 (summary_uint (r, "gaps-reference"), 1);
+  fail_unless_equals_uint64 (summary_uint (r, "gaps-distorted"), 1);
+  run_free (r);
+}
+
+GST_START_TEST (test_gaps)
+{
+  check_gaps ("");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_gaps_live)
+{
+  check_gaps ("is-live=true");
 }
 
 GST_END_TEST;
@@ -768,6 +880,59 @@ GST_START_TEST (test_cuda_memory_caps)
 
 GST_END_TEST;
 
+/* The state change of launch's pipeline to PAUSED: FAILURE with an error
+ * naming `pad` when pad is set. */
+static void
+check_unlinked (const gchar * launch, const gchar * pad)
+{
+  gchar *desc = g_strdup_printf ("cudassim name=q backend=%s ! fakesink %s",
+      backend, launch);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  GstStateChangeReturn ret = gst_element_set_state (p, GST_STATE_PAUSED);
+  GstMessage *m;
+
+  if (pad) {
+    GError *error = NULL;
+    gchar *want = g_strdup_printf ("The %s pad is not linked", pad);
+
+    fail_unless_equals_int (ret, GST_STATE_CHANGE_FAILURE);
+    m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (m != NULL, "no error for %s", launch);
+    gst_message_parse_error (m, &error, NULL);
+    fail_unless (g_str_equal (error->message, want), "%s", error->message);
+    g_error_free (error);
+    g_free (want);
+    gst_message_unref (m);
+  } else {
+    fail_if (ret == GST_STATE_CHANGE_FAILURE, "%s", launch);
+  }
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
+/* One pad unlinked would wait for ever: going to PAUSED is an error naming
+ * it, unless an element that adds pads as it runs (decodebin) may link it
+ * later. */
+GST_START_TEST (test_unlinked_pad)
+{
+  GstElementFactory *decodebin = gst_element_factory_find ("decodebin");
+
+  check_unlinked ("videotestsrc ! q.reference", "distorted");
+  check_unlinked ("videotestsrc ! q.distorted", "reference");
+  check_unlinked ("videotestsrc ! tee name=t ! queue ! q.reference "
+      "t. ! queue ! q.distorted", NULL);
+  if (decodebin) {
+    check_unlinked ("videotestsrc ! q.reference "
+        "filesrc location=/dev/null ! decodebin", NULL);
+    gst_object_unref (decodebin);
+  }
+}
+
+GST_END_TEST;
+
 /* Two live sources: frames pair, the pipeline reports itself live with
  * the aggregator's latency. */
 GST_START_TEST (test_live)
@@ -836,6 +1001,8 @@ cudassim_suite (void)
   tcase_add_test (tc, test_rgb);
   tcase_add_test (tc, test_pairing);
   tcase_add_test (tc, test_one_stream_empty);
+  tcase_add_test (tc, test_gaps);
+  tcase_add_test (tc, test_gaps_live);
   tcase_add_test (tc, test_mismatch_errors);
   tcase_add_test (tc, test_planes_too_small);
   tcase_add_test (tc, test_threshold_alert);
@@ -843,6 +1010,7 @@ cudassim_suite (void)
   tcase_add_test (tc, test_every_format);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_live);
+  tcase_add_test (tc, test_unlinked_pad);
   tcase_add_test (tc, test_cuda_memory_caps);
   return s;
 }
