@@ -481,6 +481,7 @@ gst_cuda_ssim_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     GstCaps *caps;
     GstVideoInfo info;
+    GstClockTime latency;
 
     /* pairs in flight leave in the format they came in */
     gst_cuda_qa_device_drain (self->dev, TRUE);
@@ -499,6 +500,10 @@ gst_cuda_ssim_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
       self->distorted_info = info;
       self->have_distorted_info = TRUE;
       self->distorted_cuda = gst_cuda_qa_caps_is_cuda (caps);
+      /* live: wait for the reference frames alignment searches */
+      latency = gst_cuda_qa_pairing_latency (self->pairing, &info);
+      if (latency > 0)
+        gst_aggregator_set_latency (agg, latency, latency);
       /* the src pad carries the distorted stream's caps */
       gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (agg));
     }
