@@ -130,15 +130,25 @@ gst_cuda_qa_pairing_install (GObjectClass * klass, guint first_prop_id)
           "change the offset", 0.0, 1.0, DEFAULT_ALIGN_MARGIN, flags));
 }
 
+/* The pairing's property prop_id names, or -1. */
+static gint
+gst_cuda_qa_pairing_prop (guint first_prop_id, guint prop_id)
+{
+  return prop_id >= first_prop_id
+      && prop_id < first_prop_id + GST_CUDA_QA_PAIRING_N_PROPS ?
+      (gint) (prop_id - first_prop_id) : -1;
+}
+
 gboolean
 gst_cuda_qa_pairing_set_property (GstCudaQaPairing * pairing,
     guint first_prop_id, guint prop_id, const GValue * value)
 {
-  if (prop_id < first_prop_id
-      || prop_id >= first_prop_id + GST_CUDA_QA_PAIRING_N_PROPS)
+  gint prop = gst_cuda_qa_pairing_prop (first_prop_id, prop_id);
+
+  if (prop < 0)
     return FALSE;
   GST_OBJECT_LOCK (pairing->agg);
-  switch (prop_id - first_prop_id) {
+  switch (prop) {
     case PAIRING_ALIGN:
       pairing->align_mode = g_value_get_enum (value);
       break;
@@ -157,11 +167,12 @@ gboolean
 gst_cuda_qa_pairing_get_property (GstCudaQaPairing * pairing,
     guint first_prop_id, guint prop_id, GValue * value)
 {
-  if (prop_id < first_prop_id
-      || prop_id >= first_prop_id + GST_CUDA_QA_PAIRING_N_PROPS)
+  gint prop = gst_cuda_qa_pairing_prop (first_prop_id, prop_id);
+
+  if (prop < 0)
     return FALSE;
   GST_OBJECT_LOCK (pairing->agg);
-  switch (prop_id - first_prop_id) {
+  switch (prop) {
     case PAIRING_ALIGN:
       g_value_set_enum (value, pairing->align_mode);
       break;

@@ -51,14 +51,12 @@ ref_ssim_box8 (const int *a, const int *b, unsigned w, unsigned h, int L)
   return total / ((double) (w - 7) * (h - 7));
 }
 
-/* gauss11: 11x11 window of weights g(i)g(j), g the normalised Gaussian of
- * sigma 1.5 sampled at -5..5; population statistics; "valid" windows. */
-static inline double
-ref_ssim_gauss11 (const int *a, const int *b, unsigned w, unsigned h, int L)
+/* The normalised 1-D Gaussian, sigma 1.5, radius 5. */
+static inline void
+ref_gauss11_weights (double g[11])
 {
-  const double c1 = (0.01 * L) * (0.01 * L), c2 = (0.03 * L) * (0.03 * L);
-  double g[11], gs = 0, total = 0.0;
-  unsigned x, y, i, j;
+  double gs = 0;
+  unsigned i;
 
   for (i = 0; i < 11; i++) {
     double d = (double) i - 5.0;
@@ -67,6 +65,20 @@ ref_ssim_gauss11 (const int *a, const int *b, unsigned w, unsigned h, int L)
   }
   for (i = 0; i < 11; i++)
     g[i] /= gs;
+}
+
+/* The mean over every 11x11 window of double images of the local SSIM, or
+ * with cs_only of its contrast-structure term (2 cov + C2) / (va + vb + C2);
+ * two-pass window statistics. */
+static inline double
+ref_gauss11_mean (const double *a, const double *b, unsigned w, unsigned h,
+    int L, int cs_only)
+{
+  const double c1 = (0.01 * L) * (0.01 * L), c2 = (0.03 * L) * (0.03 * L);
+  double g[11], total = 0.0;
+  unsigned x, y, i, j;
+
+  ref_gauss11_weights (g);
   for (y = 0; y + 11 <= h; y++)
     for (x = 0; x + 11 <= w; x++) {
       double ma = 0, mb = 0, va = 0, vb = 0, cov = 0;
@@ -85,10 +97,33 @@ ref_ssim_gauss11 (const int *a, const int *b, unsigned w, unsigned h, int L)
           vb += g[i] * g[j] * db * db;
           cov += g[i] * g[j] * da * db;
         }
-      total += ((2 * ma * mb + c1) * (2 * cov + c2)) /
-          ((ma * ma + mb * mb + c1) * (va + vb + c2));
+      if (cs_only)
+        total += (2 * cov + c2) / (va + vb + c2);
+      else
+        total += ((2 * ma * mb + c1) * (2 * cov + c2)) /
+            ((ma * ma + mb * mb + c1) * (va + vb + c2));
     }
   return total / ((double) (w - 10) * (h - 10));
+}
+
+/* gauss11: 11x11 window of weights g(i)g(j), g the normalised Gaussian of
+ * sigma 1.5 (population statistics, scikit-image's gaussian_weights). */
+static inline double
+ref_ssim_gauss11 (const int *a, const int *b, unsigned w, unsigned h, int L)
+{
+  double *fa = (double *) malloc (sizeof (double) * w * h);
+  double *fb = (double *) malloc (sizeof (double) * w * h);
+  double v;
+  unsigned i;
+
+  for (i = 0; i < w * h; i++) {
+    fa[i] = a[i];
+    fb[i] = b[i];
+  }
+  v = ref_gauss11_mean (fa, fb, w, h, L, 0);
+  free (fa);
+  free (fb);
+  return v;
 }
 
 /* MS-SSIM (Wang, Simoncelli, Bovik 2003), as torchmetrics computes it:
@@ -101,59 +136,26 @@ static inline double
 ref_msssim (const int *a, const int *b, unsigned w, unsigned h, int L)
 {
   static const double beta[5] = { 0.0448, 0.2856, 0.3001, 0.2363, 0.1333 };
-  const double c1 = (0.01 * L) * (0.01 * L), c2 = (0.03 * L) * (0.03 * L);
   double *fa = (double *) malloc (sizeof (double) * w * h);
   double *fb = (double *) malloc (sizeof (double) * w * h);
-  double g[11], gs = 0, result = 1.0;
-  unsigned x, y, i, j, s;
+  double result = 1.0;
+  unsigned x, y, i, s;
 
-  for (i = 0; i < 11; i++) {
-    double d = (double) i - 5.0;
-    g[i] = exp (-d * d / (2 * 1.5 * 1.5));
-    gs += g[i];
-  }
-  for (i = 0; i < 11; i++)
-    g[i] /= gs;
   for (i = 0; i < w * h; i++) {
     fa[i] = a[i];
     fb[i] = b[i];
   }
   for (s = 0; s < 5; s++) {
-    double total = 0.0, mean;
+    double mean = ref_gauss11_mean (fa, fb, w, h, L, s < 4);
+    double *f[2] = { fa, fb };
 
-    for (y = 0; y + 11 <= h; y++)
-      for (x = 0; x + 11 <= w; x++) {
-        double ma = 0, mb = 0, va = 0, vb = 0, cov = 0, cs;
-
-        for (j = 0; j < 11; j++)
-          for (i = 0; i < 11; i++) {
-            ma += g[i] * g[j] * fa[(y + j) * w + x + i];
-            mb += g[i] * g[j] * fb[(y + j) * w + x + i];
-          }
-        for (j = 0; j < 11; j++)
-          for (i = 0; i < 11; i++) {
-            double da = fa[(y + j) * w + x + i] - ma;
-            double db = fb[(y + j) * w + x + i] - mb;
-
-            va += g[i] * g[j] * da * da;
-            vb += g[i] * g[j] * db * db;
-            cov += g[i] * g[j] * da * db;
-          }
-        cs = (2 * cov + c2) / (va + vb + c2);
-        total += s < 4 ? cs : cs * (2 * ma * mb + c1) / (ma * ma + mb * mb +
-            c1);
-      }
-    mean = total / ((double) (w - 10) * (h - 10));
     result *= pow (mean > 0 ? mean : 0, beta[s]);
-    for (y = 0; y < h / 2; y++)
-      for (x = 0; x < w / 2; x++) {
-        fa[y * (w / 2) + x] = (fa[2 * y * w + 2 * x] + fa[2 * y * w + 2 * x +
-                1] + fa[(2 * y + 1) * w + 2 * x] + fa[(2 * y + 1) * w + 2 * x +
-                1]) / 4;
-        fb[y * (w / 2) + x] = (fb[2 * y * w + 2 * x] + fb[2 * y * w + 2 * x +
-                1] + fb[(2 * y + 1) * w + 2 * x] + fb[(2 * y + 1) * w + 2 * x +
-                1]) / 4;
-      }
+    for (i = 0; i < 2; i++)
+      for (y = 0; y < h / 2; y++)
+        for (x = 0; x < w / 2; x++)
+          f[i][y * (w / 2) + x] = (f[i][2 * y * w + 2 * x] +
+              f[i][2 * y * w + 2 * x + 1] + f[i][(2 * y + 1) * w + 2 * x] +
+              f[i][(2 * y + 1) * w + 2 * x + 1]) / 4;
     w /= 2;
     h /= 2;
   }

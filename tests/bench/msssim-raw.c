@@ -63,12 +63,12 @@ main (int argc, char **argv)
     fprintf (stderr, "cannot read frame pairs of %ux%u\n", w, h);
     return 2;
   }
-  memset (&p, 0, sizeof (p));
-  p.width = w;
-  p.height = h;
-  p.layout.kind = CQ_LAYOUT_GRAY8;
-  p.layout.depth = 8;
-  p.sample_stride = 1;
+  {
+    const CqSsimPlane gray8 = {.width = w,.height = h,.layout = {.kind =
+            CQ_LAYOUT_GRAY8,.depth = 8},.sample_stride = 1 };
+
+    p = gray8;
+  }
   cpu = cq_ssim_cpu_new (CQ_SSIM_GAUSS11, &p, 1, 0, &err);
   if (!cpu || cq_ssim_cpu_set_msssim (cpu, 1, &err) != CQ_OK) {
     fprintf (stderr, "%s\n", err.message);
