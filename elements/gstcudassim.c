@@ -481,7 +481,6 @@ gst_cuda_ssim_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
   if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
     GstCaps *caps;
     GstVideoInfo info;
-    GstClockTime latency;
 
     /* pairs in flight leave in the format they came in */
     gst_cuda_qa_device_drain (self->dev, TRUE);
@@ -500,10 +499,7 @@ gst_cuda_ssim_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
       self->distorted_info = info;
       self->have_distorted_info = TRUE;
       self->distorted_cuda = gst_cuda_qa_caps_is_cuda (caps);
-      /* live: wait for the reference frames alignment searches */
-      latency = gst_cuda_qa_pairing_latency (self->pairing, &info);
-      if (latency > 0)
-        gst_aggregator_set_latency (agg, latency, latency);
+      gst_cuda_qa_pairing_distorted_caps (self->pairing, &info);
       /* the src pad carries the distorted stream's caps */
       gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (agg));
     }
@@ -618,9 +614,13 @@ gst_cuda_ssim_open_cuda (GstElement * element, const CqCudaTarget * target,
     CqError * err)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (element);
+  CqSsimCuda *cuda = cq_ssim_cuda_new_for (target, self->active_window,
+      self->pl.planes, self->pl.n, err);
 
-  return cq_ssim_cuda_new_for (target, self->active_window, self->pl.planes,
-      self->pl.n, err);
+  if (cuda && self->fields.msssim
+      && cq_ssim_cuda_set_msssim (cuda, TRUE, err) != CQ_OK)
+    g_clear_pointer (&cuda, cq_ssim_cuda_free);
+  return cuda;
 }
 
 /* Starts the report with this stream's fields (once per run). */
@@ -670,9 +670,9 @@ gst_cuda_ssim_set_info (GstCudaSsim * self, const GstVideoInfo * info)
     self->submit = gst_cuda_ssim_submit_cpu;
     self->collect = gst_cuda_ssim_collect_cpu;
   }
-  if (self->fields.msssim && (self->cpu ? cq_ssim_cpu_set_msssim (self->cpu,
-              TRUE, &err) : cq_ssim_cuda_set_msssim
-          (gst_cuda_qa_device_backend (self->dev), TRUE, &err)) != CQ_OK)
+  /* (the CUDA object gets MS-SSIM where it is opened) */
+  if (self->cpu && self->fields.msssim
+      && cq_ssim_cpu_set_msssim (self->cpu, TRUE, &err) != CQ_OK)
     goto backend_failed;
   /* CUDAMemory on the CPU backend, or on one pad only, is read through host
    * mappings */

@@ -218,6 +218,16 @@ gst_cuda_qa_pairing_latency (GstCudaQaPairing * pairing,
 }
 
 void
+gst_cuda_qa_pairing_distorted_caps (GstCudaQaPairing * pairing,
+    const GstVideoInfo * info)
+{
+  GstClockTime latency = gst_cuda_qa_pairing_latency (pairing, info);
+
+  if (latency > 0)
+    gst_aggregator_set_latency (pairing->agg, latency, latency);
+}
+
+void
 gst_cuda_qa_pairing_summary (GstCudaQaPairing * pairing, GstStructure * s)
 {
   gst_structure_set (s, "unpaired-frames", G_TYPE_UINT64,

@@ -76,6 +76,11 @@ void gst_cuda_qa_pairing_reset (GstCudaQaPairing * pairing);
 /* Whether frames pair by content (align is not none). */
 gboolean gst_cuda_qa_pairing_aligns (GstCudaQaPairing * pairing);
 
+/* The distorted stream's format: with alignment, sets the aggregator's
+ * latency to the window (live streams wait for the frames it searches). */
+void gst_cuda_qa_pairing_distorted_caps (GstCudaQaPairing * pairing,
+    const GstVideoInfo * info);
+
 /* The latency alignment adds (window frames, live streams wait for them). */
 GstClockTime gst_cuda_qa_pairing_latency (GstCudaQaPairing * pairing,
     const GstVideoInfo * info);
