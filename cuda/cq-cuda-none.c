@@ -137,6 +137,14 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
 
 
 
+CqStatus
+cq_ssim_cuda_set_msssim (CqSsimCuda * cuda, int enable, CqError * err)
+{
+  (void) cuda;
+  (void) enable;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
 void
 cq_ssim_cuda_free (CqSsimCuda * cuda)
 {

@@ -5,6 +5,10 @@
  * bands of window rows, run on the worker pool, with the expressions of
  * cq-ssim-local.h. Band sums are added in band order.
  *
+ * MS-SSIM (where enabled) follows the pair's SSIM: the plane's samples as
+ * doubles, then at each scale the gauss11 windows (contrast-structure and
+ * SSIM sums) and the 2x2 average into the next scale's buffer, all in bands.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "cq-ssim.h"
@@ -37,6 +41,12 @@ struct CqSsimBand
   int64_t *cols;
   double *vert;
   void *simd_scratch;
+  /* MS-SSIM: the current scale (ms_a, ms_b, ms_w x ms_h), the next one's
+   * buffers, and the band's contrast-structure sum */
+  const double *ms_a, *ms_b;
+  double *ms_next_a, *ms_next_b;
+  unsigned ms_w, ms_h;
+  double cs_sum;
 };
 
 struct CqSsimCpu
@@ -48,6 +58,10 @@ struct CqSsimCpu
   CqSsimBand *bands;
   double gauss[11];
   const CqSimdKernels *simd;    /* NULL: plain C only */
+  int msssim;
+  /* [plane][0 reference, 1 distorted][scale parity]: scales 1, 3, 5 in the
+   * full-size buffer, 2, 4 in the quarter-size one */
+  double *ms[CQ_SSIM_MAX_PLANES][2][2];
 };
 
 /* The rows [*r0, *r1) of `rows` that band i of n takes. */
@@ -288,6 +302,97 @@ band_gauss11 (CqSsimBand * band)
   band->ssim_sum = sum;
 }
 
+/* MS-SSIM, scale 1: the band's rows of both frames as doubles. */
+static void
+band_ms_unpack (CqSsimBand * band)
+{
+  const CqSsimPlane *p = band->plane;
+  unsigned y0, y1, y, x;
+
+  band_range (p->height, band->index, band->cpu->n_threads, &y0, &y1);
+  for (y = y0; y < y1; y++) {
+    const uint8_t *ra = band->ref + y * band->ref_stride;
+    const uint8_t *rb = band->dist + y * band->dist_stride;
+    double *da = band->ms_next_a + (size_t) y * p->width;
+    double *db = band->ms_next_b + (size_t) y * p->width;
+
+    for (x = 0; x < p->width; x++) {
+      da[x] = fetch_sample (p, ra, x);
+      db[x] = fetch_sample (p, rb, x);
+    }
+  }
+}
+
+/* MS-SSIM, one scale: the gauss11 windows of the band's window rows, the
+ * sums of their contrast-structure term and of their SSIM. */
+static void
+band_ms_gauss (CqSsimBand * band)
+{
+  const unsigned w = band->ms_w;
+  const double *g = band->cpu->gauss, *a = band->ms_a, *b = band->ms_b;
+  const double peak = cq_ssim_peak (band->plane);
+  const double c1 = (0.01 * peak) * (0.01 * peak);
+  const double c2 = (0.03 * peak) * (0.03 * peak);
+  double *v = band->vert, cs = 0.0, ssim = 0.0;
+  unsigned t0, t1, t, x, k;
+
+  band_range (band->ms_h - 10, band->index, band->cpu->n_threads, &t0, &t1);
+  for (t = t0; t < t1; t++) {
+    double row_cs = 0.0, row_ssim = 0.0;
+
+    for (x = 0; x < w; x++) {
+      double q[4] = { 0.0, 0.0, 0.0, 0.0 };
+
+      for (k = 0; k < 11; k++) {
+        double sa = a[(size_t) (t + k) * w + x];
+        double sb = b[(size_t) (t + k) * w + x];
+
+        q[0] += g[k] * sa;
+        q[1] += g[k] * sb;
+        q[2] += g[k] * (sa * sa + sb * sb);
+        q[3] += g[k] * (sa * sb);
+      }
+      memcpy (&v[4 * x], q, sizeof (q));
+    }
+    for (x = 0; x + 10 < w; x++) {
+      double u[4] = { 0.0, 0.0, 0.0, 0.0 };
+      unsigned j;
+
+      for (k = 0; k < 11; k++)
+        for (j = 0; j < 4; j++)
+          u[j] += g[k] * v[4 * (x + k) + j];
+      row_cs += cq_ssim_gauss_cs_local (u[0], u[1], u[2], u[3], c2);
+      row_ssim += cq_ssim_gauss_local (u[0], u[1], u[2], u[3], c1, c2);
+    }
+    cs += row_cs;
+    ssim += row_ssim;
+  }
+  band->cs_sum = cs;
+  band->ssim_sum = ssim;
+}
+
+/* MS-SSIM: the band's rows of the next scale, 2x2 averages. */
+static void
+band_ms_down (CqSsimBand * band)
+{
+  const unsigned w = band->ms_w, nw = w / 2;
+  unsigned y0, y1, y, x, f;
+
+  band_range (band->ms_h / 2, band->index, band->cpu->n_threads, &y0, &y1);
+  for (f = 0; f < 2; f++) {
+    const double *in = f ? band->ms_b : band->ms_a;
+    double *out = f ? band->ms_next_b : band->ms_next_a;
+
+    for (y = y0; y < y1; y++) {
+      const double *r0 = in + (size_t) (2 * y) * w, *r1 = r0 + w;
+
+      for (x = 0; x < nw; x++)
+        out[(size_t) y * nw + x] = cq_ssim_down2 (r0[2 * x], r0[2 * x + 1],
+            r1[2 * x], r1[2 * x + 1]);
+    }
+  }
+}
+
 /* box8 and ffmpeg windows of an 8-bit plane with the vectorised kernels,
  * straight from the frames: the same bands as band_box8 / band_ffmpeg, the
  * squared differences of the rows band_unpack would take. */
@@ -348,6 +453,71 @@ run_bands (CqSsimCpu * cpu, BandFunc func)
   for (i = 0; i < cpu->n_threads; i++)
     cpu->bands[i].func = func;
   cq_pool_run (cpu->n_threads, band_task, cpu);
+}
+
+/* MS-SSIM of plane i (the bands already point at its frames). Scale s
+ * is read from buffer s % 2 and the next one written into the other. */
+static void
+measure_msssim (CqSsimCpu * cpu, unsigned i, CqSsimPlaneSums * sums)
+{
+  const CqSsimPlane *p = &cpu->planes[i];
+  double **a = cpu->ms[i][0], **b = cpu->ms[i][1];
+  unsigned s, k;
+
+  for (s = 0; s < CQ_MSSSIM_SCALES; s++) {
+    for (k = 0; k < cpu->n_threads; k++) {
+      CqSsimBand *band = &cpu->bands[k];
+
+      band->ms_a = a[s % 2];
+      band->ms_b = b[s % 2];
+      band->ms_next_a = s ? a[(s + 1) % 2] : a[0];
+      band->ms_next_b = s ? b[(s + 1) % 2] : b[0];
+      band->ms_w = p->width >> s;
+      band->ms_h = p->height >> s;
+    }
+    if (s == 0) {
+      run_bands (cpu, band_ms_unpack);
+      for (k = 0; k < cpu->n_threads; k++) {
+        cpu->bands[k].ms_next_a = a[1];
+        cpu->bands[k].ms_next_b = b[1];
+      }
+    }
+    run_bands (cpu, band_ms_gauss);
+    sums->ms_sum[s] = 0.0;
+    for (k = 0; k < cpu->n_threads; k++)
+      sums->ms_sum[s] += s + 1 < CQ_MSSSIM_SCALES ? cpu->bands[k].cs_sum :
+          cpu->bands[k].ssim_sum;
+    if (s + 1 < CQ_MSSSIM_SCALES)
+      run_bands (cpu, band_ms_down);
+  }
+}
+
+CqStatus
+cq_ssim_cpu_set_msssim (CqSsimCpu * cpu, int enable, CqError * err)
+{
+  unsigned i, f, k;
+
+  if (enable && cq_ssim_msssim_check (cpu->planes, cpu->n_planes,
+          err) != CQ_OK)
+    return err ? err->status : CQ_ERROR_INVALID;
+  cpu->msssim = enable;
+  for (i = 0; enable && i < cpu->n_planes; i++) {
+    const CqSsimPlane *p = &cpu->planes[i];
+
+    for (f = 0; f < 2; f++)
+      for (k = 0; k < 2; k++) {
+        size_t n = (size_t) (p->width >> k) * (p->height >> k);
+
+        if (!cpu->ms[i][f][k] && !(cpu->ms[i][f][k] = malloc (n *
+                    sizeof (double)))) {
+          cpu->msssim = 0;
+          return cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY,
+              "out of host memory for the MS-SSIM scales of a %ux%u plane",
+              p->width, p->height);
+        }
+      }
+  }
+  return CQ_OK;
 }
 
 CqSsimCpu *
@@ -459,6 +629,8 @@ cq_ssim_cpu_measure (CqSsimCpu * cpu, const void *const *ref,
       s->ssim_sum += cpu->bands[k].ssim_sum;
       s->sse += cpu->bands[k].sse;
     }
+    if (cpu->msssim)
+      measure_msssim (cpu, i, s);
     s->windows = cq_ssim_window_count (cpu->window, cpu->planes[i].width,
         cpu->planes[i].height);
     s->samples = (uint64_t) cpu->planes[i].width * cpu->planes[i].height;
@@ -484,6 +656,10 @@ cq_ssim_cpu_free (CqSsimCpu * cpu)
   for (i = 0; i < cpu->n_planes; i++) {
     free (cpu->a[i]);
     free (cpu->b[i]);
+    free (cpu->ms[i][0][0]);
+    free (cpu->ms[i][0][1]);
+    free (cpu->ms[i][1][0]);
+    free (cpu->ms[i][1][1]);
   }
   free (cpu);
 }

@@ -11,6 +11,11 @@
  * one pair on the copy stream overlaps the kernels of the previous one.
  * Block sums and unpacked planes are shared: the compute stream orders them.
  *
+ * MS-SSIM (where enabled) follows each plane's SSIM kernels on the compute
+ * stream: the gauss11 kernel summing the contrast-structure term (scales 1
+ * to 4) or SSIM (scale 5), and between scales a 2x2 downsampling kernel
+ * into double planes. Its sums travel with the pair's results.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <stdio.h>
@@ -42,7 +47,18 @@ typedef struct
   unsigned *counter;
   unsigned rows;                /* rows a tile walks */
   dim3 grid;
+  /* MS-SSIM: scales 2 to 5 of both frames, [scale parity][frame] */
+  double *ms[2][2];
+  size_t ms_pitch;
+  double *ms_partials;
+  unsigned long long *ms_sse_accum;
+  unsigned *ms_counter;
 } PlaneCtx;
+
+/* The results of a pair: each plane's SSIM and SSE, then MS-SSIM's sum of
+ * each scale of each plane. */
+#define OUT_ENTRIES (CQ_SSIM_MAX_PLANES * (1 + CQ_MSSSIM_SCALES))
+#define MS_OUT(i, s) (CQ_SSIM_MAX_PLANES + (i) * CQ_MSSSIM_SCALES + (s))
 
 struct CqSsimCuda
 {
@@ -58,6 +74,7 @@ struct CqSsimCuda
   unsigned char *staging[SLOTS];        /* pinned */
   size_t staging_bytes;
   CqSlotRing ring;              /* a slot's results are on the host */
+  int msssim;
 };
 
 static size_t
@@ -125,6 +142,8 @@ cq_ssim_cuda_free (CqSsimCuda * cu)
           cudaFree (cu->pl[i].frame[0][0]);
           cudaFree (cu->pl[i].unpacked[0]);
           cudaFree (cu->pl[i].partials);
+          cudaFree (cu->pl[i].ms[0][0]);
+          cudaFree (cu->pl[i].ms_partials);
         }
         cudaFree (cu->out_dev);
         for (unsigned i = 0; i < SLOTS; i++) {
@@ -228,11 +247,11 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
   if (e == cudaSuccess) {
     what = "cannot allocate the results";
     e = cudaMalloc ((void **) &cu->out_dev,
-        CQ_SSIM_MAX_PLANES * sizeof (cq::SsimPlaneOut));
+        OUT_ENTRIES * sizeof (cq::SsimPlaneOut));
   }
   for (i = 0; i < SLOTS && e == cudaSuccess; i++) {
     e = cudaMallocHost ((void **) &cu->out_host[i],
-        CQ_SSIM_MAX_PLANES * sizeof (cq::SsimPlaneOut));
+        OUT_ENTRIES * sizeof (cq::SsimPlaneOut));
     if (e == cudaSuccess) {
       what = "cannot allocate pinned staging memory";
       e = cudaMallocHost ((void **) &cu->staging[i], cu->staging_bytes);
@@ -402,6 +421,79 @@ launch_band (CqSsimCuda * cu, unsigned i, cq::SsimParams p, unsigned t0,
   return CQ_OK;
 }
 
+/* MS-SSIM of plane i whose scale-1 samples p1 (plane_params) reads: at
+ * each scale the gauss11 kernel into its own result entry, then the 2x2
+ * averages into the next scale's doubles. */
+static CqStatus
+enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
+    cudaStream_t stream, CqError * err)
+{
+  PlaneCtx *pc = &cu->pl[i];
+  const double peak = cq_ssim_peak (&pc->plane);
+  const dim3 block (cq::kSsimThreads), down_block (32, 8);
+  cq::SsimParams p = p1;
+  unsigned s;
+
+  if (!cu->msssim)
+    return CQ_OK;
+  p.k1 = (0.01 * peak) * (0.01 * peak);
+  p.k2 = (0.03 * peak) * (0.03 * peak);
+  p.rows = cq::kGaussRows;
+  p.tile_y0 = 0;
+  p.partials = pc->ms_partials;
+  p.sse_accum = pc->ms_sse_accum;
+  p.counter = pc->ms_counter;
+  for (s = 0; s < CQ_MSSSIM_SCALES; s++) {
+    const int w = (int) (pc->plane.width >> s), h = (int) (pc->plane.height
+        >> s);
+    const dim3 grid ((w + cq::kGaussCols - 1) / cq::kGaussCols,
+        (h + cq::kGaussRows - 1) / cq::kGaussRows);
+    const bool cs = s + 1 < CQ_MSSSIM_SCALES;
+
+    p.width = w;
+    p.height = h;
+    p.total_blocks = grid.x * grid.y;
+    p.out = cu->out_dev + MS_OUT (i, s);
+    if (s > 0 && cs)
+      cq::ssim_gauss_kernel < double, true ><<<grid, block, 0, stream>>> (p);
+    else if (s > 0)             /* the last scale sums SSIM */
+      cq::ssim_gauss_kernel < double, false ><<<grid, block, 0, stream>>> (p);
+    else if (pc->bytes == 2)
+      cq::ssim_gauss_kernel < unsigned short, true ><<<grid, block, 0,
+          stream>>> (p);
+    else
+      cq::ssim_gauss_kernel < unsigned char, true ><<<grid, block, 0,
+          stream>>> (p);
+    if (!cs)
+      break;
+    {
+      cq::DownParams d;
+      const dim3 down_grid ((w / 2 + 31) / 32, (h / 2 + 7) / 8);
+
+      d.in = p;
+      d.out_a = pc->ms[s % 2][0];
+      d.out_b = pc->ms[s % 2][1];
+      d.out_pitch = pc->ms_pitch;
+      d.out_width = w / 2;
+      d.out_height = h / 2;
+      if (s > 0)
+        cq::msssim_down_kernel < double ><<<down_grid, down_block, 0,
+            stream>>> (d);
+      else if (pc->bytes == 2)
+        cq::msssim_down_kernel < unsigned short ><<<down_grid, down_block, 0,
+            stream>>> (d);
+      else
+        cq::msssim_down_kernel < unsigned char ><<<down_grid, down_block, 0,
+            stream>>> (d);
+      p.a = (const unsigned char *) d.out_a;
+      p.b = (const unsigned char *) d.out_b;
+      p.pitch_a = p.pitch_b = pc->ms_pitch;
+    }
+  }
+  CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the MS-SSIM kernels");
+  return CQ_OK;
+}
+
 /* Enqueues plane i of a pair already in device memory, in one band. */
 static CqStatus
 enqueue_plane (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
@@ -410,11 +502,17 @@ enqueue_plane (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
 {
   PlaneCtx *pc = &cu->pl[i];
 
+  const cq::SsimParams p = plane_params (cu, i, ref, ref_pitch, dist,
+      dist_pitch);
+  CqStatus ret;
+
   if (!pc->packed)
     unpack_rows (cu, pc, ref, ref_pitch, dist, dist_pitch, 0,
         pc->plane.height, cu->stream);
-  return launch_band (cu, i, plane_params (cu, i, ref, ref_pitch, dist,
-          dist_pitch), 0, pc->grid.y, cu->stream, err);
+  ret = launch_band (cu, i, p, 0, pc->grid.y, cu->stream, err);
+  if (ret != CQ_OK)
+    return ret;
+  return enqueue_msssim (cu, i, p, cu->stream, err);
 }
 
 /* Queues the copy of the slot's results; the pair is then pending. */
@@ -424,7 +522,8 @@ end_submit (CqSsimCuda * cu, CqError * err)
   const unsigned slot = cu->ring.next;
 
   CQ_CUDA_TRY (cudaMemcpyAsync (cu->out_host[slot], cu->out_dev,
-          cu->n_planes * sizeof (cq::SsimPlaneOut), cudaMemcpyDeviceToHost,
+          (cu->msssim ? OUT_ENTRIES : cu->n_planes) *
+          sizeof (cq::SsimPlaneOut), cudaMemcpyDeviceToHost,
           cu->stream), err, "cannot copy the results to the host");
   return cq_slot_ring_submitted (&cu->ring, cu->stream,
       "cannot record the end of a pair", err);
@@ -455,7 +554,64 @@ cq_ssim_cuda_collect (CqSsimCuda * cu, CqSsimPlaneSums * sums, CqError * err)
     sums[i].sse = out[i].sse;
     sums[i].windows = cq_ssim_window_count (cu->window, p->width, p->height);
     sums[i].samples = (uint64_t) p->width * p->height;
+    for (unsigned s = 0; s < CQ_MSSSIM_SCALES; s++)
+      sums[i].ms_sum[s] = cu->msssim ? out[MS_OUT (i, s)].ssim_sum : 0.0;
   }
+  return CQ_OK;
+}
+
+extern "C" CqStatus
+cq_ssim_cuda_set_msssim (CqSsimCuda * cu, int enable, CqError * err)
+{
+  cudaError_t e = cudaSuccess;
+  const char *what = "cannot allocate the MS-SSIM scales";
+  unsigned i;
+
+  if (cu->ring.pending)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "MS-SSIM switched with %u pair(s) in flight", cu->ring.pending);
+  {
+    CqSsimPlane planes[CQ_SSIM_MAX_PLANES];
+
+    for (i = 0; i < cu->n_planes; i++)
+      planes[i] = cu->pl[i].plane;
+    if (enable && cq_ssim_msssim_check (planes, cu->n_planes, err) != CQ_OK)
+      return err ? err->status : CQ_ERROR_INVALID;
+  }
+  CQ_CUDA_ENTER (cu->target, err);
+  for (i = 0; enable && i < cu->n_planes && e == cudaSuccess; i++) {
+    PlaneCtx *pc = &cu->pl[i];
+    const unsigned w = pc->plane.width / 2, h = pc->plane.height / 2;
+    const unsigned blocks = ((pc->plane.width + cq::kGaussCols - 1) /
+        cq::kGaussCols) * ((pc->plane.height + cq::kGaussRows - 1) /
+        cq::kGaussRows);
+
+    if (pc->ms[0][0])
+      continue;
+    e = cudaMallocPitch ((void **) &pc->ms[0][0], &pc->ms_pitch,
+        (size_t) w * sizeof (double), 4 * (size_t) h);
+    if (e == cudaSuccess) {
+      pc->ms[0][1] = (double *) ((unsigned char *) pc->ms[0][0] +
+          pc->ms_pitch * h);
+      pc->ms[1][0] = (double *) ((unsigned char *) pc->ms[0][0] +
+          2 * pc->ms_pitch * h);
+      pc->ms[1][1] = (double *) ((unsigned char *) pc->ms[0][0] +
+          3 * pc->ms_pitch * h);
+      e = cudaMalloc ((void **) &pc->ms_partials, blocks * sizeof (double) +
+          sizeof (unsigned long long) + sizeof (unsigned));
+    }
+    if (e == cudaSuccess) {
+      pc->ms_sse_accum = (unsigned long long *) (pc->ms_partials + blocks);
+      pc->ms_counter = (unsigned *) (pc->ms_sse_accum + 1);
+      /* zeroed on the compute stream, before any kernel that reads them */
+      e = cudaMemsetAsync (pc->ms_sse_accum, 0,
+          sizeof (unsigned long long) + sizeof (unsigned), cu->stream);
+    }
+  }
+  if (e != cudaSuccess)
+    return cq_cuda_error_for (err, e, what, "planes of %ux%u",
+        cu->pl[0].plane.width, cu->pl[0].plane.height);
+  cu->msssim = enable;
   return CQ_OK;
 }
 
@@ -563,6 +719,8 @@ cq_ssim_cuda_submit_host (CqSsimCuda * cu, const void *const *ref,
       }
       t0 = t1;
     }
+    if (enqueue_msssim (cu, i, p, cu->stream, err) != CQ_OK)
+      return err ? err->status : CQ_ERROR_CUDA;
   }
   return end_submit (cu, err);
 }

@@ -21,6 +21,8 @@
 #ifndef CQ_SSIM_KERNELS_CUH
 #define CQ_SSIM_KERNELS_CUH
 
+#include <type_traits>
+
 #include "cq-reduce.cuh"
 #include "cq-ssim.h"
 #include "cq-ssim-local.h"
@@ -156,6 +158,18 @@ template < typename T > __device__ __forceinline__ const T *
 row_of (const unsigned char *base, size_t pitch, int y)
 {
   return (const T *) (base + (size_t) y * pitch);
+}
+
+/* A sample as a double: a packed integer sample, or a value of one of
+ * MS-SSIM's downsampled scales (T = double). */
+template < typename T > __device__ __forceinline__ double
+sample_at (const unsigned char *base, size_t pitch, int y, int x,
+    const SsimParams & p)
+{
+  if constexpr (std::is_same < T, double >::value)
+    return __ldg (row_of < double >(base, pitch, y) + x);
+  else
+    return (double) load1 (row_of < T > (base, pitch, y), x, p);
 }
 
 /* ---- reduction (cq-reduce.cuh) ---- */
@@ -513,7 +527,11 @@ ssim_sse_rest_kernel (SsimParams p)
  * 11-tap vertical sums and puts them in shared memory. Every second row the
  * horizontal sums of both rows follow, a thread taking two adjacent windows
  * of one row (halving the shared-memory traffic a window). Weights are in constant memory, computed on the host by the
- * function the CPU backend uses. */
+ * function the CPU backend uses.
+ *
+ * MS-SSIM runs the same kernel at every scale: T = double for the
+ * downsampled scales (no squared differences summed there), and with CS
+ * the windows' contrast-structure term is summed instead of their SSIM. */
 
 /* The horizontal sums of two adjacent windows from 12 vertical sums: six
  * 16-byte shared loads a quantity instead of eleven 8-byte ones a window. */
@@ -537,7 +555,17 @@ gauss_horizontal_pair (const double *v, double &h0, double &h1)
   }
 }
 
-template < typename T > __global__ void
+/* A window's SSIM, or with CS its contrast-structure term. */
+template < bool CS > __device__ __forceinline__ double
+gauss_window (const double u[4], const SsimParams & p)
+{
+  if constexpr (CS)
+    return cq_ssim_gauss_cs_local (u[0], u[1], u[2], u[3], p.k2);
+  else
+    return cq_ssim_gauss_local (u[0], u[1], u[2], u[3], p.k1, p.k2);
+}
+
+template < typename T, bool CS = false > __global__ void
 __launch_bounds__ (kSsimThreads)
 ssim_gauss_kernel (SsimParams p)
 {
@@ -565,13 +593,23 @@ ssim_gauss_kernel (SsimParams p)
       if (y >= read_end)
         break;
       {
-        unsigned a = in ? load1 (row_of < T > (p.a, p.pitch_a, y), x, p) : 0;
-        unsigned b = in ? load1 (row_of < T > (p.b, p.pitch_b, y), x, p) : 0;
-        double da = (double) a, db = (double) b;
-        long long d = (long long) a - (long long) b;
+        double da, db;
 
-        if (own_col && y < own_end)
-          sse += (unsigned long long) (d * d);
+        if constexpr (std::is_same < T, double >::value) {
+          da = in ? sample_at < T > (p.a, p.pitch_a, y, x, p) : 0.0;
+          db = in ? sample_at < T > (p.b, p.pitch_b, y, x, p) : 0.0;
+        } else {
+          unsigned a = in ? load1 (row_of < T > (p.a, p.pitch_a, y), x,
+              p) : 0;
+          unsigned b = in ? load1 (row_of < T > (p.b, p.pitch_b, y), x,
+              p) : 0;
+          long long d = (long long) a - (long long) b;
+
+          da = (double) a;
+          db = (double) b;
+          if (own_col && y < own_end)
+            sse += (unsigned long long) (d * d);
+        }
         ring[k][0] = da;
         ring[k][1] = db;
         ring[k][2] = da * da + db * db;
@@ -600,17 +638,48 @@ ssim_gauss_kernel (SsimParams p)
             for (int q = 0; q < 4; q++)
               gauss_horizontal_pair (&s_v[pb][hr][q][hc], u0[q], u1[q]);
             if (wx + 11 <= p.width)
-              ssim += cq_ssim_gauss_local (u0[0], u0[1], u0[2], u0[3], p.k1,
-                  p.k2);
+              ssim += gauss_window < CS > (u0, p);
             if (wx + 12 <= p.width)
-              ssim += cq_ssim_gauss_local (u1[0], u1[1], u1[2], u1[3], p.k1,
-                  p.k2);
+              ssim += gauss_window < CS > (u1, p);
           }
         }
       }
     }
   }
   block_finish (p, ssim, sse);
+}
+
+/* ---- MS-SSIM's downsampling: the 2x2 averages of both frames of a scale
+ * (packed samples T, or doubles) into the next scale's doubles ---- */
+
+struct DownParams
+{
+  SsimParams in;                /* a, b, pitches, shift, mask of the scale */
+  double *out_a, *out_b;
+  size_t out_pitch;             /* bytes */
+  int out_width, out_height;
+};
+
+template < typename T > __global__ void
+msssim_down_kernel (DownParams d)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+
+  if (x >= d.out_width || y >= d.out_height)
+    return;
+#pragma unroll
+  for (int f = 0; f < 2; f++) {
+    const unsigned char *base = f ? d.in.b : d.in.a;
+    const size_t pitch = f ? d.in.pitch_b : d.in.pitch_a;
+    double *out = (double *) ((unsigned char *) (f ? d.out_b : d.out_a) +
+        (size_t) y * d.out_pitch);
+
+    out[x] = cq_ssim_down2 (sample_at < T > (base, pitch, 2 * y, 2 * x, d.in),
+        sample_at < T > (base, pitch, 2 * y, 2 * x + 1, d.in),
+        sample_at < T > (base, pitch, 2 * y + 1, 2 * x, d.in),
+        sample_at < T > (base, pitch, 2 * y + 1, 2 * x + 1, d.in));
+  }
 }
 
 /* ---- unpacking: interleaved chroma, one channel of packed RGB, or the

@@ -80,6 +80,28 @@ cq_ssim_gauss_local (double ux, double uy, double uss, double uab,
   return CQ_DMUL (a1, a2) / CQ_DMUL (b1, b2);
 }
 
+/* The contrast-structure term of the same window, the factor MS-SSIM takes
+ * at every scale but the last: (2 cov + C2) / (var_a + var_b + C2). */
+CQ_SSIM_FN double
+cq_ssim_gauss_cs_local (double ux, double uy, double uss, double uab,
+    double c2)
+{
+  double uxuy = CQ_DMUL (ux, uy);
+  double sq = CQ_DADD (CQ_DMUL (ux, ux), CQ_DMUL (uy, uy));
+  double a2 = CQ_DADD (2.0 * (uab - uxuy), c2);
+  double b2 = CQ_DADD (uss - sq, c2);
+
+  return a2 / b2;
+}
+
+/* The 2x2 average of MS-SSIM's downsampling (exact in double for samples
+ * of up to 16 bits over the five scales). */
+CQ_SSIM_FN double
+cq_ssim_down2 (double a, double b, double c, double d)
+{
+  return CQ_DMUL (CQ_DADD (CQ_DADD (a, b), CQ_DADD (c, d)), 0.25);
+}
+
 /* FFmpeg's integer constants for a peak value L. */
 #define CQ_SSIM_FFMPEG_C1(L) ((int64_t) (.01 * .01 * (L) * (L) * 64 + .5))
 #define CQ_SSIM_FFMPEG_C2(L) ((int64_t) (.03 * .03 * (L) * (L) * 64 * 63 + .5))

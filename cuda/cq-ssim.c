@@ -185,6 +185,74 @@ cq_ssim_frame_scores (const CqSsimPlane * planes, unsigned n_planes,
   }
 }
 
+static const double msssim_weights[CQ_MSSSIM_SCALES] = {
+  0.0448, 0.2856, 0.3001, 0.2363, 0.1333
+};
+
+double
+cq_ssim_msssim_weight (unsigned scale)
+{
+  return scale < CQ_MSSSIM_SCALES ? msssim_weights[scale] : 0.0;
+}
+
+uint64_t
+cq_ssim_msssim_windows (unsigned scale, unsigned width, unsigned height)
+{
+  return cq_ssim_window_count (CQ_SSIM_GAUSS11, width >> scale,
+      height >> scale);
+}
+
+CqStatus
+cq_ssim_msssim_check (const CqSsimPlane * planes, unsigned n_planes,
+    CqError * err)
+{
+  unsigned i;
+
+  for (i = 0; i < n_planes; i++)
+    if (planes[i].width < CQ_MSSSIM_MIN_SIDE
+        || planes[i].height < CQ_MSSSIM_MIN_SIDE)
+      return cq_error_set (err, CQ_ERROR_INVALID,
+          "MS-SSIM needs planes of at least %ux%u samples (five scales of "
+          "the 11x11 window); plane %u is %ux%u", CQ_MSSSIM_MIN_SIDE,
+          CQ_MSSSIM_MIN_SIDE, i, planes[i].width, planes[i].height);
+  return CQ_OK;
+}
+
+double
+cq_ssim_msssim (const CqSsimPlane * plane, const CqSsimPlaneSums * sums)
+{
+  double v = 1.0;
+  unsigned s;
+
+  for (s = 0; s < CQ_MSSSIM_SCALES; s++) {
+    double mean = sums->ms_sum[s] / (double) cq_ssim_msssim_windows (s,
+        plane->width, plane->height);
+
+    v *= pow (mean > 0.0 ? mean : 0.0, msssim_weights[s]);
+  }
+  return v;
+}
+
+void
+cq_ssim_frame_msssim (const CqSsimPlane * planes, unsigned n_planes,
+    const CqSsimPlaneSums * sums, int per_plane, double *values)
+{
+  double all = 0.0;
+  uint64_t samples = 0;
+  unsigned i;
+
+  for (i = 0; i < n_planes; i++) {
+    double v = cq_ssim_msssim (&planes[i], &sums[i]);
+
+    all += v * (double) sums[i].samples;
+    samples += sums[i].samples;
+    if (per_plane)
+      values[1 + i] = v;
+  }
+  values[0] = n_planes == 1 ? cq_ssim_msssim (&planes[0], &sums[0]) :
+      all / (double) samples;
+}
+
 /* ---- the CUDA backend's entry points that are the same in every build ---- */
 
 CqSsimCuda *

@@ -46,7 +46,43 @@ typedef struct
   uint64_t windows;             /* how many windows */
   uint64_t sse;                 /* Σ (a - b)² over every sample */
   uint64_t samples;             /* width * height */
+  /* MS-SSIM, where enabled (cq_ssim_*_set_msssim): the sum of the local
+   * contrast-structure term over the gauss11 windows of scales 1 to 4 and
+   * of the local SSIM over those of scale 5; zero otherwise */
+  double ms_sum[5];
 } CqSsimPlaneSums;
+
+/* MS-SSIM (Wang, Simoncelli, Bovik 2003): five scales, the 11x11 Gaussian
+ * (sigma 1.5) at each, 2x2 average downsampling (floor of odd sizes), the
+ * paper's exponents; a plane needs CQ_MSSSIM_MIN_SIDE samples a side so
+ * that scale 5 holds one window. */
+#define CQ_MSSSIM_SCALES 5
+#define CQ_MSSSIM_MIN_SIDE (11u << (CQ_MSSSIM_SCALES - 1))
+
+/* The exponent of scale s (0-based): 0.0448, 0.2856, 0.3001, 0.2363,
+ * 0.1333. */
+double cq_ssim_msssim_weight (unsigned scale);
+
+/* Windows of scale s (0-based) of a plane of width x height. */
+uint64_t cq_ssim_msssim_windows (unsigned scale, unsigned width,
+    unsigned height);
+
+/* Whether every plane is large enough for five scales; err names the plane
+ * and the minimum size. */
+CqStatus cq_ssim_msssim_check (const CqSsimPlane * planes, unsigned n_planes,
+    CqError * err);
+
+/* A plane's MS-SSIM from its sums: prod_s max(mean_s, 0)^weight_s, mean_s
+ * the mean contrast-structure term (s < 4) or SSIM (s = 4); negative means
+ * count as 0, as torchmetrics' normalize="relu". */
+double cq_ssim_msssim (const CqSsimPlane * plane,
+    const CqSsimPlaneSums * sums);
+
+/* A frame's MS-SSIM, in cudassim's field order: ms-ssim (over several
+ * planes weighted by their samples, as ssim is), then with per_plane one
+ * value a plane. values has 1 + n_planes entries. */
+void cq_ssim_frame_msssim (const CqSsimPlane * planes, unsigned n_planes,
+    const CqSsimPlaneSums * sums, int per_plane, double *values);
 
 /* Name of a window ("box8", "ffmpeg", "gauss11"). */
 const char *cq_ssim_window_name (CqSsimWindow window);
@@ -92,6 +128,9 @@ CqStatus cq_ssim_cpu_measure (CqSsimCpu * cpu, const void *const *ref,
     const size_t * ref_strides, const void *const *dist,
     const size_t * dist_strides, CqSsimPlaneSums * sums, CqError * err);
 void cq_ssim_cpu_free (CqSsimCpu * cpu);
+/* Adds MS-SSIM to every measurement (ms_sum of the sums) where enable;
+ * fails (naming the minimum) for planes too small for five scales. */
+CqStatus cq_ssim_cpu_set_msssim (CqSsimCpu * cpu, int enable, CqError * err);
 
 /* ---- CUDA backend ---- */
 
@@ -128,6 +167,12 @@ CqStatus cq_ssim_cuda_submit_device (CqSsimCuda * cuda,
 CqStatus cq_ssim_cuda_collect (CqSsimCuda * cuda, CqSsimPlaneSums * sums,
     CqError * err);
 unsigned cq_ssim_cuda_pending (const CqSsimCuda * cuda);
+/* As cq_ssim_cpu_set_msssim; with no pair in flight. The scales are
+ * measured after the pair's SSIM kernels on the same stream: a 2x2
+ * downsampling kernel and the gauss11 kernel (contrast-structure or SSIM
+ * sums) a scale. */
+CqStatus cq_ssim_cuda_set_msssim (CqSsimCuda * cuda, int enable,
+    CqError * err);
 void cq_ssim_cuda_free (CqSsimCuda * cuda);
 
 /* For benchmarks: mean GPU time in µs of the kernels of one frame pair

@@ -34,6 +34,17 @@
  * - gdouble `ssim`, `ssim-db`, `psnr`, `mse`, and with planes=all
  *   `ssim-<p>`, `psnr-<p>`, `mse-<p>` for each plane p (y, u, v or r, g,
  *   b): the scores, or their means over the interval
+ * - gdouble `ms-ssim` (and `ms-ssim-<p>` with planes=all) when
+ *   #GstCudaSsim:ms-ssim: MS-SSIM (Wang et al. 2003)
+ * - gdouble `reference-pts` when #GstCudaSsim:align is not none: the PTS
+ *   (ns) of the reference frame the distorted frame was paired with
+ *
+ * The `cudassim-aligned` message (each change of the alignment offset):
+ * GstClockTime `timestamp`, `running-time` (distorted frame),
+ * `reference-timestamp`; guint64 `distorted-frame`, `reference-frame`
+ * (frame numbers from 0); gint64 `offset-frames`,
+ * `previous-offset-frames`, `offset` (running time of the reference frame
+ * minus the distorted one's, ns); gdouble `margin`.
  *
  * The `cudassim-alert` and `cudassim-alert-cleared` messages (alerts with
  * hysteresis on #GstCudaSsim:alert-metric): see docs/elements/cudassim.md.
@@ -41,7 +52,9 @@
  * The `cudassim-summary` message (at EOS): guint64 `frames`; gdouble
  * `<field>-mean`, `<field>-min`, `<field>-max` for every field above;
  * guint64 `unpaired-frames`, `unpaired-reference`, `unpaired-distorted`;
- * gchararray `window`.
+ * gchararray `window`; with alignment gchararray `align`, gint64
+ * `offset-frames` (the last), guint64 `offset-changes`, `dropped-frames`,
+ * `repeated-frames`, `undecided-frames`.
  *
  * ## Example launch line
  * |[
@@ -64,6 +77,7 @@
 #include "gstcudaqapairing.h"
 #include "gstcudaqareport.h"
 #include "gstcudaqasettings.h"
+#include "gstcudaqassimfields.h"
 #include "cq-ssim.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_ssim_debug);
@@ -102,16 +116,17 @@ enum
   PROP_WINDOW,
   PROP_PLANES,
   PROP_THRESHOLD,
-  PROP_SETTINGS                 /* first of GstCudaQaSettings' properties */
+  PROP_MS_SSIM,
+  PROP_PAIRING,                 /* first of the pairing's properties */
+  PROP_SETTINGS = PROP_PAIRING + GST_CUDA_QA_PAIRING_N_PROPS
 };
 
 #define DEFAULT_PROP_WINDOW GST_CUDA_SSIM_WINDOW_BOX8
 #define DEFAULT_PROP_PLANES GST_CUDA_SSIM_PLANES_LUMA
 #define DEFAULT_PROP_THRESHOLD 0.0
+#define DEFAULT_PROP_MS_SSIM FALSE
 
-/* Fields: ssim, ssim-db, psnr, mse, then ssim-/psnr-/mse-<plane> a plane
- * when planes=all. */
-#define MAX_FIELDS (4 + 3 * CQ_SSIM_MAX_PLANES)
+#define MAX_FIELDS GST_CUDA_QA_SSIM_MAX_FIELDS
 
 /* A pair between submit (measuring started) and collect (sums read): both
  * frames stay mapped while the GPU reads them. */
@@ -120,6 +135,7 @@ typedef struct
   GstBuffer *ref, *dist;
   GstVideoFrame rf, df;
   GstSegment segment;           /* the distorted pad's, for the report */
+  GstClockTime ref_pts;
   CqSsimPlaneSums sums[CQ_SSIM_MAX_PLANES];
 } GstCudaSsimPending;
 
@@ -137,6 +153,7 @@ struct _GstCudaSsim
   /* properties, under the object lock */
   GstCudaSsimWindow window;
   GstCudaSsimPlanes planes;
+  gboolean ms_ssim;
   GstCudaQaSettings settings;
 
   /* streaming state, in the aggregate thread */
@@ -144,6 +161,7 @@ struct _GstCudaSsim
   GstCudaQaPairing *pairing;    /* which frames pair */
   CqSsimWindow active_window;
   GstCudaSsimPlanes active_planes;
+  GstCudaQaSsimFields fields;
   gchar *active_location;
   GstCudaQaLogFormat active_log_format;
   GstVideoInfo reference_info, distorted_info;
@@ -200,48 +218,6 @@ static const GstCudaQaDeviceFuncs device_funcs = {
   gst_cuda_ssim_push
 };
 
-GType
-gst_cuda_ssim_window_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_SSIM_WINDOW_BOX8,
-        "8x8 box at every position, sample (co)variances (seed 004)", "box8"},
-    {GST_CUDA_SSIM_WINDOW_FFMPEG,
-        "8x8 on the 4-pixel grid, the x264/FFmpeg integer formula", "ffmpeg"},
-    {GST_CUDA_SSIM_WINDOW_GAUSS11,
-          "11x11 Gaussian, sigma 1.5 (Wang et al. 2004, scikit-image)",
-        "gauss11"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaSsimWindow", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
-GType
-gst_cuda_ssim_planes_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_CUDA_SSIM_PLANES_LUMA,
-        "Luma only (Y, or the gray value of RGB)", "luma"},
-    {GST_CUDA_SSIM_PLANES_ALL,
-          "Every plane (Y, U, V or R, G, B) and All, weighted by samples",
-        "all"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstCudaSsimPlanes", values);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
-
 static void
 gst_cuda_ssim_class_init (GstCudaSsimClass * klass)
 {
@@ -285,6 +261,16 @@ gst_cuda_ssim_class_init (GstCudaSsimClass * klass)
           "Deprecated alias of alert-below (0 = off)", 0.0, 1.0,
           DEFAULT_PROP_THRESHOLD,
           flags | G_PARAM_DEPRECATED | GST_PARAM_MUTABLE_READY));
+  /**
+   * GstCudaSsim:ms-ssim:
+   *
+   * Adds MS-SSIM (five scales of the 11x11 Gaussian window; planes of at
+   * least 176x176) as `ms-ssim` (and `ms-ssim-<p>` with planes=all).
+   */
+  g_object_class_install_property (gobject_class, PROP_MS_SSIM,
+      g_param_spec_boolean ("ms-ssim", "MS-SSIM", "Also measure MS-SSIM",
+          DEFAULT_PROP_MS_SSIM, flags | GST_PARAM_MUTABLE_READY));
+  gst_cuda_qa_pairing_install (gobject_class, PROP_PAIRING);
   gst_cuda_qa_settings_install (gobject_class, PROP_SETTINGS, "cudassim");
 
   gst_element_class_add_static_pad_template_with_gtype (element_class,
@@ -311,11 +297,12 @@ gst_cuda_ssim_class_init (GstCudaSsimClass * klass)
   agg_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cuda_ssim_propose_allocation);
   gst_cuda_qa_device_install (element_class);
-  gst_cuda_qa_pairing_install (element_class);
+  gst_cuda_qa_pairing_install_link_check (element_class);
   agg_class->get_next_time = gst_aggregator_simple_get_next_time;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SSIM_WINDOW, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_SSIM_PLANES, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_QA_ALIGN_MODE, 0);
   gst_cuda_qa_meta_register ("CudaSsimMeta");
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_ssim_debug, "cudassim", 0,
@@ -355,10 +342,15 @@ gst_cuda_ssim_set_property (GObject * object, guint prop_id,
   GstCudaSsim *self = GST_CUDA_SSIM (object);
 
   if (gst_cuda_qa_settings_set_property (&self->settings,
-          object, PROP_SETTINGS, prop_id, value, pspec))
+          object, PROP_SETTINGS, prop_id, value, pspec)
+      || gst_cuda_qa_pairing_set_property (self->pairing, PROP_PAIRING,
+          prop_id, value))
     return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
+    case PROP_MS_SSIM:
+      self->ms_ssim = g_value_get_boolean (value);
+      break;
     case PROP_WINDOW:
       self->window = g_value_get_enum (value);
       break;
@@ -380,10 +372,15 @@ gst_cuda_ssim_get_property (GObject * object, guint prop_id, GValue * value,
   GstCudaSsim *self = GST_CUDA_SSIM (object);
 
   if (gst_cuda_qa_settings_get_property (&self->settings,
-          object, PROP_SETTINGS, prop_id, value, pspec))
+          object, PROP_SETTINGS, prop_id, value, pspec)
+      || gst_cuda_qa_pairing_get_property (self->pairing, PROP_PAIRING,
+          prop_id, value))
     return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
+    case PROP_MS_SSIM:
+      g_value_set_boolean (value, self->ms_ssim);
+      break;
     case PROP_WINDOW:
       g_value_set_enum (value, self->window);
       break;
@@ -443,6 +440,8 @@ gst_cuda_ssim_start (GstAggregator * agg)
   GST_OBJECT_LOCK (self);
   self->active_window = (CqSsimWindow) self->window;
   self->active_planes = self->planes;
+  self->fields.per_plane = self->planes == GST_CUDA_SSIM_PLANES_ALL;
+  self->fields.msssim = self->ms_ssim;
   backend = self->settings.backend;
   device_id = self->settings.cuda_device_id;
   in_flight = self->settings.frames_in_flight;
@@ -455,6 +454,7 @@ gst_cuda_ssim_start (GstAggregator * agg)
   self->reconfigure = TRUE;
   self->report_started = FALSE;
   gst_cuda_qa_pairing_reset (self->pairing);
+  self->fields.aligned = gst_cuda_qa_pairing_aligns (self->pairing);
   gst_video_info_init (&self->measured_info);
   return gst_cuda_qa_device_start (self->dev, backend, device_id, in_flight);
 }
@@ -498,6 +498,7 @@ gst_cuda_ssim_sink_event (GstAggregator * agg, GstAggregatorPad * pad,
       self->distorted_info = info;
       self->have_distorted_info = TRUE;
       self->distorted_cuda = gst_cuda_qa_caps_is_cuda (caps);
+      gst_cuda_qa_pairing_distorted_caps (self->pairing, &info);
       /* the src pad carries the distorted stream's caps */
       gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (agg));
     }
@@ -612,9 +613,13 @@ gst_cuda_ssim_open_cuda (GstElement * element, const CqCudaTarget * target,
     CqError * err)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (element);
+  CqSsimCuda *cuda = cq_ssim_cuda_new_for (target, self->active_window,
+      self->pl.planes, self->pl.n, err);
 
-  return cq_ssim_cuda_new_for (target, self->active_window, self->pl.planes,
-      self->pl.n, err);
+  if (cuda && self->fields.msssim
+      && cq_ssim_cuda_set_msssim (cuda, TRUE, err) != CQ_OK)
+    g_clear_pointer (&cuda, cq_ssim_cuda_free);
+  return cuda;
 }
 
 /* Starts the report with this stream's fields (once per run). */
@@ -622,26 +627,13 @@ static gboolean
 gst_cuda_ssim_start_report (GstCudaSsim * self)
 {
   gchar *names[MAX_FIELDS];
-  const gchar *fields[MAX_FIELDS];
-  guint i, n = 0;
+  guint i, n;
   gboolean ret;
 
-  names[n++] = g_strdup ("ssim");
-  names[n++] = g_strdup ("ssim-db");
-  names[n++] = g_strdup ("psnr");
-  names[n++] = g_strdup ("mse");
-  if (self->active_planes == GST_CUDA_SSIM_PLANES_ALL) {
-    for (i = 0; i < self->pl.n; i++) {
-      names[n++] = g_strdup_printf ("ssim-%c", self->pl.names[i]);
-      names[n++] = g_strdup_printf ("psnr-%c", self->pl.names[i]);
-      names[n++] = g_strdup_printf ("mse-%c", self->pl.names[i]);
-    }
-  }
-  for (i = 0; i < n; i++)
-    fields[i] = names[i];
+  n = gst_cuda_qa_ssim_field_names (&self->fields, &self->pl, names);
   gst_cuda_qa_settings_configure_report (&self->settings, G_OBJECT (self),
       self->report);
-  ret = gst_cuda_qa_report_start (self->report, fields, n,
+  ret = gst_cuda_qa_report_start (self->report, (const gchar **) names, n,
       self->active_location, self->active_log_format);
   for (i = 0; i < n; i++)
     g_free (names[i]);
@@ -679,13 +671,18 @@ gst_cuda_ssim_set_info (GstCudaSsim * self, const GstVideoInfo * info)
     self->submit = gst_cuda_ssim_submit_cpu;
     self->collect = gst_cuda_ssim_collect_cpu;
   }
+  /* (the CUDA object gets MS-SSIM where it is opened) */
+  if (self->cpu && self->fields.msssim
+      && cq_ssim_cpu_set_msssim (self->cpu, TRUE, &err) != CQ_OK)
+    goto backend_failed;
   /* CUDAMemory on the CPU backend, or on one pad only, is read through host
    * mappings */
   self->device_input = gst_cuda_qa_device_is_cuda (self->dev)
       && self->reference_cuda && self->distorted_cuda;
   self->measured_info = *info;
   latency = gst_cuda_qa_device_latency (self->dev,
-      GST_VIDEO_INFO_FPS_N (info), GST_VIDEO_INFO_FPS_D (info));
+      GST_VIDEO_INFO_FPS_N (info), GST_VIDEO_INFO_FPS_D (info)) +
+      gst_cuda_qa_pairing_latency (self->pairing, info);
   if (latency > 0)
     gst_aggregator_set_latency (GST_AGGREGATOR (self), latency, latency);
   GST_INFO_OBJECT (self, "comparing %u plane(s) of %s %dx%d with the %s "
@@ -748,8 +745,8 @@ gst_cuda_ssim_complete (GstElement * element, gpointer item, GstBuffer ** out)
   if (!ok)
     goto measure_failed;
 
-  cq_ssim_frame_scores (self->pl.planes, self->pl.n, p->sums,
-      self->active_planes == GST_CUDA_SSIM_PLANES_ALL, values);
+  gst_cuda_qa_ssim_field_values (&self->fields, &self->pl, p->sums,
+      p->ref_pts, values);
   GST_OBJECT_LOCK (self);
   post = self->settings.post_messages;
   interval = self->settings.interval;
@@ -869,6 +866,7 @@ gst_cuda_ssim_submit_pair (GstCudaSsim * self, GstBuffer * ref,
     goto measure_failed;
   }
   p.ref = gst_buffer_ref (ref);
+  p.ref_pts = GST_BUFFER_PTS (ref);
   p.dist = dist;
   p.segment = *segment;
   return gst_cuda_qa_device_add_pending (self->dev, &p, NULL);

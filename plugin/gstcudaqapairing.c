@@ -21,7 +21,25 @@ struct _GstCudaQaPairing
   GstFlowReturn (*drain) (GstAggregator * agg);
   guint64 unpaired_reference, unpaired_distorted;
   guint64 gaps_reference, gaps_distorted;
+  /* properties, under the element's object lock */
+  GstCudaQaAlignMode align_mode;
+  guint align_window;
+  gdouble align_margin;
+  /* streaming */
+  GstCudaQaAlign *align;
+  GstCudaQaAlignMode active_mode;
 };
+
+enum
+{
+  PAIRING_ALIGN,
+  PAIRING_ALIGN_WINDOW,
+  PAIRING_ALIGN_MARGIN
+};
+
+#define DEFAULT_ALIGN GST_CUDA_QA_ALIGN_NONE
+#define DEFAULT_ALIGN_WINDOW 15
+#define DEFAULT_ALIGN_MARGIN 0.2
 
 /* A fixed, named always-pad (as gstcccombiner.c adds its pads). */
 static GstAggregatorPad *
@@ -58,6 +76,11 @@ gst_cuda_qa_pairing_new (GstAggregator * agg,
   pairing->distorted = *distorted =
       gst_cuda_qa_pairing_add_pad (agg, "distorted");
   pairing->drain = drain;
+  pairing->align_mode = DEFAULT_ALIGN;
+  pairing->align_window = DEFAULT_ALIGN_WINDOW;
+  pairing->align_margin = DEFAULT_ALIGN_MARGIN;
+  /* cudassim's is the only pairing: its messages are cudassim-aligned */
+  pairing->align = gst_cuda_qa_align_new (GST_ELEMENT (agg), "cudassim");
   return pairing;
 }
 
@@ -66,14 +89,151 @@ gst_cuda_qa_pairing_free (GstCudaQaPairing * pairing)
 {
   g_object_set_qdata (G_OBJECT (pairing->agg), gst_cuda_qa_pairing_quark,
       NULL);
+  gst_cuda_qa_align_free (pairing->align);
   g_free (pairing);
+}
+
+void
+gst_cuda_qa_pairing_install (GObjectClass * klass, guint first_prop_id)
+{
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+
+  /**
+   * GstCudaSsim:align:
+   *
+   * How distorted frames find their reference frame: `none` by running
+   * time; `start` by content over the first frames, then at that offset;
+   * `continuous` by content at every frame, following dropped and repeated
+   * frames. See docs/elements/cudassim.md.
+   */
+  g_object_class_install_property (klass, first_prop_id + PAIRING_ALIGN,
+      g_param_spec_enum ("align", "Align",
+          "Pair frames by running time (none) or find the offset by content "
+          "(start: once; continuous: every frame)",
+          GST_TYPE_CUDA_QA_ALIGN_MODE, DEFAULT_ALIGN, flags));
+  /**
+   * GstCudaSsim:align-window:
+   *
+   * Reference frames searched on each side of the expected one; also the
+   * reference frames held (and, live, the latency added: this many frame
+   * durations).
+   */
+  g_object_class_install_property (klass,
+      first_prop_id + PAIRING_ALIGN_WINDOW,
+      g_param_spec_uint ("align-window", "Align window",
+          "Reference frames searched on each side of the expected one", 1,
+          250, DEFAULT_ALIGN_WINDOW, flags));
+  /**
+   * GstCudaSsim:align-margin:
+   *
+   * A match decides only when the second-best distance exceeds the best
+   * by this fraction of it ((second - best) / second); otherwise the offset
+   * stays (static content).
+   */
+  g_object_class_install_property (klass,
+      first_prop_id + PAIRING_ALIGN_MARGIN,
+      g_param_spec_double ("align-margin", "Align margin",
+          "Relative margin of the best match over the second best needed to "
+          "change the offset", 0.0, 1.0, DEFAULT_ALIGN_MARGIN, flags));
+}
+
+/* The pairing's property prop_id names, or -1. */
+static gint
+gst_cuda_qa_pairing_prop (guint first_prop_id, guint prop_id)
+{
+  return prop_id >= first_prop_id
+      && prop_id < first_prop_id + GST_CUDA_QA_PAIRING_N_PROPS ?
+      (gint) (prop_id - first_prop_id) : -1;
+}
+
+gboolean
+gst_cuda_qa_pairing_set_property (GstCudaQaPairing * pairing,
+    guint first_prop_id, guint prop_id, const GValue * value)
+{
+  gint prop = gst_cuda_qa_pairing_prop (first_prop_id, prop_id);
+
+  if (prop < 0)
+    return FALSE;
+  GST_OBJECT_LOCK (pairing->agg);
+  switch (prop) {
+    case PAIRING_ALIGN:
+      pairing->align_mode = g_value_get_enum (value);
+      break;
+    case PAIRING_ALIGN_WINDOW:
+      pairing->align_window = g_value_get_uint (value);
+      break;
+    case PAIRING_ALIGN_MARGIN:
+      pairing->align_margin = g_value_get_double (value);
+      break;
+  }
+  GST_OBJECT_UNLOCK (pairing->agg);
+  return TRUE;
+}
+
+gboolean
+gst_cuda_qa_pairing_get_property (GstCudaQaPairing * pairing,
+    guint first_prop_id, guint prop_id, GValue * value)
+{
+  gint prop = gst_cuda_qa_pairing_prop (first_prop_id, prop_id);
+
+  if (prop < 0)
+    return FALSE;
+  GST_OBJECT_LOCK (pairing->agg);
+  switch (prop) {
+    case PAIRING_ALIGN:
+      g_value_set_enum (value, pairing->align_mode);
+      break;
+    case PAIRING_ALIGN_WINDOW:
+      g_value_set_uint (value, pairing->align_window);
+      break;
+    case PAIRING_ALIGN_MARGIN:
+      g_value_set_double (value, pairing->align_margin);
+      break;
+  }
+  GST_OBJECT_UNLOCK (pairing->agg);
+  return TRUE;
 }
 
 void
 gst_cuda_qa_pairing_reset (GstCudaQaPairing * pairing)
 {
+  GstCudaQaAlignMode mode;
+  guint window;
+  gdouble margin;
+
+  GST_OBJECT_LOCK (pairing->agg);
+  mode = pairing->align_mode;
+  window = pairing->align_window;
+  margin = pairing->align_margin;
+  GST_OBJECT_UNLOCK (pairing->agg);
   pairing->unpaired_reference = pairing->unpaired_distorted = 0;
   pairing->gaps_reference = pairing->gaps_distorted = 0;
+  pairing->active_mode = mode;
+  gst_cuda_qa_align_reset (pairing->align, mode, window, margin);
+}
+
+gboolean
+gst_cuda_qa_pairing_aligns (GstCudaQaPairing * pairing)
+{
+  return pairing->active_mode != GST_CUDA_QA_ALIGN_NONE;
+}
+
+GstClockTime
+gst_cuda_qa_pairing_latency (GstCudaQaPairing * pairing,
+    const GstVideoInfo * info)
+{
+  return gst_cuda_qa_align_latency (pairing->align, info);
+}
+
+void
+gst_cuda_qa_pairing_distorted_caps (GstCudaQaPairing * pairing,
+    const GstVideoInfo * info)
+{
+  GstClockTime latency = gst_cuda_qa_pairing_latency (pairing, info);
+
+  if (latency > 0)
+    gst_aggregator_set_latency (pairing->agg, latency, latency);
 }
 
 void
@@ -86,6 +246,8 @@ gst_cuda_qa_pairing_summary (GstCudaQaPairing * pairing, GstStructure * s)
       "gaps", G_TYPE_UINT64, pairing->gaps_reference + pairing->gaps_distorted,
       "gaps-reference", G_TYPE_UINT64, pairing->gaps_reference,
       "gaps-distorted", G_TYPE_UINT64, pairing->gaps_distorted, NULL);
+  if (gst_cuda_qa_pairing_aligns (pairing))
+    gst_cuda_qa_align_summary (pairing->align, s);
 }
 
 static GstClockTime
@@ -186,6 +348,54 @@ gst_cuda_qa_pairing_drop_reference (GstCudaQaPairing * pairing,
   return GST_CUDA_QA_PAIR_REFERENCE_DROPPED;
 }
 
+/* Pairing by content (gstcudaqaalign.h): the reference frames the ring
+ * wants come off their pad into it; a distorted frame is matched once
+ * every candidate is in the ring (or the reference stream ended, or, live,
+ * its time is up). *ref (peeked) and *dist (peeked) are not gaps. */
+static GstCudaQaPairResult
+gst_cuda_qa_pairing_next_aligned (GstCudaQaPairing * pairing,
+    gboolean timeout, const GstVideoInfo * info, GstBuffer ** ref,
+    GstBuffer ** dist, gboolean ref_eos, gboolean dist_eos)
+{
+  GstCudaQaAlign *align = pairing->align;
+  GstClockTime rt;
+
+  while (*ref && gst_cuda_qa_align_wants_reference (align)) {
+    if (!GST_BUFFER_FLAG_IS_SET (*ref, GST_BUFFER_FLAG_GAP)) {
+      rt = gst_cuda_qa_pairing_running_time (pairing->reference, *ref);
+      gst_cuda_qa_align_push_reference (align, gst_buffer_ref (*ref), rt,
+          info, &pairing->unpaired_reference);
+    }
+    gst_aggregator_pad_drop_buffer (pairing->reference);
+    gst_buffer_unref (*ref);
+    *ref = gst_aggregator_pad_peek_buffer (pairing->reference);
+  }
+  ref_eos = !*ref && gst_aggregator_pad_is_eos (pairing->reference);
+  if (!*dist) {
+    if (!dist_eos)
+      goto need_data;
+    /* no distorted frame will come: nothing held can pair */
+    gst_cuda_qa_align_flush (align, &pairing->unpaired_reference);
+    if (!*ref)
+      goto need_data;
+    return gst_cuda_qa_pairing_drop_reference (pairing, ref);
+  }
+  if (!gst_cuda_qa_align_ready (align) && !ref_eos && !timeout)
+    goto need_data;
+  gst_clear_buffer (ref);
+  rt = gst_cuda_qa_pairing_running_time (pairing->distorted, *dist);
+  *ref = gst_cuda_qa_align_match (align, *dist, rt, info);
+  if (!*ref)
+    return gst_cuda_qa_pairing_distorted_alone (pairing, *dist);
+  gst_cuda_qa_pairing_take_distorted (pairing, *dist);
+  return GST_CUDA_QA_PAIR_MATCHED;
+
+need_data:
+  gst_clear_buffer (ref);
+  gst_clear_buffer (dist);
+  return GST_CUDA_QA_PAIR_NEED_DATA;
+}
+
 GstCudaQaPairResult
 gst_cuda_qa_pairing_next (GstCudaQaPairing * pairing, gboolean timeout,
     const GstVideoInfo * distorted_info, GstBuffer ** ref, GstBuffer ** dist,
@@ -198,9 +408,13 @@ gst_cuda_qa_pairing_next (GstCudaQaPairing * pairing, gboolean timeout,
   *dist = gst_aggregator_pad_peek_buffer (pairing->distorted);
   ref_eos = gst_aggregator_pad_is_eos (pairing->reference);
   dist_eos = gst_aggregator_pad_is_eos (pairing->distorted);
-  if (!*ref && !*dist)
-    return ref_eos && dist_eos ? GST_CUDA_QA_PAIR_EOS :
-        GST_CUDA_QA_PAIR_NEED_DATA;
+  if (!*ref && !*dist && !(ref_eos && dist_eos))
+    return GST_CUDA_QA_PAIR_NEED_DATA;
+  if (!*ref && !*dist) {
+    /* reference frames held for alignment that never paired */
+    gst_cuda_qa_align_flush (pairing->align, &pairing->unpaired_reference);
+    return GST_CUDA_QA_PAIR_EOS;
+  }
   if (*dist)
     gst_cuda_qa_pairing_sync_segment (pairing, segment);
 
@@ -220,6 +434,9 @@ gst_cuda_qa_pairing_next (GstCudaQaPairing * pairing, gboolean timeout,
     gst_cuda_qa_pairing_take_distorted (pairing, *dist);
     return GST_CUDA_QA_PAIR_DISTORTED_ALONE;
   }
+  if (pairing->active_mode != GST_CUDA_QA_ALIGN_NONE)
+    return gst_cuda_qa_pairing_next_aligned (pairing, timeout,
+        distorted_info, ref, dist, ref_eos, dist_eos);
 
   if (!*ref) {
     /* no reference frame: it ended, or (live) it is late */
@@ -451,7 +668,7 @@ gst_cuda_qa_pairing_change_state (GstElement * element,
 }
 
 void
-gst_cuda_qa_pairing_install (GstElementClass * klass)
+gst_cuda_qa_pairing_install_link_check (GstElementClass * klass)
 {
   klass->change_state = GST_DEBUG_FUNCPTR (gst_cuda_qa_pairing_change_state);
 }

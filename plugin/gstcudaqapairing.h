@@ -13,6 +13,13 @@
  * which frames pair (an alignment offset, a search for the best match)
  * belongs here, not in the element.
  *
+ * With the `align` property (installed by gst_cuda_qa_pairing_install)
+ * set to start or continuous, frames pair by content instead
+ * (gstcudaqaalign.h): reference frames wait in a ring until no distorted
+ * frame can match them; those that never paired count as unpaired
+ * reference frames, distorted frames whose match is past the reference
+ * stream's end as unpaired distorted ones.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #ifndef __GST_CUDA_QA_PAIRING_H__
@@ -22,7 +29,13 @@
 #include <gst/base/gstaggregator.h>
 #include <gst/video/video.h>
 
+#include "gstcudaqaalign.h"
+
 G_BEGIN_DECLS
+
+/* How many property IDs the pairing takes: align, align-window,
+ * align-margin. */
+#define GST_CUDA_QA_PAIRING_N_PROPS 3
 
 typedef enum
 {
@@ -46,15 +59,38 @@ GstCudaQaPairing *gst_cuda_qa_pairing_new (GstAggregator * agg,
     GstAggregatorPad ** reference, GstAggregatorPad ** distorted);
 void gst_cuda_qa_pairing_free (GstCudaQaPairing * pairing);
 
+/* Installs the properties align, align-window and align-margin with IDs
+ * first_prop_id ... + N_PROPS - 1. */
+void gst_cuda_qa_pairing_install (GObjectClass * klass, guint first_prop_id);
+
+/* For set_property / get_property: FALSE when prop_id is not one of the
+ * pairing's; otherwise done under the object lock. */
+gboolean gst_cuda_qa_pairing_set_property (GstCudaQaPairing * pairing,
+    guint first_prop_id, guint prop_id, const GValue * value);
+gboolean gst_cuda_qa_pairing_get_property (GstCudaQaPairing * pairing,
+    guint first_prop_id, guint prop_id, GValue * value);
+
 /* In class_init: GstElement::change_state of the class refuses to go to
  * PAUSED with a sink pad unlinked (an error naming it), unless an element
  * of the pipeline adds pads as it runs (decodebin, a demuxer: a pad may be
  * linked then), and to PLAYING with one unlinked in any case. Elements
  * outside a bin are not checked. */
-void gst_cuda_qa_pairing_install (GstElementClass * klass);
+void gst_cuda_qa_pairing_install_link_check (GstElementClass * klass);
 
-/* A new stream: the counts back to zero. */
+/* A new stream: the counts back to zero, the properties read. */
 void gst_cuda_qa_pairing_reset (GstCudaQaPairing * pairing);
+
+/* Whether frames pair by content (align is not none). */
+gboolean gst_cuda_qa_pairing_aligns (GstCudaQaPairing * pairing);
+
+/* The distorted stream's format: with alignment, sets the aggregator's
+ * latency to the window (live streams wait for the frames it searches). */
+void gst_cuda_qa_pairing_distorted_caps (GstCudaQaPairing * pairing,
+    const GstVideoInfo * info);
+
+/* The latency alignment adds (window frames, live streams wait for them). */
+GstClockTime gst_cuda_qa_pairing_latency (GstCudaQaPairing * pairing,
+    const GstVideoInfo * info);
 
 /* The next step of GstAggregator::aggregate. distorted_info: the distorted
  * stream's format (for its frame rate), NULL before caps. MATCHED: *ref and
@@ -76,7 +112,8 @@ gboolean gst_cuda_qa_pairing_query_caps (GstCudaQaPairing * pairing,
     GstAggregatorPad * pad, GstQuery * query);
 
 /* The counts, into the summary: unpaired-frames, unpaired-reference,
- * unpaired-distorted, gaps, gaps-reference, gaps-distorted (guint64). */
+ * unpaired-distorted, gaps, gaps-reference, gaps-distorted (guint64); with
+ * alignment its counts too (gst_cuda_qa_align_summary). */
 void gst_cuda_qa_pairing_summary (GstCudaQaPairing * pairing,
     GstStructure * s);
 

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* box8: mean over every 8x8 window of the local SSIM, means over 64 samples,
  * (co)variances over 63 (seed 004, eq. 1, 3, 4). */
@@ -50,14 +51,12 @@ ref_ssim_box8 (const int *a, const int *b, unsigned w, unsigned h, int L)
   return total / ((double) (w - 7) * (h - 7));
 }
 
-/* gauss11: 11x11 window of weights g(i)g(j), g the normalised Gaussian of
- * sigma 1.5 sampled at -5..5; population statistics; "valid" windows. */
-static inline double
-ref_ssim_gauss11 (const int *a, const int *b, unsigned w, unsigned h, int L)
+/* The normalised 1-D Gaussian, sigma 1.5, radius 5. */
+static inline void
+ref_gauss11_weights (double g[11])
 {
-  const double c1 = (0.01 * L) * (0.01 * L), c2 = (0.03 * L) * (0.03 * L);
-  double g[11], gs = 0, total = 0.0;
-  unsigned x, y, i, j;
+  double gs = 0;
+  unsigned i;
 
   for (i = 0; i < 11; i++) {
     double d = (double) i - 5.0;
@@ -66,6 +65,20 @@ ref_ssim_gauss11 (const int *a, const int *b, unsigned w, unsigned h, int L)
   }
   for (i = 0; i < 11; i++)
     g[i] /= gs;
+}
+
+/* The mean over every 11x11 window of double images of the local SSIM, or
+ * with cs_only of its contrast-structure term (2 cov + C2) / (va + vb + C2);
+ * two-pass window statistics. */
+static inline double
+ref_gauss11_mean (const double *a, const double *b, unsigned w, unsigned h,
+    int L, int cs_only)
+{
+  const double c1 = (0.01 * L) * (0.01 * L), c2 = (0.03 * L) * (0.03 * L);
+  double g[11], total = 0.0;
+  unsigned x, y, i, j;
+
+  ref_gauss11_weights (g);
   for (y = 0; y + 11 <= h; y++)
     for (x = 0; x + 11 <= w; x++) {
       double ma = 0, mb = 0, va = 0, vb = 0, cov = 0;
@@ -84,10 +97,71 @@ ref_ssim_gauss11 (const int *a, const int *b, unsigned w, unsigned h, int L)
           vb += g[i] * g[j] * db * db;
           cov += g[i] * g[j] * da * db;
         }
-      total += ((2 * ma * mb + c1) * (2 * cov + c2)) /
-          ((ma * ma + mb * mb + c1) * (va + vb + c2));
+      if (cs_only)
+        total += (2 * cov + c2) / (va + vb + c2);
+      else
+        total += ((2 * ma * mb + c1) * (2 * cov + c2)) /
+            ((ma * ma + mb * mb + c1) * (va + vb + c2));
     }
   return total / ((double) (w - 10) * (h - 10));
+}
+
+/* gauss11: 11x11 window of weights g(i)g(j), g the normalised Gaussian of
+ * sigma 1.5 (population statistics, scikit-image's gaussian_weights). */
+static inline double
+ref_ssim_gauss11 (const int *a, const int *b, unsigned w, unsigned h, int L)
+{
+  double *fa = (double *) malloc (sizeof (double) * w * h);
+  double *fb = (double *) malloc (sizeof (double) * w * h);
+  double v;
+  unsigned i;
+
+  for (i = 0; i < w * h; i++) {
+    fa[i] = a[i];
+    fb[i] = b[i];
+  }
+  v = ref_gauss11_mean (fa, fb, w, h, L, 0);
+  free (fa);
+  free (fb);
+  return v;
+}
+
+/* MS-SSIM (Wang, Simoncelli, Bovik 2003), as torchmetrics computes it:
+ * at scales 1-4 the mean over the 11x11 Gaussian windows of the
+ * contrast-structure term (2 cov + C2) / (var_a + var_b + C2), at scale 5
+ * the mean SSIM; negative means count as 0; between scales the 2x2 average
+ * (odd sizes lose their last row or column). Product of the means raised to
+ * 0.0448, 0.2856, 0.3001, 0.2363, 0.1333. Two-pass window statistics. */
+static inline double
+ref_msssim (const int *a, const int *b, unsigned w, unsigned h, int L)
+{
+  static const double beta[5] = { 0.0448, 0.2856, 0.3001, 0.2363, 0.1333 };
+  double *fa = (double *) malloc (sizeof (double) * w * h);
+  double *fb = (double *) malloc (sizeof (double) * w * h);
+  double result = 1.0;
+  unsigned x, y, i, s;
+
+  for (i = 0; i < w * h; i++) {
+    fa[i] = a[i];
+    fb[i] = b[i];
+  }
+  for (s = 0; s < 5; s++) {
+    double mean = ref_gauss11_mean (fa, fb, w, h, L, s < 4);
+    double *f[2] = { fa, fb };
+
+    result *= pow (mean > 0 ? mean : 0, beta[s]);
+    for (i = 0; i < 2; i++)
+      for (y = 0; y < h / 2; y++)
+        for (x = 0; x < w / 2; x++)
+          f[i][y * (w / 2) + x] = (f[i][2 * y * w + 2 * x] +
+              f[i][2 * y * w + 2 * x + 1] + f[i][(2 * y + 1) * w + 2 * x] +
+              f[i][(2 * y + 1) * w + 2 * x + 1]) / 4;
+    w /= 2;
+    h /= 2;
+  }
+  free (fa);
+  free (fb);
+  return result;
 }
 
 /* x264's integer window value, as FFmpeg's vf_ssim evaluates it in float. */

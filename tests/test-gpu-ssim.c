@@ -45,6 +45,7 @@ static const CqSsimWindow windows[] = {
 };
 
 static int failures, checks;
+static int msssim;              /* check_case adds MS-SSIM */
 
 /* Smooth ramps with noise: realistic SSIM values, both frames related. */
 static void
@@ -85,6 +86,12 @@ check_case (int device, CqSsimWindow window, const LayoutCase * lc,
   fill_pair (a, b, stride, w, h, lc->bytes_per_pixel);
   cpu = cq_ssim_cpu_new (window, &p, 1, 0, &err);
   cu = cq_ssim_cuda_new (device, window, &p, 1, &err);
+  if (cpu && cu && msssim
+      && (cq_ssim_cpu_set_msssim (cpu, 1, &err) != CQ_OK
+          || cq_ssim_cuda_set_msssim (cu, 1, &err) != CQ_OK)) {
+    cq_ssim_cpu_free (cpu);
+    cpu = NULL;
+  }
   if (!cpu || !cu) {
     printf ("FAIL %s %s %ux%u: %s\n", cq_ssim_window_name (window), lc->name,
         w, h, err.message);
@@ -133,6 +140,17 @@ check_case (int device, CqSsimWindow window, const LayoutCase * lc,
     for (i = 0; i < 3; i++) {
       double m = got[i]->ssim_sum / got[i]->windows;
 
+      if (msssim) {
+        double ms = cq_ssim_msssim (&p, got[i]), ms_cpu =
+            cq_ssim_msssim (&p, &cpu_s);
+
+        checks++;
+        if (!(fabs (ms - ms_cpu) <= 1e-9)) {
+          printf ("FAIL ms-ssim %s %ux%u %s: %.17g vs cpu %.17g\n",
+              lc->name, w, h, how[i], ms, ms_cpu);
+          failures++;
+        }
+      }
       checks++;
       if (!(fabs (m - want) <= tol) || got[i]->sse != cpu_s.sse
           || got[i]->windows != cpu_s.windows) {
@@ -186,6 +204,18 @@ main (int argc, char **argv)
           continue;
         check_case (0, windows[wi], &layouts[l], w, h);
       }
+  /* MS-SSIM on CUDA against the CPU: sizes of five scales and more */
+  msssim = 1;
+  for (s = 0; s < n_sizes; s++)
+    for (l = 0; l < sizeof (layouts) / sizeof (layouts[0]); l++) {
+      unsigned w = sizes[s][0], h = sizes[s][1];
+
+      if (w < CQ_MSSSIM_MIN_SIDE || h < CQ_MSSSIM_MIN_SIDE
+          || (w == 8192 && l > 2))
+        continue;
+      check_case (0, CQ_SSIM_GAUSS11, &layouts[l], w, h);
+    }
+  msssim = 0;
   printf ("%d comparisons, %d failures\n", checks, failures);
   return failures ? 1 : 0;
 }

@@ -16,6 +16,7 @@ static const CqSsimWindow windows[] = {
 };
 
 static guint32 rng_state = 12345;
+static gboolean with_msssim;    /* measure_ints adds MS-SSIM */
 
 static guint32
 rng (void)
@@ -67,6 +68,8 @@ measure_ints (CqSsimWindow window, const int *a, const int *b, unsigned w,
     }
   cpu = cq_ssim_cpu_new (window, &p, 1, n_threads, &err);
   fail_unless (cpu != NULL, "%s", err.message);
+  if (with_msssim)
+    fail_unless_equals_int (cq_ssim_cpu_set_msssim (cpu, 1, &err), CQ_OK);
   fail_unless_equals_int (cq_ssim_cpu_measure (cpu, ra, strides, rb, strides,
           &sums, &err), CQ_OK);
   cq_ssim_cpu_free (cpu);
@@ -383,6 +386,74 @@ GST_START_TEST (test_layouts)
 
 GST_END_TEST;
 
+/* MS-SSIM against the naive two-pass reference, odd sizes (the floor at
+ * each halving), every depth, one thread and many; the SSIM of the pair
+ * is unchanged by adding it. */
+GST_START_TEST (test_msssim_against_naive_reference)
+{
+  const unsigned sizes[][2] = { {176, 176}, {181, 203}, {230, 177} };
+  unsigned k, c;
+
+  /* depth 8, 10, 16; random, then smooth content */
+  for (k = 0; k < G_N_ELEMENTS (sizes); k++)
+    for (c = 0; c < 6; c++) {
+      unsigned w = sizes[k][0], h = sizes[k][1], depth = c / 2 == 0 ? 8 :
+          c / 2 == 1 ? 10 : 16;
+      int peak = (1 << depth) - 1;
+      int *a = c % 2 ? smooth_image (w, h, depth) : random_image (w * h,
+          depth);
+      int *b = distort (a, w * h, depth, peak / 8 + 1);
+      CqSsimPlane p = gray_plane (w, h, depth);
+      double want = ref_msssim (a, b, w, h, peak), got;
+      CqSsimPlaneSums plain, s1, sn;
+
+      plain = measure_ints (CQ_SSIM_GAUSS11, a, b, w, h, depth, 1);
+      with_msssim = TRUE;
+      s1 = measure_ints (CQ_SSIM_GAUSS11, a, b, w, h, depth, 1);
+      sn = measure_ints (CQ_SSIM_BOX8, a, b, w, h, depth, 0);
+      with_msssim = FALSE;
+      got = cq_ssim_msssim (&p, &s1);
+      fail_unless (want > 0.0 && want < 1.0, "%.17g", want);
+      fail_unless (fabs (got - want) < 1e-9, "%ux%u@%u: %.17g vs %.17g",
+          w, h, depth, got, want);
+      fail_unless (fabs (cq_ssim_msssim (&p, &sn) - want) < 1e-9);
+      fail_unless (plain.ssim_sum == s1.ssim_sum && plain.sse == s1.sse);
+      g_free (a);
+      g_free (b);
+    }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_msssim_identical_and_too_small)
+{
+  const unsigned w = 190, h = 180;
+  int *a = smooth_image (w, h, 8);
+  CqSsimPlane p = gray_plane (w, h, 8);
+  CqSsimPlaneSums s;
+  CqSsimCpu *cpu;
+  CqError err;
+  double v[2];
+
+  with_msssim = TRUE;
+  s = measure_ints (CQ_SSIM_GAUSS11, a, a, w, h, 8, 0);
+  with_msssim = FALSE;
+  cq_ssim_frame_msssim (&p, 1, &s, 1, v);
+  fail_unless (fabs (v[0] - 1.0) < 1e-12 && v[1] == v[0], "%.17g", v[0]);
+  g_free (a);
+
+  p = gray_plane (175, 400, 8);
+  cpu = cq_ssim_cpu_new (CQ_SSIM_GAUSS11, &p, 1, 1, &err);
+  fail_unless (cpu != NULL);
+  fail_unless_equals_int (cq_ssim_cpu_set_msssim (cpu, 1, &err),
+      CQ_ERROR_INVALID);
+  fail_unless (strstr (err.message, "176x176") != NULL
+      && strstr (err.message, "175x400") != NULL, "%s", err.message);
+  cq_ssim_cpu_free (cpu);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_errors)
 {
   CqSsimPlane p = gray_plane (7, 30, 8);
@@ -417,6 +488,8 @@ ssim_cpu_suite (void)
   tcase_add_test (tc, test_ffmpeg_windows_bit_identical);
   tcase_add_test (tc, test_symmetry_and_threads);
   tcase_add_test (tc, test_layouts);
+  tcase_add_test (tc, test_msssim_against_naive_reference);
+  tcase_add_test (tc, test_msssim_identical_and_too_small);
   tcase_add_test (tc, test_errors);
   return s;
 }

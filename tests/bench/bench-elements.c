@@ -9,6 +9,10 @@
  *   pinned    page-locked memory (what the elements' proposed pool gives),
  *   cuda      CUDAMemory of a GstCudaContext shared with the element.
  * "none" is appsrc ! fakesink alone: GStreamer's own per-buffer cost.
+ * The gauss11 cases give issue 15's comparisons: align=continuous (window
+ * 15) against align=none, and MS-SSIM on. The repeated frames are static
+ * content to the alignment: every search runs in full (and stays
+ * undecided), which is its cost per pair.
  * Last, cudasfproject ! cudasharpness with the frames in system memory and
  * in CUDAMemory, and cudasfproject at its default geometry with and without
  * noise.
@@ -355,6 +359,10 @@ main (int argc, char **argv)
     {"cudassim", "window=box8", "cudassim box8 luma", 2.0},
     {"cudassim", "window=box8 planes=all", "cudassim box8 all", 3.0},
     {"cudassim", "window=ffmpeg planes=all", "cudassim ffmpeg all", 3.0},
+    {"cudassim", "window=gauss11", "cudassim gauss11 luma", 2.0},
+    {"cudassim", "window=gauss11 align=continuous align-window=15",
+        "cudassim gauss11 align", 2.0},
+    {"cudassim", "window=gauss11 ms-ssim=true", "cudassim ms-ssim luma", 2.0},
   };
   gboolean quick = FALSE, sf_only = FALSE;
   const gchar *only = NULL, *only_mem = NULL;

@@ -1,0 +1,425 @@
+/* CPU suite: cudassim's alignment on real content (scikit-image's
+ * astronaut, panned 3 pixels a frame, JPEG quality 30; made by
+ * make-align-frames.py). The distorted stream starts k frames late
+ * (k = 1...10), drops one frame and repeats one mid-stream, and is
+ * restamped from 0. align=continuous must pair every frame with the right
+ * reference frame and give the SSIM of that pair (computed here with the
+ * compute library); align=start must find k; align=none must pair by
+ * timestamp as before. Live and not live. CUDASSIM_TEST_BACKEND=cuda runs
+ * it on CUDA (the gpu suite).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <gst/check/gstcheck.h>
+#include <gst/app/app.h>
+#include <gst/video/video.h>
+#include <math.h>
+#include <string.h>
+
+#include "cq-ssim.h"
+#include "cq-test.h"
+
+#define W 256
+#define H 192
+#define N_REF 40
+#define N_DIST 24
+#define DROP_AFTER 9            /* the content skips one frame after this */
+#define REPEAT_AFTER 16         /* and shows this one twice */
+#define FRAME_DURATION (GST_SECOND / 30)
+#define CAPS "video/x-raw,format=GRAY8,width=256,height=192,framerate=30/1"
+
+static const gchar *backend = "cpu";
+static guint8 *ref_frames, *dist_frames;        /* N_REF frames each */
+
+/* The reference frame distorted frame j shows, for a start k late. */
+static guint
+content_of (guint k, guint j, gboolean drop_repeat)
+{
+  guint c = k + j;
+
+  if (drop_repeat && j > DROP_AFTER)
+    c++;
+  if (drop_repeat && j > REPEAT_AFTER)
+    c--;
+  return c;
+}
+
+static CqSsimPlane
+gray_plane (void)
+{
+  CqSsimPlane p;
+
+  memset (&p, 0, sizeof (p));
+  p.width = W;
+  p.height = H;
+  p.layout.kind = CQ_LAYOUT_GRAY8;
+  p.layout.depth = 8;
+  p.sample_stride = 1;
+  return p;
+}
+
+static gdouble
+expected_ssim (guint ref, guint dist)
+{
+  CqSsimPlane p;
+  CqSsimPlaneSums sums;
+  CqError err;
+  CqSsimCpu *cpu;
+  const void *a[1] = { ref_frames + (gsize) ref * W * H };
+  const void *b[1] = { dist_frames + (gsize) dist * W * H };
+  size_t strides[1] = { W };
+  double v;
+
+  p = gray_plane ();
+  cpu = cq_ssim_cpu_new (CQ_SSIM_BOX8, &p, 1, 1, &err);
+  fail_unless (cpu != NULL);
+  fail_unless_equals_int (cq_ssim_cpu_measure (cpu, a, strides, b, strides,
+          &sums, &err), CQ_OK);
+  cq_ssim_cpu_free (cpu);
+  v = sums.ssim_sum / (double) sums.windows;
+  return v;
+}
+
+static GstBuffer *
+frame_buffer (const guint8 * frames, guint i, GstClockTime pts)
+{
+  GstBuffer *buf = gst_buffer_new_memdup (frames + (gsize) i * W * H,
+      W * H);
+
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DURATION (buf) = FRAME_DURATION;
+  return buf;
+}
+
+typedef struct
+{
+  GList *outputs;
+  GList *messages;
+} Result;
+
+/* Runs cudassim with props on the reference frames and the distorted
+ * stream of a start k late (with a drop and a repeat where drop_repeat),
+ * restamped from 0; live pushes at the frame rate. */
+static Result
+run (const gchar * props, guint k, gboolean drop_repeat, gboolean live)
+{
+  gchar *desc = g_strdup_printf ("cudassim name=q backend=%s %s ! "
+      "appsink name=sink sync=false wait-on-eos=false "
+      "appsrc name=ref format=time is-live=%d caps=\"" CAPS "\" ! q.reference "
+      "appsrc name=dist format=time is-live=%d caps=\"" CAPS "\" ! "
+      "q.distorted", backend, props, live, live);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstElement *ref = gst_bin_get_by_name (GST_BIN (p), "ref");
+  GstElement *dist = gst_bin_get_by_name (GST_BIN (p), "dist");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  GstBus *bus = gst_element_get_bus (p);
+  Result r = { NULL, NULL };
+  GstMessage *m;
+  GstSample *s;
+  guint i;
+
+  fail_unless (p != NULL, "%s", desc);
+  fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < N_REF; i++) {
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (ref),
+            frame_buffer (ref_frames, i, i * FRAME_DURATION)), GST_FLOW_OK);
+    if (i < N_DIST)
+      fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (dist),
+              frame_buffer (dist_frames, content_of (k, i, drop_repeat),
+                  i * FRAME_DURATION)), GST_FLOW_OK);
+    if (live)
+      g_usleep (FRAME_DURATION / GST_USECOND);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (ref));
+  gst_app_src_end_of_stream (GST_APP_SRC (dist));
+  while ((m = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
+    gboolean done = GST_MESSAGE_TYPE (m) != GST_MESSAGE_ELEMENT;
+
+    fail_if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR);
+    if (!done)
+      r.messages = g_list_append (r.messages, gst_message_ref (m));
+    gst_message_unref (m);
+    if (done)
+      break;
+  }
+  while ((s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 0))) {
+    r.outputs = g_list_append (r.outputs,
+        gst_buffer_ref (gst_sample_get_buffer (s)));
+    gst_sample_unref (s);
+  }
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (ref);
+  gst_object_unref (dist);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (desc);
+  return r;
+}
+
+static void
+result_clear (Result * r)
+{
+  g_list_free_full (r->outputs, (GDestroyNotify) gst_buffer_unref);
+  g_list_free_full (r->messages, (GDestroyNotify) gst_message_unref);
+}
+
+static const GstStructure *
+message (Result * r, const gchar * name, guint nth)
+{
+  GList *l;
+
+  for (l = r->messages; l; l = l->next) {
+    const GstStructure *s = gst_message_get_structure (l->data);
+
+    if (gst_structure_has_name (s, name) && nth-- == 0)
+      return s;
+  }
+  return NULL;
+}
+
+static guint64
+summary_uint (Result * r, const gchar * name)
+{
+  const GstStructure *s = message (r, "cudassim-summary", 0);
+  guint64 v = G_MAXUINT64;
+
+  fail_unless (s != NULL);
+  fail_unless (gst_structure_get_uint64 (s, name, &v), "no %s", name);
+  return v;
+}
+
+static const GstStructure *
+meta_of (GstBuffer * buf)
+{
+  GstCustomMeta *m = gst_buffer_get_custom_meta (buf, "CudaSsimMeta");
+
+  return m ? gst_custom_meta_get_structure (m) : NULL;
+}
+
+/* Every distorted frame paired with the frame it shows, with that pair's
+ * SSIM; the summary counts the offset changes, the drop and the repeat. */
+static void
+check_continuous (guint k, gboolean live)
+{
+  Result r = run ("align=continuous", k, TRUE, live);
+  const GstStructure *s;
+  GList *l;
+  guint j = 0;
+  gint64 off;
+
+  fail_unless_equals_int (g_list_length (r.outputs), N_DIST);
+  for (l = r.outputs; l; l = l->next, j++) {
+    guint want = content_of (k, j, TRUE);
+    gdouble pts, ssim;
+
+    s = meta_of (l->data);
+    fail_unless (s != NULL, "k=%u: frame %u not measured", k, j);
+    fail_unless (gst_structure_get_double (s, "reference-pts", &pts));
+    fail_unless (gst_structure_get_double (s, "ssim", &ssim));
+    fail_unless_equals_uint64 ((guint64) pts, want * FRAME_DURATION);
+    fail_unless (fabs (ssim - expected_ssim (want, want)) < 1e-12,
+        "k=%u frame %u: %.17g vs %.17g", k, j, ssim, expected_ssim (want,
+            want));
+  }
+  fail_unless_equals_uint64 (summary_uint (&r, "offset-changes"), 3);
+  fail_unless_equals_uint64 (summary_uint (&r, "dropped-frames"), 1);
+  fail_unless_equals_uint64 (summary_uint (&r, "repeated-frames"), 1);
+  fail_unless_equals_uint64 (summary_uint (&r, "frames"), N_DIST);
+  fail_unless_equals_uint64 (summary_uint (&r, "unpaired-distorted"), 0);
+  /* N_DIST - 1 distinct frames paired */
+  fail_unless_equals_uint64 (summary_uint (&r, "unpaired-reference"),
+      N_REF - (N_DIST - 1));
+  s = message (&r, "cudassim-aligned", 0);
+  fail_unless (s != NULL);
+  fail_unless (gst_structure_get_int64 (s, "offset-frames", &off));
+  fail_unless_equals_int64 (off, k);
+  fail_unless (gst_structure_get_int64 (s, "offset", &off));
+  fail_unless_equals_int64 (off, (gint64) k * FRAME_DURATION);
+  s = message (&r, "cudassim-aligned", 1);
+  fail_unless (gst_structure_get_int64 (s, "offset-frames", &off));
+  fail_unless_equals_int64 (off, k + 1);
+  s = message (&r, "cudassim-aligned", 2);
+  fail_unless (gst_structure_get_int64 (s, "offset-frames", &off));
+  fail_unless_equals_int64 (off, k);
+  fail_unless (message (&r, "cudassim-aligned", 3) == NULL);
+  result_clear (&r);
+}
+
+GST_START_TEST (test_continuous_late_drop_repeat)
+{
+  check_continuous (__i__ + 1, FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_continuous_live)
+{
+  check_continuous (__i__ ? 10 : 3, TRUE);
+}
+
+GST_END_TEST;
+
+/* align=start finds k over the first frames and keeps it. */
+GST_START_TEST (test_start_finds_offset)
+{
+  guint k = __i__ + 1;
+  Result r = run ("align=start", k, FALSE, FALSE);
+  const GstStructure *s = message (&r, "cudassim-summary", 0);
+  gint64 off = -1;
+  GList *l;
+  guint j = 0;
+
+  fail_unless (gst_structure_get_int64 (s, "offset-frames", &off));
+  fail_unless_equals_int64 (off, k);
+  fail_unless_equals_uint64 (summary_uint (&r, "offset-changes"), 1);
+  for (l = r.outputs; l; l = l->next, j++) {
+    gdouble pts;
+
+    fail_unless (gst_structure_get_double (meta_of (l->data),
+            "reference-pts", &pts));
+    fail_unless_equals_uint64 ((guint64) pts, (k + j) * FRAME_DURATION);
+  }
+  result_clear (&r);
+}
+
+GST_END_TEST;
+
+/* align=none pairs by timestamp, as before: the wrong frames, and no
+ * alignment fields. */
+GST_START_TEST (test_none_unchanged)
+{
+  Result r = run ("", 3, TRUE, FALSE);
+  const GstStructure *s;
+  GList *l;
+  guint j = 0;
+
+  fail_unless_equals_int (g_list_length (r.outputs), N_DIST);
+  for (l = r.outputs; l; l = l->next, j++) {
+    gdouble ssim;
+
+    s = meta_of (l->data);
+    fail_unless (gst_structure_get_double (s, "ssim", &ssim));
+    fail_unless (!gst_structure_has_field (s, "reference-pts"));
+    fail_unless (fabs (ssim - expected_ssim (j, content_of (3, j, TRUE))) <
+        1e-12);
+  }
+  s = message (&r, "cudassim-summary", 0);
+  fail_unless (!gst_structure_has_field (s, "align"));
+  fail_unless (message (&r, "cudassim-aligned", 0) == NULL);
+  fail_unless_equals_uint64 (summary_uint (&r, "unpaired-reference"),
+      N_REF - N_DIST);
+  result_clear (&r);
+}
+
+GST_END_TEST;
+
+/* Static content: nothing tells the frames apart, the offset stays. */
+GST_START_TEST (test_static_content_keeps_offset)
+{
+  guint8 *saved_ref = ref_frames, *saved_dist = dist_frames;
+  guint8 *still = g_malloc ((gsize) N_REF * W * H);
+  Result r;
+  guint i;
+
+  for (i = 0; i < N_REF; i++)
+    memcpy (still + (gsize) i * W * H, saved_ref, W * H);
+  ref_frames = dist_frames = still;
+  r = run ("align=continuous", 2, FALSE, FALSE);
+  ref_frames = saved_ref;
+  dist_frames = saved_dist;
+  fail_unless_equals_uint64 (summary_uint (&r, "offset-changes"), 0);
+  fail_unless_equals_uint64 (summary_uint (&r, "undecided-frames"), N_DIST);
+  fail_unless_equals_uint64 (summary_uint (&r, "frames"), N_DIST);
+  result_clear (&r);
+  g_free (still);
+}
+
+GST_END_TEST;
+
+/* MS-SSIM on the element: the library's value for the pair. */
+GST_START_TEST (test_msssim_field)
+{
+  Result r = run ("align=continuous ms-ssim=true", 2, FALSE, FALSE);
+  CqSsimPlane p;
+  CqSsimPlaneSums sums;
+  CqError err;
+  CqSsimCpu *cpu;
+  const void *a[1] = { ref_frames + (gsize) 2 * W * H };
+  const void *b[1] = { dist_frames + (gsize) 2 * W * H };
+  size_t strides[1] = { W };
+  gdouble v;
+
+  p = gray_plane ();
+  cpu = cq_ssim_cpu_new (CQ_SSIM_BOX8, &p, 1, 1, &err);
+  fail_unless_equals_int (cq_ssim_cpu_set_msssim (cpu, 1, &err), CQ_OK);
+  fail_unless_equals_int (cq_ssim_cpu_measure (cpu, a, strides, b, strides,
+          &sums, &err), CQ_OK);
+  cq_ssim_cpu_free (cpu);
+  fail_unless (gst_structure_get_double (meta_of (r.outputs->data),
+          "ms-ssim", &v));
+  fail_unless (fabs (v - cq_ssim_msssim (&p, &sums)) < 1e-12, "%.17g", v);
+  fail_unless (v > 0.5 && v < 1.0, "%.17g", v);
+  fail_unless (gst_structure_has_field (message (&r, "cudassim-summary", 0),
+          "ms-ssim-mean"));
+  result_clear (&r);
+}
+
+GST_END_TEST;
+
+static gboolean
+load_frames (void)
+{
+  const gchar *dir = g_getenv ("CQ_ALIGN_FRAMES");
+  gchar *path;
+  gsize len = 0;
+  gboolean ok;
+
+  if (!dir)
+    return FALSE;
+  path = g_build_filename (dir, "reference.gray", NULL);
+  ok = g_file_get_contents (path, (gchar **) & ref_frames, &len, NULL) &&
+      len == (gsize) N_REF * W * H;
+  g_free (path);
+  path = g_build_filename (dir, "distorted.gray", NULL);
+  ok = ok && g_file_get_contents (path, (gchar **) & dist_frames, &len, NULL)
+      && len == (gsize) N_REF * W * H;
+  g_free (path);
+  return ok;
+}
+
+static Suite *
+cudassim_align_suite (void)
+{
+  Suite *s = suite_create ("cudassim-align");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_loop_test (tc, test_continuous_late_drop_repeat, 0, 10);
+  tcase_add_loop_test (tc, test_continuous_live, 0, 2);
+  tcase_add_loop_test (tc, test_start_finds_offset, 0, 10);
+  tcase_add_test (tc, test_none_unchanged);
+  tcase_add_test (tc, test_static_content_keeps_offset);
+  tcase_add_test (tc, test_msssim_field);
+  return s;
+}
+
+/* CQ_ALIGN_FRAMES: the folder make-align-frames.py wrote (skipped, 77,
+ * without it). */
+int
+main (int argc, char **argv)
+{
+  int status;
+
+  gst_check_init (&argc, &argv);
+  if ((status = cq_test_backend ("CUDASSIM_TEST_BACKEND", &backend)) >= 0)
+    return status;
+  if (!load_frames ()) {
+    g_print ("SKIP: no test frames (CQ_ALIGN_FRAMES, make-align-frames.py)\n");
+    return 77;
+  }
+  return gst_check_run_suite (cudassim_align_suite (), "cudassim-align",
+      __FILE__);
+}
