@@ -147,15 +147,28 @@ gst_cuda_qa_pairing_prop (guint first_prop_id, guint prop_id)
       (gint) (prop_id - first_prop_id) : -1;
 }
 
+/* The pairing's index of prop_id (-1: not the pairing's); with the object
+ * lock taken when it is one. */
+static gint
+gst_cuda_qa_pairing_lock_prop (GstCudaQaPairing * pairing,
+    guint first_prop_id, guint prop_id)
+{
+  const gint prop = gst_cuda_qa_pairing_prop (first_prop_id, prop_id);
+
+  if (prop >= 0)
+    GST_OBJECT_LOCK (pairing->agg);
+  return prop;
+}
+
 gboolean
 gst_cuda_qa_pairing_set_property (GstCudaQaPairing * pairing,
     guint first_prop_id, guint prop_id, const GValue * value)
 {
-  gint prop = gst_cuda_qa_pairing_prop (first_prop_id, prop_id);
+  const gint prop = gst_cuda_qa_pairing_lock_prop (pairing, first_prop_id,
+      prop_id);
 
   if (prop < 0)
     return FALSE;
-  GST_OBJECT_LOCK (pairing->agg);
   switch (prop) {
     case PAIRING_ALIGN:
       pairing->align_mode = g_value_get_enum (value);
@@ -175,11 +188,11 @@ gboolean
 gst_cuda_qa_pairing_get_property (GstCudaQaPairing * pairing,
     guint first_prop_id, guint prop_id, GValue * value)
 {
-  gint prop = gst_cuda_qa_pairing_prop (first_prop_id, prop_id);
+  const gint prop = gst_cuda_qa_pairing_lock_prop (pairing, first_prop_id,
+      prop_id);
 
   if (prop < 0)
     return FALSE;
-  GST_OBJECT_LOCK (pairing->agg);
   switch (prop) {
     case PAIRING_ALIGN:
       g_value_set_enum (value, pairing->align_mode);

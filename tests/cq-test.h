@@ -163,6 +163,15 @@ cq_test_backend (const gchar * env, const gchar ** backend)
   return -1;
 }
 
+/* gst_check_init, then the backend as cq_test_backend. */
+static inline int
+cq_test_init (int *argc, char ***argv, const gchar * env,
+    const gchar ** backend)
+{
+  gst_check_init (argc, argv);
+  return cq_test_backend (env, backend);
+}
+
 /* main () of an element suite: the backend from $env (skipping without a
  * device where it names CUDA), then suite_func's suite. */
 #define CQ_TEST_MAIN(env, backend, suite_func, name)                  \
@@ -171,8 +180,7 @@ main (int argc, char **argv)                                          \
 {                                                                     \
   int status;                                                         \
                                                                       \
-  gst_check_init (&argc, &argv);                                      \
-  if ((status = cq_test_backend (env, &(backend))) >= 0)              \
+  if ((status = cq_test_init (&argc, &argv, env, &(backend))) >= 0)   \
     return status;                                                    \
   return gst_check_run_suite (suite_func (), name, __FILE__);         \
 }

@@ -413,8 +413,8 @@ main (int argc, char **argv)
 {
   int status;
 
-  gst_check_init (&argc, &argv);
-  if ((status = cq_test_backend ("CUDASSIM_TEST_BACKEND", &backend)) >= 0)
+  if ((status = cq_test_init (&argc, &argv, "CUDASSIM_TEST_BACKEND",
+              &backend)) >= 0)
     return status;
   if (!load_frames ()) {
     g_print ("SKIP: no test frames (CQ_ALIGN_FRAMES, make-align-frames.py)\n");

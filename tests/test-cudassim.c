@@ -1022,8 +1022,8 @@ main (int argc, char **argv)
 {
   int status;
 
-  gst_check_init (&argc, &argv);
-  if ((status = cq_test_backend ("CUDASSIM_TEST_BACKEND", &backend)) >= 0)
+  if ((status = cq_test_init (&argc, &argv, "CUDASSIM_TEST_BACKEND",
+              &backend)) >= 0)
     return status;
   /* CUDASSIM_TEST_FRAMES_IN_FLIGHT=1: every check with a pair in flight */
   if (g_getenv ("CUDASSIM_TEST_FRAMES_IN_FLIGHT"))
