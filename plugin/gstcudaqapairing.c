@@ -147,65 +147,55 @@ gst_cuda_qa_pairing_prop (guint first_prop_id, guint prop_id)
       (gint) (prop_id - first_prop_id) : -1;
 }
 
-/* The pairing's index of prop_id (-1: not the pairing's); with the object
- * lock taken when it is one. */
-static gint
-gst_cuda_qa_pairing_lock_prop (GstCudaQaPairing * pairing,
-    guint first_prop_id, guint prop_id)
+/* Sets (set) or gets one of the pairing's properties under the object
+ * lock; FALSE when prop_id is not the pairing's. */
+static gboolean
+gst_cuda_qa_pairing_property (GstCudaQaPairing * pairing,
+    guint first_prop_id, guint prop_id, GValue * value, gboolean set)
 {
   const gint prop = gst_cuda_qa_pairing_prop (first_prop_id, prop_id);
 
-  if (prop >= 0)
-    GST_OBJECT_LOCK (pairing->agg);
-  return prop;
+  if (prop < 0)
+    return FALSE;
+  GST_OBJECT_LOCK (pairing->agg);
+  switch (prop) {
+    case PAIRING_ALIGN:
+      if (set)
+        pairing->align_mode = g_value_get_enum (value);
+      else
+        g_value_set_enum (value, pairing->align_mode);
+      break;
+    case PAIRING_ALIGN_WINDOW:
+      if (set)
+        pairing->align_window = g_value_get_uint (value);
+      else
+        g_value_set_uint (value, pairing->align_window);
+      break;
+    case PAIRING_ALIGN_MARGIN:
+      if (set)
+        pairing->align_margin = g_value_get_double (value);
+      else
+        g_value_set_double (value, pairing->align_margin);
+      break;
+  }
+  GST_OBJECT_UNLOCK (pairing->agg);
+  return TRUE;
 }
 
 gboolean
 gst_cuda_qa_pairing_set_property (GstCudaQaPairing * pairing,
     guint first_prop_id, guint prop_id, const GValue * value)
 {
-  const gint prop = gst_cuda_qa_pairing_lock_prop (pairing, first_prop_id,
-      prop_id);
-
-  if (prop < 0)
-    return FALSE;
-  switch (prop) {
-    case PAIRING_ALIGN:
-      pairing->align_mode = g_value_get_enum (value);
-      break;
-    case PAIRING_ALIGN_WINDOW:
-      pairing->align_window = g_value_get_uint (value);
-      break;
-    case PAIRING_ALIGN_MARGIN:
-      pairing->align_margin = g_value_get_double (value);
-      break;
-  }
-  GST_OBJECT_UNLOCK (pairing->agg);
-  return TRUE;
+  return gst_cuda_qa_pairing_property (pairing, first_prop_id, prop_id,
+      (GValue *) value, TRUE);
 }
 
 gboolean
 gst_cuda_qa_pairing_get_property (GstCudaQaPairing * pairing,
     guint first_prop_id, guint prop_id, GValue * value)
 {
-  const gint prop = gst_cuda_qa_pairing_lock_prop (pairing, first_prop_id,
-      prop_id);
-
-  if (prop < 0)
-    return FALSE;
-  switch (prop) {
-    case PAIRING_ALIGN:
-      g_value_set_enum (value, pairing->align_mode);
-      break;
-    case PAIRING_ALIGN_WINDOW:
-      g_value_set_uint (value, pairing->align_window);
-      break;
-    case PAIRING_ALIGN_MARGIN:
-      g_value_set_double (value, pairing->align_margin);
-      break;
-  }
-  GST_OBJECT_UNLOCK (pairing->agg);
-  return TRUE;
+  return gst_cuda_qa_pairing_property (pairing, first_prop_id, prop_id,
+      value, FALSE);
 }
 
 void

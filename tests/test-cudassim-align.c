@@ -413,13 +413,14 @@ main (int argc, char **argv)
 {
   int status;
 
-  if ((status = cq_test_init (&argc, &argv, "CUDASSIM_TEST_BACKEND",
-              &backend)) >= 0)
-    return status;
+  /* the frames first: without them there is nothing to run */
   if (!load_frames ()) {
     g_print ("SKIP: no test frames (CQ_ALIGN_FRAMES, make-align-frames.py)\n");
     return 77;
   }
+  if ((status = cq_test_init (&argc, &argv, "CUDASSIM_TEST_BACKEND",
+              &backend)) >= 0)
+    return status;
   return gst_check_run_suite (cudassim_align_suite (), "cudassim-align",
       __FILE__);
 }
