@@ -130,15 +130,10 @@ cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
   k->dv = (float) g->dv;
   k->x0 = (float) cq_sf_voxel_x (g, 0);
   k->y0 = (float) cq_sf_voxel_y (g, 0);
-  k->z0 = (float) cq_sf_voxel_z (g, 0);
   k->u0 = (float) cq_sf_cell_s (g, 0);
   k->v0 = (float) cq_sf_cell_t (g, 0);
   k->ul0 = (float) (cq_sf_cell_s (g, 0) - g->du / 2);
-  k->vl0 = (float) (cq_sf_cell_t (g, 0) - g->dv / 2);
-  k->zl0 = (float) (cq_sf_voxel_z (g, 0) - g->dz / 2);
   k->idu = (float) (1.0 / g->du);
-  k->idv = (float) (1.0 / g->dv);
-  k->idz = (float) (1.0 / g->dz);
   cu->cells = cells_a_footprint (g);
   /* a lane's rows: the fewest that cover the detector in one block row,
    * at most 4 (registers); CQ_SF_PROJ_ROWS overrides, for measurements */

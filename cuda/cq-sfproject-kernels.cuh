@@ -19,14 +19,15 @@ struct SfConst
 {
   float R, D;                   /* source-origin, source-detector */
   float dx, dz, du, dv;
-  float x0, y0, z0;             /* centre of voxel (0, 0, 0) */
+  float x0, y0;                 /* centre of voxel column (0, 0) */
   float u0, v0;                 /* centre of cell (0, 0) */
-  float ul0, vl0, zl0;          /* lower edges of cell 0, row 0, slice 0 */
-  float idu, idv, idz;          /* 1 / du, 1 / dv, 1 / dz (index guesses only) */
+  float ul0;                    /* lower edge of cell 0 */
+  float idu;                    /* 1 / du (cell index guesses only) */
   float fov_r2;                 /* field-of-view radius², < 0: no mask */
   /* the axial map in detector rows, counted from row rc's lower edge:
    * slice edge k of a column at magnification m lies at
-   * k · (m · dz/dv) + (m · zl0 − vc) / dv */
+   * k · (m · dz/dv) + (m · zl0 − vc) / dv, zl0 the lower edge of slice 0
+   * and vc that of row rc */
   float dzv, zlv, vcv;          /* dz / dv, zl0 / dv, vc / dv */
   int rc;                       /* the row whose lower edge is 0 (nv / 2) */
   int nx, ny, nz, nu, nv;
