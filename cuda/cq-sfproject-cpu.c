@@ -28,6 +28,63 @@ cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err)
   return cq_sf_cuda_new_for (&target, g, err);
 }
 
+/* The distance from the axis at which the ray through detector
+ * coordinate s passes it. */
+static double
+ray_radius (const CqSfGeometry * g, double s)
+{
+  return g->sod * fabs (s) / sqrt (s * s + g->sdd * g->sdd);
+}
+
+/* Refuses a geometry whose volume no view sees at all (offsets that push
+ * it out of the fan or past the detector's rows). Transaxially the views
+ * together see the radii between the rays through the detector's nearer
+ * and farther edge (from 0 when it straddles the central ray); axially the
+ * rows see, at the volume's magnifications, a range of z. */
+static CqStatus
+geometry_check_view (const CqSfGeometry * g, CqError * err)
+{
+  const double x_lo = g->offset_x - g->nx * g->dx / 2;
+  const double x_hi = g->offset_x + g->nx * g->dx / 2;
+  const double y_lo = g->offset_y - g->ny * g->dx / 2;
+  const double y_hi = g->offset_y + g->ny * g->dx / 2;
+  const double z_lo = g->offset_z - g->nz * g->dz / 2;
+  const double z_hi = g->offset_z + g->nz * g->dz / 2;
+  const double s_lo = g->offset_u - g->nu * g->du / 2;
+  const double s_hi = g->offset_u + g->nu * g->du / 2;
+  const double t_lo = g->offset_v - g->nv * g->dv / 2;
+  const double t_hi = g->offset_v + g->nv * g->dv / 2;
+  /* the volume's nearest and farthest distance from the axis */
+  const double nx_ = x_lo > 0 ? x_lo : x_hi < 0 ? -x_hi : 0;
+  const double ny_ = y_lo > 0 ? y_lo : y_hi < 0 ? -y_hi : 0;
+  const double fx = fmax (fabs (x_lo), fabs (x_hi));
+  const double fy = fmax (fabs (y_lo), fabs (y_hi));
+  const double near = sqrt (nx_ * nx_ + ny_ * ny_);
+  const double far = sqrt (fx * fx + fy * fy);
+  const double r_far = fmax (ray_radius (g, s_lo), ray_radius (g, s_hi));
+  const double r_near = s_lo < 0 && s_hi > 0 ? 0 :
+      fmin (ray_radius (g, s_lo), ray_radius (g, s_hi));
+  /* z the rows reach at the least and the most magnification */
+  const double m_lo = g->sdd / (g->sod + far), m_hi = g->sdd / (g->sod -
+      far);
+  const double zs_lo = fmin (t_lo / m_lo, t_lo / m_hi);
+  const double zs_hi = fmax (t_hi / m_lo, t_hi / m_hi);
+
+  if (near >= r_far || far <= r_near)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "no view sees the volume: it lies %g to %g mm from the axis "
+        "(offset %g, %g mm), the views see %g to %g mm (detector from %g "
+        "to %g mm, offset %g mm)", near, far, g->offset_x, g->offset_y,
+        r_near, r_far, s_lo, s_hi, g->offset_u);
+  if (z_hi <= zs_lo || z_lo >= zs_hi)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "no detector row sees the volume: it spans z %g to %g mm (offset "
+        "%g mm), the rows see z %g to %g mm (detector from %g to %g mm, "
+        "offset %g mm)", z_lo, z_hi, g->offset_z, zs_lo, zs_hi, t_lo, t_hi,
+        g->offset_v);
+  return CQ_OK;
+}
+
 CqStatus
 cq_sf_geometry_check (const CqSfGeometry * g, CqError * err)
 {
@@ -62,7 +119,7 @@ cq_sf_geometry_check (const CqSfGeometry * g, CqError * err)
         "the source at %g mm from the axis is inside the volume's bounding "
         "cylinder of radius %g mm (%ux%u voxels of %g mm, offset %g, %g)",
         g->sod, radius, g->nx, g->ny, g->dx, g->offset_x, g->offset_y);
-  return CQ_OK;
+  return geometry_check_view (g, err);
 }
 
 double

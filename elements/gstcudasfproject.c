@@ -78,6 +78,11 @@ enum
   PROP_SOURCE_ORIGIN_DISTANCE,
   PROP_VIEWS,
   PROP_START_ANGLE,
+  PROP_DETECTOR_OFFSET_U,
+  PROP_DETECTOR_OFFSET_V,
+  PROP_VOLUME_OFFSET_X,
+  PROP_VOLUME_OFFSET_Y,
+  PROP_VOLUME_OFFSET_Z,
   PROP_FOV_MASK,
   PROP_IS_LIVE,
   PROP_BACKEND,
@@ -257,6 +262,34 @@ static const GstCudaSfProjectGeometryProp geometry_props[] = {
       DEFAULT_VIEWS, n_views),
   GEOMETRY_DOUBLE ("start-angle", "Angle of view 0 in radians", -1e3, 1e3,
       0.0, start_angle),
+  /**
+   * GstCudaSfProject:detector-offset-u:
+   *
+   * Shift of the detector's centre along u from the central ray, in mm (a
+   * half-fan or offset-detector scan); detector-offset-v likewise along v.
+   * A geometry in which no view sees the volume is an error at start.
+   */
+  GEOMETRY_DOUBLE ("detector-offset-u",
+      "Detector centre along u from the central ray, in mm", -1e6, 1e6, 0.0,
+      offset_u),
+  GEOMETRY_DOUBLE ("detector-offset-v",
+      "Detector centre along v (z) from the central ray, in mm", -1e6, 1e6,
+      0.0, offset_v),
+  /**
+   * GstCudaSfProject:volume-offset-x:
+   *
+   * Shift of the volume's centre from the rotation axis along x, in mm;
+   * volume-offset-y and volume-offset-z likewise.
+   */
+  GEOMETRY_DOUBLE ("volume-offset-x",
+      "Volume centre along x from the rotation axis, in mm", -1e6, 1e6, 0.0,
+      offset_x),
+  GEOMETRY_DOUBLE ("volume-offset-y",
+      "Volume centre along y from the rotation axis, in mm", -1e6, 1e6, 0.0,
+      offset_y),
+  GEOMETRY_DOUBLE ("volume-offset-z",
+      "Volume centre along z from the central ray, in mm", -1e6, 1e6, 0.0,
+      offset_z),
   /**
    * GstCudaSfProject:fov-mask:
    *

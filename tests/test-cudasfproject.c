@@ -362,6 +362,10 @@ GST_START_TEST (test_errors)
   expect_start_error (SMALL "source-detector-distance=150", "150", "200");
   expect_start_error (SMALL "source-origin-distance=20", "inside", "20");
   expect_start_error (SMALL "views=0", "0 views", "");
+  expect_start_error (SMALL "volume-offset-z=300", "no detector row sees",
+      "300");
+  expect_start_error (SMALL "detector-offset-u=200", "no view sees",
+      "200");
   g_unlink (path);
   g_rmdir (dir);
   g_free (path);

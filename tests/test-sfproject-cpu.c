@@ -343,6 +343,81 @@ GST_END_TEST;
 /* An off-centre, rotated-free ellipsoid (semi-axes a, b, c at (x0, y0,
  * z0)) against analytic chord lengths, at 256³ and 256², in a view where
  * nothing is symmetric. */
+/* An offset volume and an offset detector (a half-fan-like shift): the
+ * sphere stays at the world origin, inside the shifted volume, so the
+ * chords are the same closed form; the bound is the centred test's. */
+GST_START_TEST (test_offset_chords)
+{
+  const unsigned n = 256;
+  CqSfGeometry g = cq_test_seed_geometry (n, 64);
+  const double rho = 0.3 * n;
+  double *vol, *proj = g_new (double, n * n);
+  double err2 = 0, ref2 = 0;
+  unsigned u, v;
+  CqError err;
+
+  g.offset_x = 13.0;
+  g.offset_y = -7.5;
+  g.offset_z = 9.0;
+  g.offset_u = 41.0;
+  g.offset_v = -23.0;
+  vol = voxelise (&g, sphere_fraction, &rho);
+  fail_unless_equals_int (cq_sf_project_cpu (&g, vol, 11, 1, proj, 0, &err),
+      CQ_OK);
+  for (v = 0; v < n; v++)
+    for (u = 0; u < n; u++) {
+      double s = cq_sf_cell_s (&g, u), t = cq_sf_cell_t (&g, v);
+      double len = sqrt (s * s + t * t + g.sdd * g.sdd);
+      double dist = g.sod * sqrt (s * s + t * t) / len;
+      double chord = dist < rho ? 2 * sqrt (rho * rho - dist * dist) : 0;
+      double e = proj[v * n + u] - chord;
+
+      err2 += e * e;
+      ref2 += chord * chord;
+    }
+  fail_unless (sqrt (err2 / ref2) < 0.01, "NRMSE %.4g", sqrt (err2 / ref2));
+  g_print ("sphere 256^3, offset volume and detector: NRMSE %.3g %%\n",
+      100 * sqrt (err2 / ref2));
+  g_free (vol);
+  g_free (proj);
+}
+
+GST_END_TEST;
+
+/* Offsets that leave the volume where no view sees it are refused with
+ * the ranges in the message; a shifted but visible volume is not. */
+GST_START_TEST (test_out_of_view)
+{
+  CqSfGeometry g = cq_test_seed_geometry (20, 8);
+  CqError err;
+
+  /* transaxially: the fan sees radii up to R·s/√(s² + D²) ≈ 9.9 mm */
+  g.offset_x = 5.0;
+  fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_OK);
+  g.offset_x = 24.0;
+  g.sod = 200.0;
+  g.sdd = 400.0;
+  fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_ERROR_INVALID);
+  fail_unless (strstr (err.message, "no view sees the volume") != NULL,
+      "%s", err.message);
+  /* a detector entirely to one side misses a small volume on the axis */
+  g = cq_test_seed_geometry (20, 8);
+  g.offset_u = 60.0;
+  fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_ERROR_INVALID);
+  fail_unless (strstr (err.message, "no view sees the volume") != NULL,
+      "%s", err.message);
+  /* axially: the rows see |z| up to about 20 mm */
+  g = cq_test_seed_geometry (20, 8);
+  g.offset_z = 200.0;
+  fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_ERROR_INVALID);
+  fail_unless (strstr (err.message, "no detector row sees the volume") !=
+      NULL, "%s", err.message);
+  g.offset_z = 15.0;
+  fail_unless_equals_int (cq_sf_geometry_check (&g, &err), CQ_OK);
+}
+
+GST_END_TEST;
+
 static double
 ellipsoid_fraction (double x, double y, double z, double d, const double *e)
 {
@@ -490,6 +565,8 @@ sfproject_cpu_suite (void)
   tcase_add_test (tc, test_single_voxel);
   tcase_add_test (tc, test_adjoint);
   tcase_add_test (tc, test_fov_mask);
+  tcase_add_test (tc, test_offset_chords);
+  tcase_add_test (tc, test_out_of_view);
   tcase_add_test (tc, test_sphere_chords);
   tcase_add_test (tc, test_ellipsoid_chords);
   tcase_add_test (tc, test_axial_identity);
