@@ -6,8 +6,9 @@
  *    four by two shuffle-and-add steps), then the windows of a block row
  *    pair, V windows at once;
  *  - box8: the 8-row column sums slid down the band as the plain C does
- *    (Σa and Σb packed in one lane), V windows of a row at once from eight
- *    shifted loads of them.
+ *    (Σa and Σb packed in one lane, the squares and products of that lane
+ *    by vpmaddwd), V windows of a row at once from eight shifted loads of
+ *    them (AVX-512: three doubling steps of valignd).
  * The sums are exact 32-bit integers (8-bit samples: every term of the
  * expressions below stays under 2^30), converted and combined exactly as in
  * cq-ssim-local.h. Each row's local values are added left to right into a
@@ -41,8 +42,15 @@
       s + 8, s + 9, s + 10, s + 11, s + 12, s + 13, s + 14, s + 15 }
 #endif
 
-/* lanes [s, s + V) of a then b */
+/* lanes [s, s + V) of a then b: AVX-512's valignd, which (unlike the
+ * vpermt2d GCC makes of the shuffle) leaves both sources intact, so no
+ * register copies */
+#if V == 16
+#define SHIFTED(a, b, s) \
+  ((vi) _mm512_alignr_epi32 ((__m512i) (b), (__m512i) (a), (s)))
+#else
 #define SHIFTED(a, b, s) __builtin_shuffle (a, b, (vi) SHIFT (s))
+#endif
 
 /* AVX2's two-register shuffles are slower than the loads and scalar adds
  * they replace */
@@ -304,6 +312,19 @@ CQ_SIMD_FN (cq_simd_ssim_ffmpeg) (const CqSimdSsimBand * b, uint64_t * sse_out)
 
 /* ---- box8: 8x8 windows at every position ---- */
 
+/* Lanes of two 16-bit halves (lo, hi), here samples a + 65536 b: lo · lo'
+ * + hi · hi' (vpmaddwd), so a² + b² from (a, b) twice and ab from (a, b)
+ * and (b, 0), exact in 32 bits. */
+static inline vi
+madd16 (vi x, vi y)
+{
+#if V == 8
+  return (vi) _mm256_madd_epi16 ((__m256i) x, (__m256i) y);
+#else
+  return (vi) _mm512_madd_epi16 ((__m512i) x, (__m512i) y);
+#endif
+}
+
 /* Column sums over 8 rows: removes row `out` (unless NULL) and adds row
  * `in`; adds Σ (a - b)² of row in to *sse when sse is not NULL. Σa and Σb
  * (at most 8 · 255 each, and 64 · 255 over a window) share a lane:
@@ -322,18 +343,17 @@ box8_cols (const CqSimdSsimBand * b, int32_t * cab_, size_t cs, unsigned in,
   unsigned x;
 
   for (x = 0; x + V <= w; x += V) {
-    vi a = ld8 (na + x), c = ld8 (nb + x);
-    vi sq = a * a + c * c, ab = a * c;
-    vi dp = a + (c << 16);
+    vi dp = ld8 (na + x) + (ld8 (nb + x) << 16);
+    vi sq = madd16 (dp, dp), ab = madd16 (dp, (vi) ((vu) dp >> 16));
 
     if (sse)
       acc += (vu) (sq - 2 * ab);
     if (out) {
-      vi oa_ = ld8 (oa + x), ob_ = ld8 (ob + x);
+      vi o = ld8 (oa + x) + (ld8 (ob + x) << 16);
 
-      dp -= oa_ + (ob_ << 16);
-      sq -= oa_ * oa_ + ob_ * ob_;
-      ab -= oa_ * ob_;
+      dp -= o;
+      sq -= madd16 (o, o);
+      ab -= madd16 (o, (vi) ((vu) o >> 16));
     }
     st32 (cp + x, ld32 (cp + x) + dp);
     st32 (css + x, ld32 (css + x) + sq);
