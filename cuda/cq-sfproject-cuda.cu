@@ -206,20 +206,31 @@ cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
   return cu;
 }
 
+/* The volume at src (device, x fastest) into the projector's z-fastest
+ * copy, on the object's stream (context entered by the caller). */
+static CqStatus
+reorder_volume (CqSfCuda * cu, const float *src, CqError * err)
+{
+  cq::sf_zfirst_kernel <<<dim3 ((cu->g.nx + 31) / 32, (cu->g.nz + 31) / 32,
+          cu->g.ny), dim3 (32, 8), 0, cu->stream>>> (cu->k, src, cu->volz);
+  CQ_CUDA_TRY (cudaGetLastError (), err, "cannot reorder the volume");
+  return CQ_OK;
+}
+
 extern "C" CqStatus
 cq_sf_cuda_set_volume (CqSfCuda * cu, const float *volume, CqError * err)
 {
   const size_t voxels = (size_t) cu->g.nx * cu->g.ny * cu->g.nz;
+  CqStatus ret;
 
   CQ_CUDA_ENTER (cu->target, err);
   /* up into the backprojection buffer, then reordered z-fastest */
   CQ_CUDA_TRY (cudaMemcpyAsync (cu->vol, volume, voxels * sizeof (float),
           cudaMemcpyHostToDevice, cu->stream), err,
       "cannot upload the volume");
-  cq::sf_zfirst_kernel <<<dim3 ((cu->g.nx + 31) / 32, (cu->g.nz + 31) / 32,
-          cu->g.ny), dim3 (32, 8), 0, cu->stream>>> (cu->k, cu->vol,
-      cu->volz);
-  CQ_CUDA_TRY (cudaGetLastError (), err, "cannot reorder the volume");
+  ret = reorder_volume (cu, cu->vol, err);
+  if (ret != CQ_OK)
+    return ret;
   CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
       "cannot upload the volume");
   return CQ_OK;
@@ -495,12 +506,7 @@ cq_sf_cuda_set_volume_device (CqSfCuda * cu, const float *volume,
     CqError * err)
 {
   CQ_CUDA_ENTER (cu->target, err);
-  /* the projector reads its volume z-fastest */
-  cq::sf_zfirst_kernel <<<dim3 ((cu->g.nx + 31) / 32, (cu->g.nz + 31) / 32,
-          cu->g.ny), dim3 (32, 8), 0, cu->stream>>> (cu->k, volume,
-      cu->volz);
-  CQ_CUDA_TRY (cudaGetLastError (), err, "cannot reorder the volume");
-  return CQ_OK;
+  return reorder_volume (cu, volume, err);
 }
 
 extern "C" CqStatus

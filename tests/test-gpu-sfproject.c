@@ -255,15 +255,7 @@ main (int argc, char **argv)
   g.fov_mask = 0;
   fails += check_two_contexts (&g);
   if (!quick) {
-    memset (&g, 0, sizeof (g));
-    g.nx = g.ny = g.nz = 256;
-    g.dx = g.dz = 1.0;
-    g.nu = g.nv = 256;
-    g.du = g.dv = 2.0;
-    g.sod = 1024;
-    g.sdd = 2048;
-    g.n_views = 64;
-    g.direction = 1;
+    g = cq_test_seed_geometry (256, 64);
     fails += check ("seed 256^3, 64 views of 256^2", &g);
     g.fov_mask = 1;
     fails += check ("seed 256^3, 64 views of 256^2", &g);

@@ -96,15 +96,7 @@ main (void)
 
   if (fails)
     return fails;
-  memset (&g, 0, sizeof (g));
-  g.nx = g.ny = g.nz = 40;
-  g.dx = g.dz = 1.0;
-  g.nu = g.nv = 40;
-  g.du = g.dv = 2.0;
-  g.sod = 160;
-  g.sdd = 320;
-  g.n_views = 32;
-  g.direction = 1;
+  g = cq_test_seed_geometry (40, 32);
   fails += check ("seed geometry 40^3, 32 views of 40^2", &g, 1);
   fails += check ("seed geometry 40^3, 32 views of 40^2", &g, 0);
   g.nx = 36;
