@@ -159,6 +159,23 @@ stamp_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
  * between the first and the last buffer reaching fakesink, so that the
  * start-up (caps, allocations of device frames and pinned staging) is
  * left out. */
+/* A pipeline or the end of the benchmark: a missing element (the plugin not
+ * on GST_PLUGIN_PATH) would otherwise leave appsrc blocked for ever. */
+static GstElement *
+parse_or_exit (const gchar * desc)
+{
+  GError *e = NULL;
+  GstElement *pipeline = gst_parse_launch_full (desc, NULL,
+      GST_PARSE_FLAG_FATAL_ERRORS, &e);
+
+  if (!pipeline) {
+    fprintf (stderr, "cannot make \"%s\": %s (is the plugin on "
+        "GST_PLUGIN_PATH?)\n", desc, e ? e->message : "unknown error");
+    exit (1);
+  }
+  return pipeline;
+}
+
 static gdouble
 run (const gchar * element, const gchar * props, Mem mem, guint w, guint h,
     guint count)
@@ -195,7 +212,7 @@ run (const gchar * element, const gchar * props, Mem mem, guint w, guint h,
     desc = g_strdup_printf ("appsrc name=s0 format=time block=true "
         "max-buffers=8 caps=\"%s\" ! %s %s post-messages=false ! "
         "fakesink name=sink sync=false", caps_str, element, props);
-  pipeline = gst_parse_launch (desc, NULL);
+  pipeline = parse_or_exit (desc);
   g_free (desc);
   g_free (caps_str);
   if (mem == MEM_CUDA) {
@@ -242,7 +259,7 @@ run (const gchar * element, const gchar * props, Mem mem, guint w, guint h,
 static gdouble
 run_source (const gchar * desc)
 {
-  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *pipeline = parse_or_exit (desc);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   GstPad *pad = gst_element_get_static_pad (sink, "sink");
   Stamps st = { 0, 0, 0 };
