@@ -40,6 +40,8 @@ struct CqSfCuda
   int proj_window;              /* rows span under two slices: no walk */
   unsigned char *pixels;        /* one converted view, for host output */
   size_t pixels_pitch;
+  int2 *groups;                 /* backprojector warps' 16 columns (x, y) */
+  int n_groups;
 };
 
 /* The least and the most magnification of the volume: at the voxel
@@ -88,6 +90,62 @@ rows_a_slice (const CqSfGeometry * g)
   return most * g->dz / g->dv;
 }
 
+/* The backprojector's warps: runs of 16 columns along x of one voxel row,
+ * covering in each row the columns the field-of-view mask keeps (all of
+ * them without it; with it a column more on each side than the double
+ * test says, the kernel's float test deciding), ordered so that a block's
+ * eight are neighbours: the same run of eight consecutive rows. Returns
+ * the count, groups (malloc'ed) in *out; 0 on out of memory. */
+static int
+column_groups (const CqSfGeometry * g, int2 ** out)
+{
+  const double r = cq_sf_fov_radius (g), r2 = r * r * (1.0 + 1e-5);
+  const unsigned runs = (g->nx + 15) / 16;
+  int *lo = (int *) malloc (g->ny * sizeof (int));
+  int *n_runs = (int *) calloc (g->ny, sizeof (int));
+  int2 *groups = NULL;
+  int n = 0;
+  unsigned i, j, j0, k, jj;
+
+  for (j = 0; lo && n_runs && j < g->ny; j++) {
+    const double y = cq_sf_voxel_y (g, j);
+    int first = -1, last = -1;
+
+    for (i = 0; i < g->nx; i++) {
+      const double x = cq_sf_voxel_x (g, i);
+
+      if (!g->fov_mask || x * x + y * y <= r2) {
+        if (first < 0)
+          first = (int) i;
+        last = (int) i;
+      }
+    }
+    if (first < 0)
+      continue;
+    if (g->fov_mask) {
+      first = first > 0 ? first - 1 : 0;
+      last = last < (int) g->nx - 1 ? last + 1 : last;
+    }
+    lo[j] = first;
+    n_runs[j] = (last - first) / 16 + 1;
+    n += n_runs[j];
+  }
+  if (lo && n_runs)
+    groups = (int2 *) malloc ((n > 0 ? n : 1) * sizeof (int2));
+  if (groups) {
+    n = 0;
+    for (j0 = 0; j0 < g->ny; j0 += 8)
+      for (k = 0; k < runs; k++)
+        for (jj = j0; jj < j0 + 8 && jj < g->ny; jj++)
+          if ((int) k < n_runs[jj])
+            groups[n++] = make_int2 (lo[jj] + 16 * (int) k, (int) jj);
+  }
+  free (lo);
+  free (n_runs);
+  *out = groups;
+  return groups ? n : 0;
+}
+
 extern "C" void
 cq_sf_cuda_free (CqSfCuda * cu)
 {
@@ -103,6 +161,7 @@ cq_sf_cuda_free (CqSfCuda * cu)
         cudaFree (cu->views);
         cudaFree (cu->slots);
         cudaFree (cu->pixels);
+        cudaFree (cu->groups);
       });
 }
 
@@ -111,6 +170,8 @@ cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
     CqError * err)
 {
   const size_t cells = (size_t) g->nu * g->nv * g->n_views;
+  const size_t scaled = (size_t) (g->nu + cq::kSfBackPad) * g->nv *
+      g->n_views;
   const size_t voxels = (size_t) g->nx * g->ny * g->nz;
   cudaError_t e;
   const char *what = "cannot select the CUDA device";
@@ -155,6 +216,7 @@ cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
   k->nz = (int) g->nz;
   k->nu = (int) g->nu;
   k->nv = (int) g->nv;
+  k->bpitch = (int) g->nu + cq::kSfBackPad;
   cu->views_host = (float2 *) malloc (cq::kSfMaxViews * sizeof (float2));
   cu->slots_host = (int *) malloc (cq::kSfMaxViews * sizeof (int));
   if (!cu->views_host || !cu->slots_host) {
@@ -188,14 +250,30 @@ cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
     what = "cannot allocate the projections";
     e = cudaMalloc ((void **) &cu->proj, cells * sizeof (float));
   }
+  /* the padding zero for good */
   if (e == cudaSuccess)
-    e = cudaMalloc ((void **) &cu->scaled, cells * sizeof (float));
+    e = cudaMalloc ((void **) &cu->scaled, scaled * sizeof (float));
+  if (e == cudaSuccess)
+    e = cudaMemsetAsync (cu->scaled, 0, scaled * sizeof (float), cu->stream);
   if (e == cudaSuccess) {
     what = "cannot allocate the backprojected volume";
     e = cudaMalloc ((void **) &cu->vol, voxels * sizeof (float));
   }
   if (e == cudaSuccess)
     e = cudaMemsetAsync (cu->vol, 0, voxels * sizeof (float), cu->stream);
+  if (e == cudaSuccess) {
+    int2 *groups = NULL;
+
+    what = "cannot allocate the backprojector's column groups";
+    cu->n_groups = column_groups (g, &groups);
+    e = !groups ? cudaErrorMemoryAllocation : cudaMalloc ((void **)
+        &cu->groups, (cu->n_groups + 1) * sizeof (int2));
+    /* staged before the call returns (pageable source) */
+    if (e == cudaSuccess)
+      e = cudaMemcpyAsync (cu->groups, groups, cu->n_groups * sizeof (int2),
+          cudaMemcpyHostToDevice, cu->stream);
+    free (groups);
+  }
   if (e == cudaSuccess)
     e = cudaStreamSynchronize (cu->stream);
   if (e != cudaSuccess) {
@@ -317,20 +395,27 @@ launch_backproject (CqSfCuda * cu, dim3 grid, dim3 block, unsigned n)
 {
   const double rows = rows_a_slice (&cu->g);
 
-  /* CQ_SF_BACK_WALK=1 takes the walk anyway, for measurements */
-  if (rows < 1.99 && !getenv ("CQ_SF_BACK_WALK")) {
-    const int slots = (int) ceil (fmin ((double) cq::kSfBackSlab,
-            (double) cu->g.nz) * rows) + cq::kSfBackWindow + 2;
+  /* CQ_SF_BACK_WALK=1 takes the walk anyway, for measurements; the
+   * window's floors need slice edges under 2^22 rows from row rc */
+  if (rows < 1.99 && cu->g.nz * rows + cu->g.nv < (double) (1 << 21)
+      && !getenv ("CQ_SF_BACK_WALK")) {
+    const int slots = (int) ceil (cq::kSfBackSlab * rows) +
+        cq::kSfBackWindow + 2;
     const size_t smem = sizeof (double) * cq::kSfBackSlab *
         cq::kSfBackThreads + sizeof (float) * slots * cq::kSfBackThreads;
 
+    /* a warp: a group of 16 columns along x, two slabs of each; the
+     * columns no group holds (outside the field of view) are zero */
+    if (cu->g.fov_mask)
+      cudaMemsetAsync (cu->vol, 0, sizeof (float) * cu->g.nx * cu->g.ny *
+          cu->g.nz, cu->stream);
     cudaFuncSetAttribute (cq::sf_backproject_kernel < CELLS >,
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
-    /* a warp: 16 columns along x, two slabs of each */
-    cq::sf_backproject_kernel < CELLS ><<<dim3 ((cu->g.nx + 15) / 16,
-            grid.y, (cu->g.nz + 2 * cq::kSfBackSlab - 1) / (2 *
-                cq::kSfBackSlab)), block, smem, cu->stream>>> (cu->k,
-        cu->views, cu->scaled, (int) n, slots, cu->vol);
+    cq::sf_backproject_kernel < CELLS ><<<dim3 ((cu->n_groups + block.y -
+                1) / block.y, 1, (cu->g.nz + 2 * cq::kSfBackSlab - 1) /
+            (2 * cq::kSfBackSlab)), block, smem, cu->stream>>> (cu->k,
+        cu->views, cu->scaled, (int) n, slots, cu->groups, cu->n_groups,
+        cu->vol);
   } else {
     cq::sf_backproject_walk_kernel < CELLS ><<<grid, block, 0,
         cu->stream>>> (cu->k, cu->views, cu->scaled, (int) n, cu->vol);

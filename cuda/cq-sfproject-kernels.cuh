@@ -31,7 +31,12 @@ struct SfConst
   float dzv, zlv, vcv;          /* dz / dv, zl0 / dv, vc / dv */
   int rc;                       /* the row whose lower edge is 0 (nv / 2) */
   int nx, ny, nz, nu, nv;
+  /* floats a row of the backprojector's scaled projections: nu and
+   * kSfBackPad zeros, so that a column's CELLS loads need no clamping */
+  int bpitch;
 };
+
+constexpr int kSfBackPad = 4;   /* the most F1 registers a backprojector lane */
 
 /* The geometry and the views belong to one context (several may run at
  * once on different streams): the geometry goes to every kernel by value
@@ -477,9 +482,10 @@ sf_scale_kernel (const SfConst sf, const float *in, float *out, int n_views)
   if (u >= sf.nu || v >= sf.nv || (int) blockIdx.z >= n_views)
     return;
   {
-    const size_t at = ((size_t) blockIdx.z * sf.nv + v) * sf.nu + u;
+    const size_t row = (size_t) blockIdx.z * sf.nv + v;
 
-    out[at] = __fmul_rn (in[at], sf_cell_factor (sf, u, v));
+    out[row * sf.bpitch + u] = __fmul_rn (in[row * sf.nu + u],
+        sf_cell_factor (sf, u, v));
   }
 }
 
@@ -513,24 +519,64 @@ constexpr int kSfBackThreads = 256;
 constexpr int kSfBackFold = 8;          /* views summed in float before double */
 constexpr int kSfBackWindow = 3;        /* rows a slice may touch (b < 2) */
 
+/* floor (x) + kSfFloorMagic, exactly, for |x| < 2^22: rounding x + 1.5·2^23
+ * down lands on an integer of the binade where floats are 1 apart, so the
+ * integer is in the low bits (two such values' bits differ by their
+ * floors' difference) and subtracting kSfFloorMagic − c gives floor + c.
+ * Adds and integer ops instead of floorf and float-to-int conversions,
+ * which Hopper issues at an eighth of the rate. */
+constexpr float kSfFloorMagic = 12582912.0f;
+
+__device__ __forceinline__ float
+sf_floor_magic (float x)
+{
+  return __fadd_rd (x, kSfFloorMagic);
+}
+
+/* floor (x) as an int the same way, x clamped to ±2^21 first (callers
+ * clamp the result to a smaller range anyway). */
+__device__ __forceinline__ int
+sf_floor_int (float x)
+{
+  const float y = sf_floor_magic (fminf (fmaxf (x, -2097152.0f),
+          2097152.0f));
+
+  return __float_as_int (y) - __float_as_int (kSfFloorMagic);
+}
+
+/* a − b clamped to [0, 1] in one instruction. */
+__device__ __forceinline__ float
+sf_sub_sat (float a, float b)
+{
+  float r;
+
+  asm ("sub.rn.sat.f32 %0, %1, %2;":"=f" (r):"f" (a), "f" (b));
+  return r;
+}
+
 /* The cells [t0, t3] of a column's footprint touches (the guesses
  * corrected on the edges) and their F1; false when none. */
 template < int CELLS > __device__ __forceinline__ bool
 sf_column_cells (const SfConst & sf, const SfColumn & col, int &u0, int &u1,
     float (&f1)[CELLS])
 {
-  u0 = max (0, (int) floorf ((col.t0 - sf.ul0) * sf.idu));
-  u1 = min (sf.nu - 1, (int) floorf ((col.t3 - sf.ul0) * sf.idu));
+  float e0;
+
+  u0 = max (0, sf_floor_int ((col.t0 - sf.ul0) * sf.idu));
+  u1 = min (sf.nu - 1, sf_floor_int ((col.t3 - sf.ul0) * sf.idu));
   if (u0 > 0 && u0 <= sf.nu - 1 && sf_cell_edge (sf, u0) > col.t0)
     u0--;
   if (u1 >= 0 && u1 < sf.nu - 1 && sf_cell_edge (sf, u1 + 1) < col.t3)
     u1++;
   if (u0 > u1)
     return false;
+  /* the edges' indices as floats by exact adds: one conversion a view */
+  e0 = (float) u0;
 #pragma unroll
   for (int m = 0; m < CELLS; m++)
-    f1[m] = u0 + m <= u1 ? sf_trapezoid (col, sf_cell_edge (sf, u0 + m),
-        sf_cell_edge (sf, u0 + m + 1)) : 0.0f;
+    f1[m] = u0 + m <= u1 ? sf_trapezoid (col,
+        __fmaf_rn (__fadd_rn (e0, (float) m), sf.du, sf.ul0),
+        __fmaf_rn (__fadd_rn (e0, (float) (m + 1)), sf.du, sf.ul0)) : 0.0f;
   return true;
 }
 
@@ -541,7 +587,7 @@ template < int CELLS > __device__ __forceinline__ float
 sf_row_sum (const SfConst & sf, const float *__restrict__ p, int row,
     const float (&f1)[CELLS], int u0, int u1, const SfColumn & col)
 {
-  const float *r = p + (size_t) row * sf.nu;
+  const float *r = p + (size_t) row * sf.bpitch;
   float sum = 0.0f;
 
   if (row < 0 || row >= sf.nv)
@@ -629,20 +675,31 @@ sf_back_view_pick (bool take_a, const SfBackView < CELLS > &a,
  * (a magnified slice spans less than two rows: checked at launch; the
  * walking kernel below serves taller slices). The overlaps are the very
  * floats the projector computes: min(upper edges) − max(lower edges) of
- * the same slice and row edges. Float sums over kSfBackFold views go into
- * double sums. */
+ * the same slice and row edges (the second and third rows' as saturated
+ * differences, the same floats since a slice ends below the third row's
+ * top). Float sums over kSfBackFold views go into double sums.
+ *
+ * A warp's 16 columns are a group of one voxel row (groups: x of the
+ * first column, y), so that with the field-of-view mask only the columns
+ * of each row inside the cylinder are visited; the blocks' eight groups
+ * are neighbours in x or y. */
 template < int CELLS > __global__ void
 __launch_bounds__ (kSfBackThreads, 3)
 sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
-    const float *__restrict__ proj, int n_views, int row_slots, float *vol)
+    const float *__restrict__ proj, int n_views, int row_slots,
+    const int2 * __restrict__ groups, int n_groups, float *vol)
 {
   extern __shared__ double s_dyn[];
   double *s_acc = s_dyn;                        /* [kSfBackSlab][threads] */
   float *s_p = (float *) (s_dyn + kSfBackSlab * kSfBackThreads);
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   const int half = threadIdx.x >> 4;
-  const int i = blockIdx.x * 16 + (threadIdx.x & 15);
-  const int j = blockIdx.y * blockDim.y + threadIdx.y;
+  const int group = blockIdx.x * blockDim.y + threadIdx.y;
+  const int2 first = group < n_groups ? __ldg (groups + group) :
+      make_int2 (0, 0);
+  const int i = first.x + (threadIdx.x & 15);
+  const int j = first.y;
+  const bool column = group < n_groups && i < sf.nx;
   const int kb = (blockIdx.z * 2 + half) * kSfBackSlab;
   const int n_slices = max (0, min (kSfBackSlab, sf.nz - kb));
   const float xc = sf_voxel_centre (sf.x0, sf.dx, i);
@@ -650,7 +707,11 @@ sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
   const float rows_lo = (float) (-sf.rc), rows_hi = (float) (sf.nv - sf.rc);
   /* lanes off the volume or the field of view still take part in the
    * swaps; they only skip the work */
-  const bool live = i < sf.nx && j < sf.ny && !sf_masked (sf, xc, yc);
+  const bool live = column && !sf_masked (sf, xc, yc);
+  /* slice edges' indices as floats, by exact adds to the first; a slab
+   * the volume ends in still takes kSfBackSlab slices (their rows staged,
+   * the sums of the missing ones never stored), so the loop has no test */
+  const float k_first = (float) kb;
   float acc[kSfBackSlab];
 
 #pragma unroll
@@ -671,37 +732,44 @@ sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
     for (int p = 0; p < 2; p++) {
       const SfBackView < CELLS > bv = sf_back_view_pick < CELLS > (p == half,
           mine, other);
-      const float *pv = proj + (size_t) (pair + p) * sf.nv * sf.nu;
+      const float *pv = proj + (size_t) (pair + p) * sf.nv * sf.bpitch;
       const float x_first = sf_slice_row (bv.ax, kb);
       const float x_last = sf_slice_row (bv.ax, kb + n_slices);
 
       if (live && bv.hit && pair + p < n_views && n_slices > 0
           && x_first < rows_hi
           && x_last > rows_lo) {
-        /* rows (from rc) floor(x_first) .. floor(x_last) + 2 */
-        const float base = floorf (x_first);
-        const int r0 = (int) base + sf.rc;
-        const int n_rows = min ((int) floorf (x_last) - (int) base +
-            kSfBackWindow, row_slots);
-        const int m_lo = max (0, -r0), m_hi = min (n_rows, sf.nv - r0);
-        float x_lo = x_first, jf = base;
+        /* rows (from rc) floor(x_first) .. floor(x_end) + 2, x_end the
+         * edge kSfBackSlab slices up */
+        const float y_first = sf_floor_magic (x_first);
+        const int base = __float_as_int (y_first) -
+            __float_as_int (kSfFloorMagic);
+        const int r0 = base + sf.rc;
+        const int n_need = __float_as_int (sf_floor_magic (sf_slice_row
+                (bv.ax, kb + kSfBackSlab))) - __float_as_int (y_first) + 1;
+        const int n_rows = min (n_need + kSfBackWindow - 1, row_slots);
+        /* rows past floor(x_end) only ever weigh 0: zeros, not loads */
+        const int m_lo = max (0, -r0), m_hi = min (n_need, sf.nv - r0);
+        /* a row's slot from the floor's bits, in one multiply-add (the
+         * unsigned wrap cancels) */
+        const unsigned slot0 = (unsigned) tid - (unsigned) __float_as_int
+            (y_first) * (unsigned) kSfBackThreads;
+        float x_lo = x_first, y_lo = y_first;
 
         /* the rows on the detector: CELLS loads a row at clamped
          * addresses (weights 0 past the footprint) with no test; the rest
          * 0 */
         if (bv.u1 - bv.u0 < CELLS) {
-          const float *row = pv + (size_t) (r0 + m_lo) * sf.nu;
-          int at[CELLS];
+          /* CELLS loads a row from one address (the row's padding holds
+           * the cells past the detector's edge, weighing 0 anyway) */
+          const float *row = pv + (size_t) (r0 + m_lo) * sf.bpitch + bv.u0;
 
-#pragma unroll
-          for (int c = 0; c < CELLS; c++)
-            at[c] = min (bv.u0 + c, sf.nu - 1);
-          for (int m = m_lo; m < m_hi; m++, row += sf.nu) {
-            float sum = __fmul_rn (bv.f1[0], __ldg (row + at[0]));
+          for (int m = m_lo; m < m_hi; m++, row += sf.bpitch) {
+            float sum = __fmul_rn (bv.f1[0], __ldg (row));
 
 #pragma unroll
             for (int c = 1; c < CELLS; c++)
-              sum = __fmaf_rn (bv.f1[c], __ldg (row + at[c]), sum);
+              sum = __fmaf_rn (bv.f1[c], __ldg (row + c), sum);
             s_p[m * kSfBackThreads + tid] = sum;
           }
         } else {
@@ -720,26 +788,24 @@ sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
           s_p[m * kSfBackThreads + tid] = 0.0f;
 #pragma unroll
         for (int n = 0; n < kSfBackSlab; n++) {
-          if (n >= n_slices)
-            break;
-          {
-            /* rows jf, jf + 1, jf + 2 with jf <= x_lo < jf + 1 and
-             * x_hi < jf + 3 */
-            const float x_hi = sf_slice_row (bv.ax, kb + n + 1);
-            const float *pq = s_p + ((int) (jf - base)) * kSfBackThreads +
-                tid;
-            const float w0 = fminf (x_hi, jf + 1.0f) - x_lo;
-            const float w1 = fmaxf (0.0f, fminf (x_hi, jf + 2.0f) -
-                (jf + 1.0f));
-            const float w2 = fmaxf (0.0f, x_hi - (jf + 2.0f));
-            float sum = __fmul_rn (w0, pq[0]);
+          /* rows jf, jf + 1, jf + 2 with jf = floor (x_lo) and
+           * x_hi < jf + 3 */
+          const float x_hi = __fmaf_rn (__fadd_rn (k_first,
+                  (float) (n + 1)), bv.ax.b, bv.ax.a);
+          const float *pq = s_p + (slot0 + (unsigned) __float_as_int (y_lo) *
+              (unsigned) kSfBackThreads);
+          const float jf1 = __fsub_rn (y_lo, kSfFloorMagic - 1.0f);
+          const float jf2 = __fsub_rn (y_lo, kSfFloorMagic - 2.0f);
+          const float w0 = __fsub_rn (fminf (x_hi, jf1), x_lo);
+          const float w1 = sf_sub_sat (x_hi, jf1);
+          const float w2 = sf_sub_sat (x_hi, jf2);
+          float sum = __fmul_rn (w0, pq[0]);
 
-            sum = __fmaf_rn (w1, pq[kSfBackThreads], sum);
-            sum = __fmaf_rn (w2, pq[2 * kSfBackThreads], sum);
-            acc[n] = __fmaf_rn (bv.lphi, sum, acc[n]);
-            x_lo = x_hi;
-            jf = floorf (x_hi);
-          }
+          sum = __fmaf_rn (w1, pq[kSfBackThreads], sum);
+          sum = __fmaf_rn (w2, pq[2 * kSfBackThreads], sum);
+          acc[n] = __fmaf_rn (bv.lphi, sum, acc[n]);
+          x_lo = x_hi;
+          y_lo = sf_floor_magic (x_hi);
         }
       }
     }
@@ -751,7 +817,7 @@ sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
       }
     }
   }
-  if (i < sf.nx && j < sf.ny)
+  if (column)
     for (int n = 0; n < n_slices; n++)
       vol[((size_t) (kb + n) * sf.ny + j) * sf.nx + i] =
           (float) s_acc[n * kSfBackThreads + tid];
@@ -789,7 +855,7 @@ sf_backproject_walk_kernel (const SfConst sf,
     const float2 cs = __ldg (views + view);
     const SfColumn col = sf_column (sf, xc, yc, cs.x, cs.y);
     const SfAxial ax = sf_axial (sf, col.mag);
-    const float *p = proj + (size_t) view * sf.nv * sf.nu;
+    const float *p = proj + (size_t) view * sf.nv * sf.bpitch;
     float f1[CELLS], x_lo, x_hi, r_lo, pr;
     int u0, u1, r;
 
