@@ -304,9 +304,12 @@ launch_tiles (const CqSsimCuda * cu, const cq::SsimParams & p, dim3 grid,
   }
   switch (cu->window) {
     case CQ_SSIM_BOX8:
-      if constexpr (sizeof (T) == 1)
-        cq::ssim_box8_kernel < T, int ><<<grid, block, 0, stream>>> (p);
-      else
+      if constexpr (sizeof (T) == 1) {
+        if (!cu->old_kernels)
+          cq::ssim_box8p_kernel <<<grid, block, 0, stream>>> (p);
+        else
+          cq::ssim_box8_kernel < T, int ><<<grid, block, 0, stream>>> (p);
+      } else
         cq::ssim_box8_kernel < T, long long ><<<grid, block, 0, stream>>> (p);
       break;
     case CQ_SSIM_FFMPEG:

@@ -434,6 +434,140 @@ ssim_box8_kernel (SsimParams p)
   block_finish (p, ssim, sse);
 }
 
+/* ---- box8, second design for 8-bit samples (the default; CQ_SSIM_KERNEL=old
+ * selects the one above) ----
+ * The same windows, sums and double expression, with packed integer
+ * arithmetic for the sums: a column's samples of a row as v = a | b << 16
+ * (bytes a, 0, b, 0), so that
+ * - Σa and Σb of a column, and later of a window (at most 64·255 = 16320),
+ *   are one 32-bit word (s1 | s2 << 16): one add a row, one set of shuffles;
+ * - a² + b² = dp4a (v, v) and 2ab = dp4a (v, swapped v): the column sums of
+ *   a² + b² and of 2ab take two dp4a and an add a row each.
+ * Σ 2ab instead of Σ ab gives the integer 2 (64 Σab − Σa Σb) of
+ * cq_ssim_box8_local as 64 Σ2ab − 2 Σa Σb. */
+
+/* bytes (a0, b0, a1, b1) and (a2, b2, a3, b3) of a row's raw words */
+__device__ __forceinline__ void
+box8p_interleave (unsigned ra, unsigned rb, unsigned &t0, unsigned &t1)
+{
+  t0 = __byte_perm (ra, rb, 0x5140);
+  t1 = __byte_perm (ra, rb, 0x7362);
+}
+
+/* Adds (sign 1) or removes (sign -1) a row: t0, t1 from box8p_interleave. */
+template < int SIGN > __device__ __forceinline__ void
+box8p_row (unsigned t0, unsigned t1, unsigned pk[4], unsigned ss[4],
+    unsigned ab2[4])
+{
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    const unsigned t = j < 2 ? t0 : t1;
+    /* a | b << 16, and b | a << 16 */
+    const unsigned v = __byte_perm (t, 0, (j & 1) ? 0x4342 : 0x4140);
+    const unsigned w = __byte_perm (t, 0, (j & 1) ? 0x4243 : 0x4041);
+
+    if (SIGN > 0) {
+      pk[j] += v;
+      ss[j] = __dp4a (v, v, ss[j]);
+      ab2[j] = __dp4a (v, w, ab2[j]);
+    } else {
+      pk[j] -= v;
+      ss[j] -= __dp4a (v, v, 0u);
+      ab2[j] -= __dp4a (v, w, 0u);
+    }
+  }
+}
+
+/* cq_ssim_box8_local from its four integers, operation for operation:
+ * n1 = 2p, n2 = 2 (64 sab - p), d1 = q, d2 = 64 sss - q. */
+__device__ __forceinline__ double
+box8p_local (int n1i, int n2i, int d1i, int d2i, double k1, double k2)
+{
+  const double n1 = __dadd_rn ((double) n1i, k1);
+  const double n2 = __dadd_rn ((double) n2i, k2);
+  const double d1 = __dadd_rn ((double) d1i, k1);
+  const double d2 = __dadd_rn ((double) d2i, k2);
+
+  return __ddiv_rn (__dmul_rn (n1, n2), __dmul_rn (d1, d2));
+}
+
+#ifndef CQ_SSIM_BOX8P_MIN_BLOCKS
+#define CQ_SSIM_BOX8P_MIN_BLOCKS 4
+#endif
+__global__ void
+__launch_bounds__ (kSsimThreads, CQ_SSIM_BOX8P_MIN_BLOCKS)
+ssim_box8p_kernel (SsimParams p)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int x0 = (blockIdx.x * (kSsimThreads / 32) + warp) * kBox8Strip;
+  const int cx = x0 + 4 * lane;
+  const int y0 = (p.tile_y0 + blockIdx.y) * p.rows;
+  const int own_end = min (y0 + p.rows, p.height);
+  const int read_end = min (y0 + p.rows + 7, p.height);
+  const bool own_lane = lane < kBox8Strip / 4;
+  /* windows of this lane inside the plane: those starting at cx + j,
+   * j < n_win */
+  const int n_win = own_lane ? max (0, min (4, p.width - 7 - cx)) : 0;
+  unsigned pk[4] = { 0, 0, 0, 0 }, ss[4] = { 0, 0, 0, 0 };
+  unsigned ab2[4] = { 0, 0, 0, 0 };
+  unsigned ring0[8], ring1[8];  /* the last 8 rows, interleaved */
+  Raw4 < unsigned char >next_a, next_b;
+  double ssim = 0.0;
+  unsigned long long sse = 0;
+
+  if (x0 < p.width) {
+    next_a = load_raw4 (row_of < unsigned char >(p.a, p.pitch_a, y0), cx,
+        p.width, p);
+    next_b = load_raw4 (row_of < unsigned char >(p.b, p.pitch_b, y0), cx,
+        p.width, p);
+    for (int base = y0; base < read_end; base += 8) {
+#pragma unroll
+      for (int k = 0; k < 8; k++) {
+        const int y = base + k;
+        unsigned t0, t1;
+
+        if (y >= read_end)
+          break;
+        {
+          const Raw4 < unsigned char >ra = next_a, rb = next_b;
+
+          if (y + 1 < read_end) {
+            next_a = load_raw4 (row_of < unsigned char >(p.a, p.pitch_a,
+                    y + 1), cx, p.width, p);
+            next_b = load_raw4 (row_of < unsigned char >(p.b, p.pitch_b,
+                    y + 1), cx, p.width, p);
+          }
+          if (own_lane && y < own_end)
+            sse += sse4 (ra, rb, p);
+          box8p_interleave (ra.w, rb.w, t0, t1);
+        }
+        if (y - y0 >= 8)        /* slot k holds row y - 8 */
+          box8p_row < -1 > (ring0[k], ring1[k], pk, ss, ab2);
+        box8p_row < 1 > (t0, t1, pk, ss, ab2);
+        ring0[k] = t0;
+        ring1[k] = t1;
+        if (y - y0 >= 7) {
+          unsigned wpk[4], wss[4], wab2[4];
+
+          box8_windows (pk, wpk);
+          box8_windows (ss, wss);
+          box8_windows (ab2, wab2);
+#pragma unroll
+          for (int j = 0; j < 4; j++)
+            if (j < n_win) {
+              const int sa = (int) (wpk[j] & 0xffff), sb = (int) (wpk[j] >> 16);
+              const int pr = sa * sb, q = sa * sa + sb * sb;
+
+              ssim += box8p_local (2 * pr, 64 * (int) wab2[j] - 2 * pr, q,
+                  64 * (int) wss[j] - q, p.k1, p.k2);
+            }
+        }
+      }
+    }
+  }
+  block_finish (p, ssim, sse);
+}
+
 /* ---- ffmpeg: 8x8 windows on the 4-sample grid ----
  * A lane owns one column of 4x4 blocks and walks block rows, keeping the
  * previous block row's sums; the window adds the lane's two blocks and the
