@@ -47,9 +47,14 @@ typedef struct
   unsigned *counter;
   unsigned rows;                /* rows a tile walks */
   dim3 grid;
-  /* MS-SSIM: scales 2 to 5 of both frames, [scale parity][frame] */
+  /* MS-SSIM (old kernels): scales 2 to 5 of both frames as doubles,
+   * [scale parity][frame] */
   double *ms[2][2];
   size_t ms_pitch;
+  /* MS-SSIM: scales 2 to 5 of both frames as integer sums (msssim_pyramid_
+   * kernel), [scale - 1][frame], in one allocation */
+  unsigned *msk[CQ_MSSSIM_SCALES - 1][2];
+  size_t msk_pitch[CQ_MSSSIM_SCALES - 1];
   double *ms_partials;
   unsigned long long *ms_sse_accum;
   unsigned *ms_counter;
@@ -75,7 +80,17 @@ struct CqSsimCuda
   size_t staging_bytes;
   CqSlotRing ring;              /* a slot's results are on the host */
   int msssim;
+  /* CQ_SSIM_KERNEL=old: the kernels of before issue 14 (box8, gauss11 and
+   * MS-SSIM's double scales), kept to time both in one run */
+  int old_kernels;
 };
+
+/* The gauss11 pass also sums MS-SSIM's first scale (kGaussBoth). */
+static bool
+fused_msssim (const CqSsimCuda * cu)
+{
+  return !cu->old_kernels && cu->msssim && cu->window == CQ_SSIM_GAUSS11;
+}
 
 static size_t
 plane_row_bytes (const CqSsimPlane * p)
@@ -143,6 +158,7 @@ cq_ssim_cuda_free (CqSsimCuda * cu)
           cudaFree (cu->pl[i].unpacked[0]);
           cudaFree (cu->pl[i].partials);
           cudaFree (cu->pl[i].ms[0][0]);
+          cudaFree (cu->pl[i].msk[0][0]);
           cudaFree (cu->pl[i].ms_partials);
         }
         cudaFree (cu->out_dev);
@@ -175,6 +191,11 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
     return NULL;
   cu->window = window;
   cu->n_planes = n_planes;
+  {
+    const char *k = getenv ("CQ_SSIM_KERNEL");
+
+    cu->old_kernels = k && strcmp (k, "old") == 0;
+  }
 
   CqCudaScope scope (cu->target);
   e = scope.enter ();
@@ -267,16 +288,28 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
 }
 
 template < typename T > static void
-launch_tiles (CqSsimWindow window, const cq::SsimParams & p, dim3 grid,
+launch_tiles (const CqSsimCuda * cu, const cq::SsimParams & p, dim3 grid,
     cudaStream_t stream)
 {
   const dim3 block (cq::kSsimThreads);
 
-  switch (window) {
+  if (!cu->old_kernels && cu->window == CQ_SSIM_GAUSS11) {
+    if (fused_msssim (cu))
+      cq::ssim_gauss2_kernel < T, cq::kGaussBoth ><<<grid, block, 0,
+          stream>>> (p);
+    else
+      cq::ssim_gauss2_kernel < T, cq::kGaussSsim ><<<grid, block, 0,
+          stream>>> (p);
+    return;
+  }
+  switch (cu->window) {
     case CQ_SSIM_BOX8:
-      if constexpr (sizeof (T) == 1)
-        cq::ssim_box8_kernel < T, int ><<<grid, block, 0, stream>>> (p);
-      else
+      if constexpr (sizeof (T) == 1) {
+        if (!cu->old_kernels)
+          cq::ssim_box8p_kernel <<<grid, block, 0, stream>>> (p);
+        else
+          cq::ssim_box8_kernel < T, int ><<<grid, block, 0, stream>>> (p);
+      } else
         cq::ssim_box8_kernel < T, long long ><<<grid, block, 0, stream>>> (p);
       break;
     case CQ_SSIM_FFMPEG:
@@ -393,6 +426,8 @@ plane_params (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
   p.sse_accum = pc->sse_accum;
   p.counter = pc->counter;
   p.out = cu->out_dev + i;
+  p.partials2 = fused_msssim (cu) ? pc->ms_partials : NULL;
+  p.out2 = cu->out_dev + MS_OUT (i, 0);
   return p;
 }
 
@@ -414,9 +449,9 @@ launch_band (CqSsimCuda * cu, unsigned i, cq::SsimParams p, unsigned t0,
       cq::ssim_sse_rest_kernel < unsigned char ><<<32, 256, 0, stream>>> (p);
   }
   if (pc->bytes == 2)
-    launch_tiles < unsigned short > (cu->window, p, grid, stream);
+    launch_tiles < unsigned short > (cu, p, grid, stream);
   else
-    launch_tiles < unsigned char > (cu->window, p, grid, stream);
+    launch_tiles < unsigned char > (cu, p, grid, stream);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the SSIM kernels");
   return CQ_OK;
 }
@@ -425,7 +460,7 @@ launch_band (CqSsimCuda * cu, unsigned i, cq::SsimParams p, unsigned t0,
  * each scale the gauss11 kernel into its own result entry, then the 2x2
  * averages into the next scale's doubles. */
 static CqStatus
-enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
+enqueue_msssim_old (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
     cudaStream_t stream, CqError * err)
 {
   PlaneCtx *pc = &cu->pl[i];
@@ -434,8 +469,6 @@ enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
   cq::SsimParams p = p1;
   unsigned s;
 
-  if (!cu->msssim)
-    return CQ_OK;
   p.k1 = (0.01 * peak) * (0.01 * peak);
   p.k2 = (0.03 * peak) * (0.03 * peak);
   p.rows = cq::kGaussRows;
@@ -489,6 +522,119 @@ enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
       p.b = (const unsigned char *) d.out_b;
       p.pitch_a = p.pitch_b = pc->ms_pitch;
     }
+  }
+  CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the MS-SSIM kernels");
+  return CQ_OK;
+}
+
+/* Rows a gauss11 tile walks at an MS-SSIM scale: the default where the
+ * grid has blocks enough to fill the device a few times, fewer (down to 8)
+ * on the small scales, whose few large tiles would otherwise run alone. */
+static unsigned
+msssim_tile_rows (unsigned w, unsigned h)
+{
+  const unsigned gx = (w + cq::kG2Cols - 1) / cq::kG2Cols;
+  unsigned rows = cq::kGaussRows;
+
+  while (rows > 8 && gx * ((h + rows - 1) / rows) < 400)
+    rows /= 2;
+  return rows;
+}
+
+/* MS-SSIM of plane i whose scale-1 samples p1 (plane_params) reads: the
+ * contrast-structure sum of scale 1 (unless the gauss11 pass took it), the
+ * integer sums of scales 2 to 5 in one kernel, then each scale's gauss11
+ * pass on them with C1, C2 scaled by 16^s (its means are 4^s, its
+ * (co)variances 16^s times the CPU's, exactly: powers of two). */
+template < typename T > static void
+launch_gauss2 (int mode, const cq::SsimParams & p, dim3 grid,
+    cudaStream_t stream)
+{
+  const dim3 block (cq::kSsimThreads);
+
+  if (mode == cq::kGaussCs)
+    cq::ssim_gauss2_kernel < T, cq::kGaussCs ><<<grid, block, 0,
+        stream>>> (p);
+  else
+    cq::ssim_gauss2_kernel < T, cq::kGaussSsim ><<<grid, block, 0,
+        stream>>> (p);
+}
+
+static CqStatus
+enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
+    cudaStream_t stream, CqError * err)
+{
+  PlaneCtx *pc = &cu->pl[i];
+  const double peak = cq_ssim_peak (&pc->plane);
+  const double c1 = (0.01 * peak) * (0.01 * peak);
+  const double c2 = (0.03 * peak) * (0.03 * peak);
+  const unsigned W = pc->plane.width, H = pc->plane.height;
+  cq::SsimParams p = p1;
+  unsigned s;
+
+  if (!cu->msssim)
+    return CQ_OK;
+  if (cu->old_kernels)
+    return enqueue_msssim_old (cu, i, p1, stream, err);
+  p.k1 = c1;
+  p.k2 = c2;
+  p.tile_y0 = 0;
+  p.partials = pc->ms_partials;
+  p.sse_accum = pc->ms_sse_accum;
+  p.counter = pc->ms_counter;
+  p.partials2 = NULL;
+  if (!fused_msssim (cu)) {
+    const unsigned rows = msssim_tile_rows (W, H);
+    const dim3 grid ((W + cq::kG2Cols - 1) / cq::kG2Cols,
+        (H + rows - 1) / rows);
+
+    p.rows = (int) rows;
+    p.total_blocks = grid.x * grid.y;
+    p.out = cu->out_dev + MS_OUT (i, 0);
+    if (pc->bytes == 2)
+      launch_gauss2 < unsigned short > (cq::kGaussCs, p, grid, stream);
+    else
+      launch_gauss2 < unsigned char > (cq::kGaussCs, p, grid, stream);
+  }
+  {
+    cq::PyrParams d;
+    const dim3 block (32, 8), grid ((W / 2 + 31) / 32, (H / 2 + 7) / 8);
+
+    d.in = p1;
+    for (s = 1; s < CQ_MSSSIM_SCALES; s++) {
+      d.out[s - 1][0] = pc->msk[s - 1][0];
+      d.out[s - 1][1] = pc->msk[s - 1][1];
+      d.pitch[s - 1] = pc->msk_pitch[s - 1];
+      d.w[s - 1] = (int) (W >> s);
+      d.h[s - 1] = (int) (H >> s);
+    }
+    if (pc->bytes == 2)
+      cq::msssim_pyramid_kernel < unsigned short ><<<grid, block, 0,
+          stream>>> (d);
+    else
+      cq::msssim_pyramid_kernel < unsigned char ><<<grid, block, 0,
+          stream>>> (d);
+  }
+  p.shift = 0;
+  p.mask = 0xffffffffu;
+  for (s = 1; s < CQ_MSSSIM_SCALES; s++) {
+    const unsigned w = W >> s, h = H >> s, rows = msssim_tile_rows (w, h);
+    const dim3 grid ((w + cq::kG2Cols - 1) / cq::kG2Cols,
+        (h + rows - 1) / rows);
+    const double scale = (double) (1u << (4 * s));      /* 16^s */
+
+    p.a = (const unsigned char *) pc->msk[s - 1][0];
+    p.b = (const unsigned char *) pc->msk[s - 1][1];
+    p.pitch_a = p.pitch_b = pc->msk_pitch[s - 1];
+    p.width = (int) w;
+    p.height = (int) h;
+    p.k1 = c1 * scale;
+    p.k2 = c2 * scale;
+    p.rows = (int) rows;
+    p.total_blocks = grid.x * grid.y;
+    p.out = cu->out_dev + MS_OUT (i, s);
+    launch_gauss2 < unsigned int > (s + 1 < CQ_MSSSIM_SCALES ? cq::kGaussCs :
+        cq::kGaussSsim, p, grid, stream);
   }
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the MS-SSIM kernels");
   return CQ_OK;
@@ -582,21 +728,45 @@ cq_ssim_cuda_set_msssim (CqSsimCuda * cu, int enable, CqError * err)
   for (i = 0; enable && i < cu->n_planes && e == cudaSuccess; i++) {
     PlaneCtx *pc = &cu->pl[i];
     const unsigned w = pc->plane.width / 2, h = pc->plane.height / 2;
+    /* the old kernels' tiles, or the fused gauss11 pass at any tile rows
+     * (cq_ssim_cuda_set_tile_rows) */
     const unsigned blocks = ((pc->plane.width + cq::kGaussCols - 1) /
-        cq::kGaussCols) * ((pc->plane.height + cq::kGaussRows - 1) /
-        cq::kGaussRows);
+        cq::kGaussCols) * (cu->old_kernels ? (pc->plane.height +
+            cq::kGaussRows - 1) / cq::kGaussRows : pc->plane.height);
 
-    if (pc->ms[0][0])
+    if (pc->ms[0][0] || pc->msk[0][0])
       continue;
-    e = cudaMallocPitch ((void **) &pc->ms[0][0], &pc->ms_pitch,
-        (size_t) w * sizeof (double), 4 * (size_t) h);
-    if (e == cudaSuccess) {
+    if (cu->old_kernels) {
+      e = cudaMallocPitch ((void **) &pc->ms[0][0], &pc->ms_pitch,
+          (size_t) w * sizeof (double), 4 * (size_t) h);
+    } else {
+      size_t total = 0, off[CQ_MSSSIM_SCALES - 1];
+      unsigned s;
+
+      for (s = 1; s < CQ_MSSSIM_SCALES; s++) {
+        pc->msk_pitch[s - 1] = (((size_t) (pc->plane.width >> s) *
+                sizeof (unsigned)) + 255) & ~(size_t) 255;
+        off[s - 1] = total;
+        total += 2 * pc->msk_pitch[s - 1] * (pc->plane.height >> s);
+      }
+      e = cudaMalloc ((void **) &pc->msk[0][0], total);
+      for (s = 1; s < CQ_MSSSIM_SCALES && e == cudaSuccess; s++) {
+        unsigned char *b = (unsigned char *) pc->msk[0][0] + off[s - 1];
+
+        pc->msk[s - 1][0] = (unsigned *) b;
+        pc->msk[s - 1][1] = (unsigned *) (b + pc->msk_pitch[s - 1] *
+            (pc->plane.height >> s));
+      }
+    }
+    if (e == cudaSuccess && cu->old_kernels) {
       pc->ms[0][1] = (double *) ((unsigned char *) pc->ms[0][0] +
           pc->ms_pitch * h);
       pc->ms[1][0] = (double *) ((unsigned char *) pc->ms[0][0] +
           2 * pc->ms_pitch * h);
       pc->ms[1][1] = (double *) ((unsigned char *) pc->ms[0][0] +
           3 * pc->ms_pitch * h);
+    }
+    if (e == cudaSuccess) {
       e = cudaMalloc ((void **) &pc->ms_partials, blocks * sizeof (double) +
           sizeof (unsigned long long) + sizeof (unsigned));
     }

@@ -64,6 +64,10 @@ struct SsimParams
   unsigned long long *sse_accum;        /* zero between frames */
   unsigned *counter;            /* zero between frames */
   SsimPlaneOut *out;
+  /* a second sum of the same windows (the fused gauss11 pass: SSIM in out,
+   * MS-SSIM's scale-1 contrast-structure sum in out2), same counter */
+  double *partials2;
+  SsimPlaneOut *out2;
 };
 
 /* ---- loads ----
@@ -227,6 +231,75 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse)
   }
 }
 
+/* The same for NS double sums (NS = 2: partials2 and out2 take the
+ * second); the SSE goes to out. */
+template < int NS > __device__ void
+block_finish_n (const SsimParams & p, const double (&v)[NS],
+    unsigned long long sse)
+{
+  __shared__ double s_sum[NS][kSsimThreads / 32];
+  __shared__ unsigned long long s_sse[kSsimThreads / 32];
+  __shared__ double s_final[NS][kSsimThreads];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const unsigned blocks = p.total_blocks;
+  const unsigned block = (p.tile_y0 + blockIdx.y) * gridDim.x + blockIdx.x;
+  double *const partials[2] = { p.partials, p.partials2 };
+
+#pragma unroll
+  for (int k = 0; k < NS; k++) {
+    double w = warp_sum (v[k]);
+    if (lane == 0)
+      s_sum[k][warp] = w;
+  }
+  sse = warp_sum (sse);
+  if (lane == 0)
+    s_sse[warp] = sse;
+  __syncthreads ();
+  if (threadIdx.x == 0) {
+    unsigned long long b_sse = 0;
+
+#pragma unroll
+    for (int k = 0; k < NS; k++) {
+      double b = 0.0;
+
+      for (int w = 0; w < kSsimThreads / 32; w++)
+        b += s_sum[k][w];
+      partials[k][block] = b;
+    }
+    for (int w = 0; w < kSsimThreads / 32; w++)
+      b_sse += s_sse[w];
+    if (b_sse)
+      atomicAdd (p.sse_accum, b_sse);
+  }
+  if (!last_block (p.counter, blocks))
+    return;
+  /* the last block: add the block sums in a fixed order */
+#pragma unroll
+  for (int k = 0; k < NS; k++) {
+    double acc = 0.0;
+
+    for (unsigned i = threadIdx.x; i < blocks; i += kSsimThreads)
+      acc += ((volatile double *) partials[k])[i];
+    s_final[k][threadIdx.x] = acc;
+  }
+  __syncthreads ();
+  for (int n = kSsimThreads / 2; n > 0; n >>= 1) {
+    if (threadIdx.x < n) {
+#pragma unroll
+      for (int k = 0; k < NS; k++)
+        s_final[k][threadIdx.x] += s_final[k][threadIdx.x + n];
+    }
+    __syncthreads ();
+  }
+  if (threadIdx.x == 0) {
+    p.out->ssim_sum = s_final[0][0];
+    if (NS > 1)
+      p.out2->ssim_sum = s_final[NS - 1][0];
+    p.out->sse = atomicExch (p.sse_accum, 0ull);
+    *p.counter = 0;
+  }
+}
+
 /* ---- box8: every 8x8 window ----
  * A lane owns 4 adjacent columns and keeps their 8-row sums of a, b,
  * a²+b², ab; a warp spans 128 columns and owns the 120 windows starting in
@@ -354,6 +427,140 @@ ssim_box8_kernel (SsimParams p)
                 ssim += cq_ssim_box8_local < I > (w1[j], w2[j], wss[j],
                     w12[j], p.k1, p.k2);
           }
+        }
+      }
+    }
+  }
+  block_finish (p, ssim, sse);
+}
+
+/* ---- box8, second design for 8-bit samples (the default; CQ_SSIM_KERNEL=old
+ * selects the one above) ----
+ * The same windows, sums and double expression, with packed integer
+ * arithmetic for the sums: a column's samples of a row as v = a | b << 16
+ * (bytes a, 0, b, 0), so that
+ * - Σa and Σb of a column, and later of a window (at most 64·255 = 16320),
+ *   are one 32-bit word (s1 | s2 << 16): one add a row, one set of shuffles;
+ * - a² + b² = dp4a (v, v) and 2ab = dp4a (v, swapped v): the column sums of
+ *   a² + b² and of 2ab take two dp4a and an add a row each.
+ * Σ 2ab instead of Σ ab gives the integer 2 (64 Σab − Σa Σb) of
+ * cq_ssim_box8_local as 64 Σ2ab − 2 Σa Σb. */
+
+/* bytes (a0, b0, a1, b1) and (a2, b2, a3, b3) of a row's raw words */
+__device__ __forceinline__ void
+box8p_interleave (unsigned ra, unsigned rb, unsigned &t0, unsigned &t1)
+{
+  t0 = __byte_perm (ra, rb, 0x5140);
+  t1 = __byte_perm (ra, rb, 0x7362);
+}
+
+/* Adds (sign 1) or removes (sign -1) a row: t0, t1 from box8p_interleave. */
+template < int SIGN > __device__ __forceinline__ void
+box8p_row (unsigned t0, unsigned t1, unsigned pk[4], unsigned ss[4],
+    unsigned ab2[4])
+{
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    const unsigned t = j < 2 ? t0 : t1;
+    /* a | b << 16, and b | a << 16 */
+    const unsigned v = __byte_perm (t, 0, (j & 1) ? 0x4342 : 0x4140);
+    const unsigned w = __byte_perm (t, 0, (j & 1) ? 0x4243 : 0x4041);
+
+    if (SIGN > 0) {
+      pk[j] += v;
+      ss[j] = __dp4a (v, v, ss[j]);
+      ab2[j] = __dp4a (v, w, ab2[j]);
+    } else {
+      pk[j] -= v;
+      ss[j] -= __dp4a (v, v, 0u);
+      ab2[j] -= __dp4a (v, w, 0u);
+    }
+  }
+}
+
+/* cq_ssim_box8_local from its four integers, operation for operation:
+ * n1 = 2p, n2 = 2 (64 sab - p), d1 = q, d2 = 64 sss - q. */
+__device__ __forceinline__ double
+box8p_local (int n1i, int n2i, int d1i, int d2i, double k1, double k2)
+{
+  const double n1 = __dadd_rn ((double) n1i, k1);
+  const double n2 = __dadd_rn ((double) n2i, k2);
+  const double d1 = __dadd_rn ((double) d1i, k1);
+  const double d2 = __dadd_rn ((double) d2i, k2);
+
+  return __ddiv_rn (__dmul_rn (n1, n2), __dmul_rn (d1, d2));
+}
+
+#ifndef CQ_SSIM_BOX8P_MIN_BLOCKS
+#define CQ_SSIM_BOX8P_MIN_BLOCKS 4
+#endif
+__global__ void
+__launch_bounds__ (kSsimThreads, CQ_SSIM_BOX8P_MIN_BLOCKS)
+ssim_box8p_kernel (SsimParams p)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int x0 = (blockIdx.x * (kSsimThreads / 32) + warp) * kBox8Strip;
+  const int cx = x0 + 4 * lane;
+  const int y0 = (p.tile_y0 + blockIdx.y) * p.rows;
+  const int own_end = min (y0 + p.rows, p.height);
+  const int read_end = min (y0 + p.rows + 7, p.height);
+  const bool own_lane = lane < kBox8Strip / 4;
+  /* windows of this lane inside the plane: those starting at cx + j,
+   * j < n_win */
+  const int n_win = own_lane ? max (0, min (4, p.width - 7 - cx)) : 0;
+  unsigned pk[4] = { 0, 0, 0, 0 }, ss[4] = { 0, 0, 0, 0 };
+  unsigned ab2[4] = { 0, 0, 0, 0 };
+  unsigned ring0[8], ring1[8];  /* the last 8 rows, interleaved */
+  Raw4 < unsigned char >next_a, next_b;
+  double ssim = 0.0;
+  unsigned long long sse = 0;
+
+  if (x0 < p.width) {
+    next_a = load_raw4 (row_of < unsigned char >(p.a, p.pitch_a, y0), cx,
+        p.width, p);
+    next_b = load_raw4 (row_of < unsigned char >(p.b, p.pitch_b, y0), cx,
+        p.width, p);
+    for (int base = y0; base < read_end; base += 8) {
+#pragma unroll
+      for (int k = 0; k < 8; k++) {
+        const int y = base + k;
+        unsigned t0, t1;
+
+        if (y >= read_end)
+          break;
+        {
+          const Raw4 < unsigned char >ra = next_a, rb = next_b;
+
+          if (y + 1 < read_end) {
+            next_a = load_raw4 (row_of < unsigned char >(p.a, p.pitch_a,
+                    y + 1), cx, p.width, p);
+            next_b = load_raw4 (row_of < unsigned char >(p.b, p.pitch_b,
+                    y + 1), cx, p.width, p);
+          }
+          if (own_lane && y < own_end)
+            sse += sse4 (ra, rb, p);
+          box8p_interleave (ra.w, rb.w, t0, t1);
+        }
+        if (y - y0 >= 8)        /* slot k holds row y - 8 */
+          box8p_row < -1 > (ring0[k], ring1[k], pk, ss, ab2);
+        box8p_row < 1 > (t0, t1, pk, ss, ab2);
+        ring0[k] = t0;
+        ring1[k] = t1;
+        if (y - y0 >= 7) {
+          unsigned wpk[4], wss[4], wab2[4];
+
+          box8_windows (pk, wpk);
+          box8_windows (ss, wss);
+          box8_windows (ab2, wab2);
+#pragma unroll
+          for (int j = 0; j < 4; j++)
+            if (j < n_win) {
+              const int sa = (int) (wpk[j] & 0xffff), sb = (int) (wpk[j] >> 16);
+              const int pr = sa * sb, q = sa * sa + sb * sb;
+
+              ssim += box8p_local (2 * pr, 64 * (int) wab2[j] - 2 * pr, q,
+                  64 * (int) wss[j] - q, p.k1, p.k2);
+            }
         }
       }
     }
@@ -647,6 +854,318 @@ ssim_gauss_kernel (SsimParams p)
     }
   }
   block_finish (p, ssim, sse);
+}
+
+/* ---- gauss11, second design (the default; CQ_SSIM_KERNEL=old selects the
+ * one above) ----
+ * The same arithmetic (double vertical then horizontal 11-tap sums, the
+ * expressions of cq-ssim-local.h), scheduled so that the fp64 pipe, not
+ * latency, bounds it:
+ * - every sample is loaded 11 rows before it is used (a register ring of
+ *   raw samples beside the ring of quantities), so no row waits for memory;
+ * - the horizontal pass runs every 4 window rows, warp w taking row w, a
+ *   lane 4 adjacent windows from 14 vertical sums a quantity (3.5 shared
+ *   loads a window and quantity instead of 6), the columns stored with a
+ *   2-double gap every 4 so that the lanes' 16-byte loads hit distinct banks;
+ * - MS-SSIM's scales carry integer sums (the 2x2 averages of scale s are
+ *   exactly k / 4^s, k an integer: msssim_pyramid_kernel), read as
+ *   T = unsigned int with C1, C2 scaled by 16^s;
+ * - MODE picks the sum: SSIM, the contrast-structure term, or both (the
+ *   gauss11 window with MS-SSIM: one pass gives the SSIM and MS-SSIM's first
+ *   scale). */
+
+constexpr int kG2Cols = 118;    /* window columns a block owns */
+constexpr int kG2Group = 4;     /* window rows a horizontal pass takes */
+constexpr int kG2Stride = 200;  /* doubles a (row, quantity) in shared */
+
+enum
+{
+  kGaussSsim = 0,
+  kGaussCs = 1,
+  kGaussBoth = 2
+};
+
+__device__ __forceinline__ int
+g2_col (int c)
+{
+  return c + 2 * (c >> 2);
+}
+
+/* A row's samples of both frames at one column, as loaded: packed for 8-
+ * and 16-bit samples, two words for MS-SSIM's integer sums. */
+template < typename T > struct G2Raw
+{
+  unsigned v;
+  __device__ __forceinline__ unsigned a () const { return v & 0xffff; }
+  __device__ __forceinline__ unsigned b () const { return v >> 16; }
+};
+template <> struct G2Raw <unsigned int>
+{
+  unsigned va, vb;
+  __device__ __forceinline__ unsigned a () const { return va; }
+  __device__ __forceinline__ unsigned b () const { return vb; }
+};
+
+__device__ __forceinline__ unsigned
+g2_load1 (const unsigned int *row, int x, const SsimParams &)
+{
+  return __ldg (row + x);
+}
+
+template < typename T > __device__ __forceinline__ unsigned
+g2_load1 (const T * row, int x, const SsimParams & p)
+{
+  return load1 (row, x, p);
+}
+
+template < typename T > __device__ __forceinline__ G2Raw < T >
+g2_load (const SsimParams & p, int y, int x, bool in)
+{
+  G2Raw < T > r;
+  const unsigned a = in ? g2_load1 (row_of < T > (p.a, p.pitch_a, y), x,
+      p) : 0u;
+  const unsigned b = in ? g2_load1 (row_of < T > (p.b, p.pitch_b, y), x,
+      p) : 0u;
+
+  if constexpr (sizeof (T) == 4) {
+    r.va = a;
+    r.vb = b;
+  } else {
+    r.v = a | b << 16;
+  }
+  return r;
+}
+
+template < int MODE > __device__ __forceinline__ void
+g2_window (const double u[4], const SsimParams & p, double &s0, double &s1)
+{
+  if constexpr (MODE == kGaussCs) {
+    s0 += cq_ssim_gauss_cs_local (u[0], u[1], u[2], u[3], p.k2);
+  } else {
+    s0 += cq_ssim_gauss_local (u[0], u[1], u[2], u[3], p.k1, p.k2);
+    if constexpr (MODE == kGaussBoth)
+      s1 += cq_ssim_gauss_cs_local (u[0], u[1], u[2], u[3], p.k2);
+  }
+}
+
+/* Warp `row` of the group: lane l takes windows 4l..4l+3 of the block. */
+template < int MODE > __device__ __forceinline__ void
+g2_horizontal (const double (*s_v)[4][kG2Stride], int row, int lane,
+    int x0, const SsimParams & p, double &s0, double &s1)
+{
+  double u[4][4];
+
+#pragma unroll
+  for (int q = 0; q < 4; q++) {
+    const double *v_row = s_v[row][q];
+    double v[14];
+
+#pragma unroll
+    for (int j = 0; j < 7; j++) {
+      const double2 d = *(const double2 *) (v_row + g2_col (4 * lane + 2 * j));
+      v[2 * j] = d.x;
+      v[2 * j + 1] = d.y;
+    }
+#pragma unroll
+    for (int n = 0; n < 4; n++) {
+      double h = 0.0;
+#pragma unroll
+      for (int i = 0; i < 11; i++)
+        h = fma (c_gauss[i], v[n + i], h);
+      u[n][q] = h;
+    }
+  }
+#pragma unroll
+  for (int n = 0; n < 4; n++) {
+    const int wc = 4 * lane + n;
+
+    if (wc < kG2Cols && x0 + wc + 11 <= p.width)
+      g2_window < MODE > (u[n], p, s0, s1);
+  }
+}
+
+template < typename T, int MODE > __global__ void
+__launch_bounds__ (kSsimThreads)
+ssim_gauss2_kernel (SsimParams p)
+{
+  __shared__ __align__ (16) double s_v[kG2Group][4][kG2Stride];
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  const int x0 = blockIdx.x * kG2Cols;
+  const int x = x0 + t;
+  const int y0 = (p.tile_y0 + blockIdx.y) * p.rows;
+  const int own_end = min (y0 + p.rows, p.height);
+  const int read_end = min (y0 + p.rows + 10, p.height);
+  const bool own_col = t < kG2Cols && x < p.width;
+  const bool in = x < p.width;
+  double ring[11][4];
+  G2Raw < T > pre[11];
+  double s0 = 0.0, s1 = 0.0;
+  unsigned long long sse = 0;
+
+#pragma unroll
+  for (int k = 0; k < 11; k++)
+    if (y0 + k < read_end)
+      pre[k] = g2_load < T > (p, y0 + k, x, in);
+  for (int base = y0; base < read_end; base += 11) {
+#pragma unroll
+    for (int k = 0; k < 11; k++) {
+      const int y = base + k;
+
+      if (y >= read_end)
+        break;
+      {
+        const unsigned a = pre[k].a (), b = pre[k].b ();
+        const double da = (double) a, db = (double) b;
+
+        if (y + 11 < read_end)
+          pre[k] = g2_load < T > (p, y + 11, x, in);
+        if constexpr (sizeof (T) < 4) {
+          const unsigned d = a > b ? a - b : b - a;
+
+          if (own_col && y < own_end)
+            sse += d * d;       /* < 2^32 for 16-bit samples */
+        }
+        ring[k][0] = da;
+        ring[k][1] = db;
+        ring[k][2] = __fma_rn (da, da, __dmul_rn (db, db));     /* exact */
+        ring[k][3] = __dmul_rn (da, db);
+      }
+      if (y - y0 >= 10) {
+        const int r = (y - y0 - 10) & (kG2Group - 1);
+
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+          double v = 0.0;
+#pragma unroll
+          for (int i = 0; i < 11; i++)
+            v = fma (c_gauss[i], ring[(k + 1 + i) % 11][q], v);
+          s_v[r][q][g2_col (t)] = v;
+        }
+        /* after the group's last row, or the tile's */
+        if (r == kG2Group - 1 || y == read_end - 1) {
+          __syncthreads ();
+          if (warp <= r && lane < (kG2Cols + 3) / 4)
+            g2_horizontal < MODE > (s_v, warp, lane, x0, p, s0, s1);
+          __syncthreads ();
+        }
+      }
+    }
+  }
+  if constexpr (MODE == kGaussBoth) {
+    const double v[2] = { s0, s1 };
+    block_finish_n < 2 > (p, v, sse);
+  } else {
+    const double v[1] = { s0 };
+    block_finish_n < 1 > (p, v, sse);
+  }
+}
+
+/* MS-SSIM's scales 2 to 5 as integer sums: scale s (1..4 here) at (x, y)
+ * is the sum k of the 2^s x 2^s samples of the plane from (2^s x, 2^s y);
+ * the CPU's double 2x2 averages are exactly k / 4^s (no rounding: at most
+ * 16 + 8 bits), and an odd size drops its last row or column the same way.
+ * A block of 32x8 threads takes a 32x8 tile of scale 1, then 16x4, 8x2,
+ * 4x1 of the next ones. */
+struct PyrParams
+{
+  SsimParams in;                /* a, b, pitches, shift, mask, vec of scale 0 */
+  unsigned *out[4][2];          /* [scale - 1][frame] */
+  size_t pitch[4];              /* bytes */
+  int w[4], h[4];
+};
+
+/* The sum of samples x and x + 1 of a row (both inside the plane). */
+__device__ __forceinline__ unsigned
+pyr_pair (const unsigned char *row, int x, const SsimParams & p)
+{
+  if (p.vec) {
+    const unsigned v = __ldg ((const unsigned short *) (row + x));
+    return (v & 0xff) + (v >> 8);
+  }
+  return (unsigned) __ldg (row + x) + __ldg (row + x + 1);
+}
+
+__device__ __forceinline__ unsigned
+pyr_pair (const unsigned short *row, int x, const SsimParams & p)
+{
+  if (p.vec) {
+    const unsigned v = __ldg ((const unsigned *) (row + x));
+    return (((v & 0xffff) >> p.shift) & p.mask) + (((v >> 16) >> p.shift) &
+        p.mask);
+  }
+  return load1 (row, x, p) + load1 (row, x + 1, p);
+}
+
+template < typename T > __global__ void
+__launch_bounds__ (256)
+msssim_pyramid_kernel (PyrParams d)
+{
+  __shared__ unsigned s1[2][8][32], s2[2][4][16], s3[2][2][8];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+
+  {
+    const int x = blockIdx.x * 32 + tx, y = blockIdx.y * 8 + ty;
+    const bool ok = x < d.w[0] && y < d.h[0];
+
+#pragma unroll
+    for (int f = 0; f < 2; f++) {
+      const unsigned char *base = f ? d.in.b : d.in.a;
+      const size_t pitch = f ? d.in.pitch_b : d.in.pitch_a;
+      unsigned k = 0;
+
+      if (ok) {
+        k = pyr_pair (row_of < T > (base, pitch, 2 * y), 2 * x, d.in) +
+            pyr_pair (row_of < T > (base, pitch, 2 * y + 1), 2 * x, d.in);
+        ((unsigned *) ((unsigned char *) d.out[0][f] + (size_t) y *
+                d.pitch[0]))[x] = k;
+      }
+      s1[f][ty][tx] = k;
+    }
+  }
+  __syncthreads ();
+  if (tx < 16 && ty < 4) {
+    const int x = blockIdx.x * 16 + tx, y = blockIdx.y * 4 + ty;
+
+#pragma unroll
+    for (int f = 0; f < 2; f++) {
+      const unsigned k = s1[f][2 * ty][2 * tx] + s1[f][2 * ty][2 * tx + 1] +
+          s1[f][2 * ty + 1][2 * tx] + s1[f][2 * ty + 1][2 * tx + 1];
+
+      s2[f][ty][tx] = k;
+      if (x < d.w[1] && y < d.h[1])
+        ((unsigned *) ((unsigned char *) d.out[1][f] + (size_t) y *
+                d.pitch[1]))[x] = k;
+    }
+  }
+  __syncthreads ();
+  if (tx < 8 && ty < 2) {
+    const int x = blockIdx.x * 8 + tx, y = blockIdx.y * 2 + ty;
+
+#pragma unroll
+    for (int f = 0; f < 2; f++) {
+      const unsigned k = s2[f][2 * ty][2 * tx] + s2[f][2 * ty][2 * tx + 1] +
+          s2[f][2 * ty + 1][2 * tx] + s2[f][2 * ty + 1][2 * tx + 1];
+
+      s3[f][ty][tx] = k;
+      if (x < d.w[2] && y < d.h[2])
+        ((unsigned *) ((unsigned char *) d.out[2][f] + (size_t) y *
+                d.pitch[2]))[x] = k;
+    }
+  }
+  __syncthreads ();
+  if (tx < 4 && ty < 1) {
+    const int x = blockIdx.x * 4 + tx, y = blockIdx.y;
+
+#pragma unroll
+    for (int f = 0; f < 2; f++) {
+      const unsigned k = s3[f][0][2 * tx] + s3[f][0][2 * tx + 1] +
+          s3[f][1][2 * tx] + s3[f][1][2 * tx + 1];
+
+      if (x < d.w[3] && y < d.h[3])
+        ((unsigned *) ((unsigned char *) d.out[3][f] + (size_t) y *
+                d.pitch[3]))[x] = k;
+    }
+  }
 }
 
 /* ---- MS-SSIM's downsampling: the 2x2 averages of both frames of a scale

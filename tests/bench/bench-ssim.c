@@ -15,6 +15,9 @@
  * without it is MS-SSIM's own cost (issue 15's target: at most twice the
  * gauss11 kernel at 4K).
  *
+ * CQ_SSIM_KERNEL=old in the environment times the kernels of before issue
+ * 14 (box8, gauss11, MS-SSIM's scales); the first line says which ran.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <stdio.h>
@@ -85,8 +88,9 @@ main (int argc, char **argv)
       msssim = 1;
 
   cq_test_bench_device (have_cuda, &err, &bw_pageable, &bw_pinned);
-  printf ("luma pairs of %d bits%s\n\n", depth, msssim ?
-      ", with MS-SSIM" : "");
+  printf ("luma pairs of %d bits%s, CUDA kernels: %s\n\n", depth, msssim ?
+      ", with MS-SSIM" : "", getenv ("CQ_SSIM_KERNEL")
+      && strcmp (getenv ("CQ_SSIM_KERNEL"), "old") == 0 ? "old" : "new");
   printf ("| pair | window | GPU kernel µs | Mpix/s (kernel) | GPU call µs | "
       "pageable e2e ms | %% of bound | pinned e2e ms | %% of bound | "
       "CPU ms |\n");
