@@ -165,7 +165,11 @@ cq_pool_run (unsigned n, CqPoolFunc func, void *user)
   pthread_mutex_lock (&pool.lock);
   for (tail = &pool.jobs; *tail; tail = &(*tail)->link);
   *tail = &job;
-  pthread_cond_broadcast (&pool.work);
+  /* as many helpers as the job has indices beside the caller's, not all:
+   * on a many-core host a broadcast woke every helper for a 4-part copy,
+   * and their convoy on the lock made pageable uploads 25-40 % slower */
+  for (i = 1; i < n && i <= pool.helpers; i++)
+    pthread_cond_signal (&pool.work);
   while (job.next < job.n)
     run_index (&job, claim (&job));
   while (job.done < job.n)
