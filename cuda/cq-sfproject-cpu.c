@@ -15,6 +15,7 @@
 #include "cq-sfproject.h"
 #include "cq-pool.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,9 +41,12 @@ ray_radius (const CqSfGeometry * g, double s)
  * it out of the fan or past the detector's rows). Transaxially the views
  * together see the radii between the rays through the detector's nearer
  * and farther edge (from 0 when it straddles the central ray); axially the
- * rows see, at the volume's magnifications, a range of z. */
+ * rows see, at the volume's magnifications, a range of z, which a helical
+ * orbit carries up with the source, here to z_last (the union over the
+ * views; a helix so steep that a volume fits between two views' rows is
+ * not refused: its frames are air). */
 static CqStatus
-geometry_check_view (const CqSfGeometry * g, CqError * err)
+geometry_check_view (const CqSfGeometry * g, double z_last, CqError * err)
 {
   const double x_lo = g->offset_x - g->nx * g->dx / 2;
   const double x_hi = g->offset_x + g->nx * g->dx / 2;
@@ -68,7 +72,7 @@ geometry_check_view (const CqSfGeometry * g, CqError * err)
   const double m_lo = g->sdd / (g->sod + far), m_hi = g->sdd / (g->sod -
       far);
   const double zs_lo = fmin (t_lo / m_lo, t_lo / m_hi);
-  const double zs_hi = fmax (t_hi / m_lo, t_hi / m_hi);
+  const double zs_hi = fmax (t_hi / m_lo, t_hi / m_hi) + z_last;
 
   if (near >= r_far || far <= r_near)
     return cq_error_set (err, CQ_ERROR_INVALID,
@@ -76,17 +80,26 @@ geometry_check_view (const CqSfGeometry * g, CqError * err)
         "(offset %g, %g mm), the views see %g to %g mm (detector from %g "
         "to %g mm, offset %g mm)", near, far, g->offset_x, g->offset_y,
         r_near, r_far, s_lo, s_hi, g->offset_u);
-  if (z_hi <= zs_lo || z_lo >= zs_hi)
+  if ((z_hi <= zs_lo || z_lo >= zs_hi) && g->helical_pitch == 0)
     return cq_error_set (err, CQ_ERROR_INVALID,
         "no detector row sees the volume: it spans z %g to %g mm (offset "
         "%g mm), the rows see z %g to %g mm (detector from %g to %g mm, "
         "offset %g mm)", z_lo, z_hi, g->offset_z, zs_lo, zs_hi, t_lo, t_hi,
         g->offset_v);
+  if (z_hi <= zs_lo || z_lo >= zs_hi)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "no detector row sees the volume: it spans z %g to %g mm (offset "
+        "%g mm), the rows of the helical scan see z %g to %g mm (detector "
+        "from %g to %g mm, offset %g mm; the source from z 0 to %g mm, "
+        "pitch %g mm a rotation of %u views)", z_lo, z_hi, g->offset_z,
+        zs_lo, zs_hi, t_lo, t_hi, g->offset_v, z_last, g->helical_pitch,
+        g->n_views);
   return CQ_OK;
 }
 
-CqStatus
-cq_sf_geometry_check (const CqSfGeometry * g, CqError * err)
+/* The geometry's own checks, the views' up to z_last. */
+static CqStatus
+geometry_check (const CqSfGeometry * g, double z_last, CqError * err)
 {
   double half_x, half_y, radius;
 
@@ -107,6 +120,10 @@ cq_sf_geometry_check (const CqSfGeometry * g, CqError * err)
   if (g->direction != 1 && g->direction != -1)
     return cq_error_set (err, CQ_ERROR_INVALID,
         "rotation direction %d is not +1 or -1", g->direction);
+  if (!(g->helical_pitch >= 0) || isinf (g->helical_pitch))
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "helical pitch %g mm a rotation must be finite and >= 0 (0: a "
+        "circular orbit)", g->helical_pitch);
   if (!(g->sod > 0) || !(g->sdd > g->sod))
     return cq_error_set (err, CQ_ERROR_INVALID,
         "source-detector distance %g mm must exceed the source-origin "
@@ -119,7 +136,25 @@ cq_sf_geometry_check (const CqSfGeometry * g, CqError * err)
         "the source at %g mm from the axis is inside the volume's bounding "
         "cylinder of radius %g mm (%ux%u voxels of %g mm, offset %g, %g)",
         g->sod, radius, g->nx, g->ny, g->dx, g->offset_x, g->offset_y);
-  return geometry_check_view (g, err);
+  return geometry_check_view (g, z_last, err);
+}
+
+CqStatus
+cq_sf_geometry_check (const CqSfGeometry * g, CqError * err)
+{
+  return cq_sf_geometry_check_scan (g, (uint64_t) UINT_MAX + 1, err);
+}
+
+CqStatus
+cq_sf_geometry_check_scan (const CqSfGeometry * g, uint64_t n_frames,
+    CqError * err)
+{
+  const uint64_t last = n_frames > 0 ? n_frames - 1 : 0;
+
+  /* the pitch and n_views are checked before z_last matters */
+  return geometry_check (g, g->n_views > 0 && g->helical_pitch > 0 ?
+      cq_sf_source_z (g, last > UINT_MAX ? UINT_MAX : (unsigned) last) : 0,
+      err);
 }
 
 double
@@ -127,6 +162,23 @@ cq_sf_view_angle (const CqSfGeometry * g, unsigned view)
 {
   return g->start_angle +
       g->direction * 2.0 * M_PI * (double) (view % g->n_views) / g->n_views;
+}
+
+double
+cq_sf_source_z (const CqSfGeometry * g, unsigned view)
+{
+  return g->helical_pitch * view / g->n_views;
+}
+
+CqStatus
+cq_sf_view_range_check (const CqSfGeometry * g, unsigned first, unsigned n,
+    CqError * err)
+{
+  if (g->helical_pitch > 0 && n > 0 && first > UINT_MAX - (n - 1))
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "views %u and %u after it: a helical orbit's view index ends at "
+        "%u", first, n - 1, UINT_MAX);
+  return CQ_OK;
 }
 
 /* The centre of cell i of n cells of size d, the middle one at o. */
@@ -302,12 +354,13 @@ column_footprint (const CqSfGeometry * g, double beta, unsigned i,
   return *u0 <= *u1;
 }
 
-/* F2 of voxel k of a column at depth qc, over cells [*v0, *v1]. */
+/* F2 of voxel k of a column at depth qc, over cells [*v0, *v1], in a view
+ * whose source is at z = zs. */
 static void
-voxel_footprint (const CqSfGeometry * g, double qc, unsigned k, double *f2,
-    int *v0, int *v1)
+voxel_footprint (const CqSfGeometry * g, double qc, double zs, unsigned k,
+    double *f2, int *v0, int *v1)
 {
-  const double mag = g->sdd / (g->sod - qc), zc = cq_sf_voxel_z (g, k);
+  const double mag = g->sdd / (g->sod - qc), zc = cq_sf_voxel_z (g, k) - zs;
   const double tm = mag * (zc - g->dz / 2), tp = mag * (zc + g->dz / 2);
   int v;
 
@@ -325,6 +378,7 @@ project_view (const CqSfGeometry * g, const double *vol, unsigned view,
     double *proj, Scratch * sc)
 {
   const double beta = cq_sf_view_angle (g, view);
+  const double zs = cq_sf_source_z (g, view);
   unsigned i, j, k;
   int u, v, u0, u1, v0, v1;
 
@@ -340,7 +394,7 @@ project_view (const CqSfGeometry * g, const double *vol, unsigned view,
 
         if (f == 0.0)
           continue;
-        voxel_footprint (g, qc, k, sc->f2, &v0, &v1);
+        voxel_footprint (g, qc, zs, k, sc->f2, &v0, &v1);
         for (v = v0; v <= v1; v++) {
           double fv = f * lphi * sc->f2[v - v0];
           double *row = proj + (size_t) v * g->nu;
@@ -368,6 +422,7 @@ backproject_rows (const CqSfGeometry * g, const double *scaled,
 
   for (n = 0; n < n_views; n++) {
     const double beta = cq_sf_view_angle (g, first_view + n);
+    const double zs = cq_sf_source_z (g, first_view + n);
     const double *proj = scaled + (size_t) n * g->nu * g->nv;
 
     for (j = j0; j < j1; j++)
@@ -380,7 +435,7 @@ backproject_rows (const CqSfGeometry * g, const double *scaled,
         for (k = 0; k < g->nz; k++) {
           double acc = 0.0;
 
-          voxel_footprint (g, qc, k, sc->f2, &v0, &v1);
+          voxel_footprint (g, qc, zs, k, sc->f2, &v0, &v1);
           for (v = v0; v <= v1; v++) {
             const double *row = proj + (size_t) v * g->nu;
             double su = 0.0;
@@ -480,7 +535,8 @@ cq_sf_project_cpu (const CqSfGeometry * g, const double *volume,
     unsigned first_view, unsigned n_views, double *proj, unsigned n_threads,
     CqError * err)
 {
-  if (cq_sf_geometry_check (g, err) != CQ_OK)
+  if (cq_sf_geometry_check (g, err) != CQ_OK
+      || cq_sf_view_range_check (g, first_view, n_views, err) != CQ_OK)
     return CQ_ERROR_INVALID;
   return run_jobs (g, volume, first_view, n_views, proj, n_threads, 0, err);
 }
@@ -495,7 +551,8 @@ cq_sf_backproject_cpu (const CqSfGeometry * g, const double *proj,
   CqStatus ret;
   unsigned n, u, v;
 
-  if (cq_sf_geometry_check (g, err) != CQ_OK)
+  if (cq_sf_geometry_check (g, err) != CQ_OK
+      || cq_sf_view_range_check (g, first_view, n_views, err) != CQ_OK)
     return CQ_ERROR_INVALID;
   scaled = malloc (sizeof (double) * cells * n_views);
   if (!scaled)

@@ -5,9 +5,9 @@
  * contiguous, what the projector's lanes read together); projections and
  * the backprojected volume are linear device memory in the API's layouts.
  * A batch of views is one launch per primary direction; the geometry goes
- * to the kernels by value, the views' cos/sin and launch order through
- * small device arrays of the context, so contexts on other streams never
- * share them.
+ * to the kernels by value, the views' cos/sin, axial offsets (a helical
+ * orbit's source z) and launch order through small device arrays of the
+ * context, so contexts on other streams never share them.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -32,8 +32,10 @@ struct CqSfCuda
   float *vol;                   /* backprojection */
   cq::SfConst k;                /* the geometry as the kernels see it */
   float2 *views;                /* (cos β, sin β) of the batch's views */
+  float *zlvs;                  /* their axial offsets (SfConst::zlvs) */
   int *slots;                   /* projector launch order: x-major first */
-  float2 *views_host;           /* staging of the two above */
+  float2 *views_host;           /* staging of the three above */
+  float *zlvs_host;
   int *slots_host;
   unsigned cells;               /* the most cells a footprint touches */
   unsigned proj_rows;           /* detector rows a projector lane */
@@ -152,6 +154,7 @@ cq_sf_cuda_free (CqSfCuda * cu)
   if (!cu)
     return;
   free (cu->views_host);
+  free (cu->zlvs_host);
   free (cu->slots_host);
   cq_cuda_object_free (cu,[cu]() {
         cudaFree (cu->volz);
@@ -159,6 +162,7 @@ cq_sf_cuda_free (CqSfCuda * cu)
         cudaFree (cu->scaled);
         cudaFree (cu->vol);
         cudaFree (cu->views);
+        cudaFree (cu->zlvs);
         cudaFree (cu->slots);
         cudaFree (cu->pixels);
         cudaFree (cu->groups);
@@ -218,8 +222,9 @@ cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
   k->nv = (int) g->nv;
   k->bpitch = (int) g->nu + cq::kSfBackPad;
   cu->views_host = (float2 *) malloc (cq::kSfMaxViews * sizeof (float2));
+  cu->zlvs_host = (float *) malloc (cq::kSfMaxViews * sizeof (float));
   cu->slots_host = (int *) malloc (cq::kSfMaxViews * sizeof (int));
-  if (!cu->views_host || !cu->slots_host) {
+  if (!cu->views_host || !cu->zlvs_host || !cu->slots_host) {
     cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "out of host memory");
     cq_sf_cuda_free (cu);
     return NULL;
@@ -235,6 +240,8 @@ cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
     what = "cannot allocate the views";
     e = cudaMalloc ((void **) &cu->views, cq::kSfMaxViews * sizeof (float2));
   }
+  if (e == cudaSuccess)
+    e = cudaMalloc ((void **) &cu->zlvs, cq::kSfMaxViews * sizeof (float));
   if (e == cudaSuccess)
     e = cudaMalloc ((void **) &cu->slots, cq::kSfMaxViews * sizeof (int));
   if (e == cudaSuccess) {
@@ -281,6 +288,7 @@ cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
     cq_sf_cuda_free (cu);
     return NULL;
   }
+  k->zlvs = cu->zlvs;
   return cu;
 }
 
@@ -314,10 +322,12 @@ cq_sf_cuda_set_volume (CqSfCuda * cu, const float *volume, CqError * err)
   return CQ_OK;
 }
 
-/* Puts views [first, first + n) of the batch on the device; for the
- * projector also the launch order: x-major views first (*n_x of them).
- * Copies from pageable memory are staged before the call returns, so the
- * host arrays may be refilled for the next batch at once. */
+/* Puts views [first, first + n) of the batch on the device: (cos β, sin β)
+ * and the axial offset zl0 / dv, zl0 the lower edge of slice 0 less the
+ * source's z (in double, rounded once: the same float in both kernels);
+ * for the projector also the launch order: x-major views first (*n_x of
+ * them). Copies from pageable memory are staged before the call returns,
+ * so the host arrays may be refilled for the next batch at once. */
 static CqStatus
 set_views (CqSfCuda * cu, unsigned first, unsigned n, unsigned *n_x,
     CqError * err)
@@ -328,6 +338,8 @@ set_views (CqSfCuda * cu, unsigned first, unsigned n, unsigned *n_x,
     double b = cq_sf_view_angle (&cu->g, first + i);
 
     cu->views_host[i] = make_float2 ((float) cos (b), (float) sin (b));
+    cu->zlvs_host[i] = (float) ((cq_sf_voxel_z (&cu->g, 0) - cu->g.dz / 2 -
+            cq_sf_source_z (&cu->g, first + i)) / cu->g.dv);
   }
   /* rays run along (sin β, −cos β): x-major where |sin β| ≥ |cos β| */
   for (i = 0; i < n; i++)
@@ -340,20 +352,22 @@ set_views (CqSfCuda * cu, unsigned first, unsigned n, unsigned *n_x,
   CQ_CUDA_TRY (cudaMemcpyAsync (cu->views, cu->views_host,
           n * sizeof (float2), cudaMemcpyHostToDevice, cu->stream), err,
       "cannot set the views");
+  CQ_CUDA_TRY (cudaMemcpyAsync (cu->zlvs, cu->zlvs_host, n * sizeof (float),
+          cudaMemcpyHostToDevice, cu->stream), err, "cannot set the views");
   CQ_CUDA_TRY (cudaMemcpyAsync (cu->slots, cu->slots_host, n * sizeof (int),
           cudaMemcpyHostToDevice, cu->stream), err, "cannot set the views");
   return CQ_OK;
 }
 
 static CqStatus
-check_views (CqSfCuda * cu, unsigned n, CqError * err)
+check_views (CqSfCuda * cu, unsigned first, unsigned n, CqError * err)
 {
   if (n == 0 || n > cu->g.n_views || n > (unsigned) cq::kSfMaxViews)
     return cq_error_set (err, CQ_ERROR_INVALID,
         "%u views asked, 1 to %u possible", n,
         cu->g.n_views < (unsigned) cq::kSfMaxViews ? cu->g.n_views :
         (unsigned) cq::kSfMaxViews);
-  return CQ_OK;
+  return cq_sf_view_range_check (&cu->g, first, n, err);
 }
 
 /* Enqueues the projection of views [first, first + n) into cu->proj, x-
@@ -367,9 +381,14 @@ launch_project (CqSfCuda * cu, unsigned n, unsigned n_x)
   const dim3 grid ((cu->g.nu + cq::kSfStrip - 1) / cq::kSfStrip,
       (cu->g.nv + rows - 1) / rows, n);
 
-  cq::sf_project_kernel < ROWS ><<<grid, cq::kSfProjThreads, 0,
-      cu->stream>>> (cu->k, cu->views, cu->slots, cu->volz, (int) n_x,
-      cu->proj_window, cu->proj);
+  if (cu->g.helical_pitch > 0)
+    cq::sf_project_kernel < ROWS, true ><<<grid, cq::kSfProjThreads, 0,
+        cu->stream>>> (cu->k, cu->views, cu->slots, cu->volz, (int) n_x,
+        cu->proj_window, cu->proj);
+  else
+    cq::sf_project_kernel < ROWS, false ><<<grid, cq::kSfProjThreads, 0,
+        cu->stream>>> (cu->k, cu->views, cu->slots, cu->volz, (int) n_x,
+        cu->proj_window, cu->proj);
 }
 
 static CqStatus
@@ -453,7 +472,7 @@ cq_sf_cuda_project (CqSfCuda * cu, unsigned first_view, unsigned n_views,
 {
   CqStatus ret;
 
-  if (check_views (cu, n_views, err) != CQ_OK)
+  if (check_views (cu, first_view, n_views, err) != CQ_OK)
     return CQ_ERROR_INVALID;
   CQ_CUDA_ENTER (cu->target, err);
   ret = enqueue_project (cu, first_view, n_views, err);
@@ -471,7 +490,7 @@ extern "C" CqStatus
 cq_sf_cuda_project_keep (CqSfCuda * cu, unsigned first_view,
     unsigned n_views, CqError * err)
 {
-  if (check_views (cu, n_views, err) != CQ_OK)
+  if (check_views (cu, first_view, n_views, err) != CQ_OK)
     return CQ_ERROR_INVALID;
   CQ_CUDA_ENTER (cu->target, err);
   return enqueue_project (cu, first_view, n_views, err);
@@ -536,7 +555,7 @@ cq_sf_cuda_backproject (CqSfCuda * cu, const float *proj,
 {
   CqStatus ret;
 
-  if (check_views (cu, n_views, err) != CQ_OK)
+  if (check_views (cu, first_view, n_views, err) != CQ_OK)
     return CQ_ERROR_INVALID;
   CQ_CUDA_ENTER (cu->target, err);
   CQ_CUDA_TRY (cudaMemcpyAsync (cu->proj, proj, sizeof (float) * n_views *
@@ -561,7 +580,7 @@ cq_sf_cuda_time (CqSfCuda * cu, int backproject, unsigned iterations,
   float total = 0;
   CqStatus ret;
 
-  if (check_views (cu, n, err) != CQ_OK)
+  if (check_views (cu, 0, n, err) != CQ_OK)
     return CQ_ERROR_INVALID;
   CQ_CUDA_ENTER (cu->target, err);
   /* a warm-up, then the runs back to back (views' uploads included) */
@@ -598,7 +617,7 @@ extern "C" CqStatus
 cq_sf_cuda_backproject_keep (CqSfCuda * cu, unsigned first_view,
     unsigned n_views, CqError * err)
 {
-  if (check_views (cu, n_views, err) != CQ_OK)
+  if (check_views (cu, first_view, n_views, err) != CQ_OK)
     return CQ_ERROR_INVALID;
   CQ_CUDA_ENTER (cu->target, err);
   return enqueue_backproject (cu, first_view, n_views, err);

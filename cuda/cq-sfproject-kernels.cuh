@@ -27,13 +27,16 @@ struct SfConst
   /* the axial map in detector rows, counted from row rc's lower edge:
    * slice edge k of a column at magnification m lies at
    * k · (m · dz/dv) + (m · zl0 − vc) / dv, zl0 the lower edge of slice 0
-   * and vc that of row rc */
+   * less the view's source z (a helical orbit's; 0 on a circle) and vc
+   * the lower edge of row rc */
   float dzv, zlv, vcv;          /* dz / dv, zl0 / dv, vc / dv */
   int rc;                       /* the row whose lower edge is 0 (nv / 2) */
   int nx, ny, nz, nu, nv;
   /* floats a row of the backprojector's scaled projections: nu and
    * kSfBackPad zeros, so that a column's CELLS loads need no clamping */
   int bpitch;
+  const float *zlvs;            /* zl0 / dv of each launch view (device):
+                                 * a helical orbit's differ from zlv */
 };
 
 constexpr int kSfBackPad = 4;   /* the most F1 registers a backprojector lane */
@@ -41,8 +44,8 @@ constexpr int kSfBackPad = 4;   /* the most F1 registers a backprojector lane */
 /* The geometry and the views belong to one context (several may run at
  * once on different streams): the geometry goes to every kernel by value
  * (it lands in the kernel's parameter bank, as fast as constant memory),
- * the views' (cos β, sin β) and the projector's launch order through
- * small device arrays of the context. */
+ * the views' (cos β, sin β), axial offsets (zlvs) and the projector's
+ * launch order through small device arrays of the context. */
 
 /* A voxel column's footprint in one view: sorted τ, depth q_c, l_φ0. */
 struct SfColumn
@@ -133,13 +136,14 @@ struct SfAxial
   float a, b;
 };
 
+/* ... in a view whose zl0 / dv is zl. */
 __device__ __forceinline__ SfAxial
-sf_axial (const SfConst & sf, float mag)
+sf_axial (const SfConst & sf, float mag, float zl)
 {
   SfAxial ax;
 
   ax.b = __fmul_rn (mag, sf.dzv);
-  ax.a = __fsub_rn (__fmul_rn (mag, sf.zlv), sf.vcv);
+  ax.a = __fsub_rn (__fmul_rn (mag, zl), sf.vcv);
   return ax;
 }
 
@@ -317,7 +321,7 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
           const SfColumn col = sf_column (sf, xc, yc, c, sn);
 
           valid = col.t3 > sa && col.t0 < sb;
-          ax = sf_axial (sf, col.mag);
+          ax = sf_axial (sf, col.mag, sf.zlv);
 #pragma unroll
           for (int m = 0; m < kSfStrip; m++)
             w[m] = u_first + m < u_end ? __fmul_rn (col.lphi,
@@ -453,8 +457,11 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
 }
 
 /* Launch views [0, n_x) of the batch's order run mostly along x, the rest
- * along y: one launch for both, so neither leaves a tail of its own. */
-template < int ROWS > __global__ void
+ * along y: one launch for both, so neither leaves a tail of its own.
+ * HELICAL: each view has an axial offset of its own (zlvs), put in the
+ * block's copy of the geometry; a circular orbit's are all zlv, and its
+ * code stays as it was. */
+template < int ROWS, bool HELICAL > __global__ void
 __launch_bounds__ (kSfProjThreads)
 sf_project_kernel (const SfConst sf, const float2 * __restrict__ views,
     const int *__restrict__ slots, const float *__restrict__ volz, int n_x,
@@ -463,12 +470,15 @@ sf_project_kernel (const SfConst sf, const float2 * __restrict__ views,
   __shared__ SfProjShared < ROWS > sh;
   const int slot = __ldg (slots + blockIdx.z);
   const float2 cs = __ldg (views + slot);
+  SfConst sv = sf;
 
+  if (HELICAL)
+    sv.zlv = __ldg (sf.zlvs + slot);
   if ((int) blockIdx.z < n_x)
-    sf_project_block < true, ROWS > (sf, cs.x, cs.y, slot, volz, proj, sh,
+    sf_project_block < true, ROWS > (sv, cs.x, cs.y, slot, volz, proj, sh,
         window);
   else
-    sf_project_block < false, ROWS > (sf, cs.x, cs.y, slot, volz, proj, sh,
+    sf_project_block < false, ROWS > (sv, cs.x, cs.y, slot, volz, proj, sh,
         window);
 }
 
@@ -623,7 +633,7 @@ sf_back_view (const SfConst & sf, const float2 * __restrict__ views,
   const SfColumn col = sf_column (sf, xc, yc, cs.x, cs.y);
 
   bv.lphi = col.lphi;
-  bv.ax = sf_axial (sf, col.mag);
+  bv.ax = sf_axial (sf, col.mag, __ldg (sf.zlvs + view));
   bv.hit = sf_column_cells (sf, col, bv.u0, bv.u1, bv.f1);
 }
 
@@ -854,7 +864,7 @@ sf_backproject_walk_kernel (const SfConst sf,
   for (int view = 0; view < n_views; view++) {
     const float2 cs = __ldg (views + view);
     const SfColumn col = sf_column (sf, xc, yc, cs.x, cs.y);
-    const SfAxial ax = sf_axial (sf, col.mag);
+    const SfAxial ax = sf_axial (sf, col.mag, __ldg (sf.zlvs + view));
     const float *p = proj + (size_t) view * sf.nv * sf.bpitch;
     float f1[CELLS], x_lo, x_hi, r_lo, pr;
     int u0, u1, r;

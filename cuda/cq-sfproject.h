@@ -7,8 +7,10 @@
  * source around it: p = x cos β + y sin β, q = −x sin β + y cos β, the source
  * at q = R (R = source-origin distance), the flat detector at q = R − D
  * (D = source-detector distance), detector coordinate s along p and t along
- * z, both measured on the detector. Volumes are x fastest, then y, then z;
- * projections u (s) fastest, then v (t), then view.
+ * z, both measured on the detector; on a helical orbit the source and the
+ * detector rise along z from view to view (cq_sf_source_z). Volumes are x
+ * fastest, then y, then z; projections u (s) fastest, then v (t), then
+ * view.
  *
  * This file holds the CPU implementation in double precision (voxel-driven,
  * Long 2010's splatting form), the oracle for the GPU kernels.
@@ -43,6 +45,11 @@ typedef struct
   unsigned n_views;
   double start_angle;
   int direction;
+  /* helical orbit: the source, and the detector with it, advances
+   * helical_pitch mm along +z per rotation: view k (no wrapping: views
+   * past n_views go on along the helix) sits at z = pitch · k / n_views,
+   * view 0 at z = 0 (cq_sf_source_z). 0 = circular; finite and >= 0. */
+  double helical_pitch;
   /* field-of-view mask: voxel columns whose centre lies outside the
    * cylinder every view sees (cq_sf_fov_radius) are zero in both
    * directions: neither projected nor backprojected into */
@@ -50,9 +57,17 @@ typedef struct
 } CqSfGeometry;
 
 /* An impossible geometry (D ≤ R, the source inside the volume's bounding
- * cylinder, no views, an empty volume or detector, non-positive sizes) is
- * CQ_ERROR_INVALID with a message naming the values. */
+ * cylinder, no views, an empty volume or detector, non-positive sizes, a
+ * negative or non-finite helical pitch, a volume that no view sees) is
+ * CQ_ERROR_INVALID with a message naming the values. A helical orbit
+ * counts every view index (0 to 4294967295) as a view. */
 CqStatus cq_sf_geometry_check (const CqSfGeometry * g, CqError * err);
+
+/* cq_sf_geometry_check for a scan of views [0, n_frames) (n_frames >= 1):
+ * a helical orbit whose rows have not reached the volume by view
+ * n_frames − 1 is refused too, naming the z the scan covers. */
+CqStatus cq_sf_geometry_check_scan (const CqSfGeometry * g,
+    uint64_t n_frames, CqError * err);
 
 /* The radius of the cylinder around the rotation axis that every view
  * sees whole: the fan's edge rays pass the axis at R·s/√(s² + D²) for the
@@ -64,8 +79,20 @@ double cq_sf_fov_radius (const CqSfGeometry * g);
  * mask, else when its centre lies within cq_sf_fov_radius of the axis. */
 int cq_sf_column_in_fov (const CqSfGeometry * g, unsigned i, unsigned j);
 
-/* β of view (any index: views wrap around the rotation). */
+/* β of view (any index: the angle wraps around the rotation, for a
+ * helical orbit too). */
 double cq_sf_view_angle (const CqSfGeometry * g, unsigned view);
+
+/* Views [first_view, first_view + n_views) of a helical orbit must not
+ * pass the last view index, 4294967295 (they would wrap back to z = 0):
+ * CQ_ERROR_INVALID naming them. Any range of a circular orbit is fine. */
+CqStatus cq_sf_view_range_check (const CqSfGeometry * g, unsigned first_view,
+    unsigned n_views, CqError * err);
+
+/* z of the source (and of the detector's centre, offset_v aside) in view,
+ * mm: helical_pitch · view / n_views, 0 for a circular orbit. The view
+ * sees the volume as a circular one sees it lowered by that much. */
+double cq_sf_source_z (const CqSfGeometry * g, unsigned view);
 
 /* Centres of voxel column i / row j / slice k and of detector cell u / v. */
 double cq_sf_voxel_x (const CqSfGeometry * g, unsigned i);
@@ -97,7 +124,9 @@ double cq_sf_amplitude_theta (const CqSfGeometry * g, double s, double t);
 /* ---- CPU projector / backprojector, double precision ---- */
 
 /* proj[view][v][u] for views [first_view, first_view + n_views) (indices
- * wrap); volume nx·ny·nz. n_threads 0 = one per online CPU. */
+ * wrap around the rotation; on a helical orbit they go on along the helix
+ * and first_view + n_views − 1 must not pass 4294967295); volume
+ * nx·ny·nz. n_threads 0 = one per online CPU. */
 CqStatus cq_sf_project_cpu (const CqSfGeometry * g, const double *volume,
     unsigned first_view, unsigned n_views, double *proj, unsigned n_threads,
     CqError * err);
@@ -126,8 +155,9 @@ CqSfCuda *cq_sf_cuda_new_for (const CqCudaTarget * target,
 /* The volume to project (nx·ny·nz floats, x fastest) into the texture. */
 CqStatus cq_sf_cuda_set_volume (CqSfCuda * cuda, const float *volume,
     CqError * err);
-/* Projects views [first_view, first_view + n_views) (indices wrap;
- * n_views <= the geometry's) and copies them to proj on the host. */
+/* Projects views [first_view, first_view + n_views) (indices as for
+ * cq_sf_project_cpu; n_views <= the geometry's) and copies them to proj on
+ * the host. */
 CqStatus cq_sf_cuda_project (CqSfCuda * cuda, unsigned first_view,
     unsigned n_views, float *proj, CqError * err);
 /* How line integrals become detector pixels (cudasfproject's formats):

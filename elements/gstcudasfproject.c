@@ -7,7 +7,8 @@
  * @title: cudasfproject
  *
  * A live cone-beam CT detector: one frame per view, view after view,
- * rotation after rotation, projected from a phantom or a volume file by the
+ * rotation after rotation (on a circle, or on a helix: helical-pitch),
+ * projected from a phantom or a volume file by the
  * Separable Footprint projector (SF-TR, A2) on the GPU, or on the CPU where
  * no GPU is usable. Frames are detector counts I = I0·exp(−∫μ) (optionally
  * with Poisson noise and Gaussian electronic noise, drawn where the frames
@@ -83,6 +84,7 @@ enum
   PROP_VOLUME_OFFSET_X,
   PROP_VOLUME_OFFSET_Y,
   PROP_VOLUME_OFFSET_Z,
+  PROP_HELICAL_PITCH,
   PROP_FOV_MASK,
   PROP_IS_LIVE,
   PROP_BACKEND,
@@ -103,6 +105,7 @@ enum
 #define DEFAULT_SDD 1000.0
 #define DEFAULT_SOD 500.0
 #define DEFAULT_VIEWS 360
+#define MAX_HELICAL_PITCH 1e4   /* mm a rotation */
 /* views projected together: one launch (or one CPU call) a batch */
 #define BATCH_VIEWS 16
 
@@ -290,6 +293,21 @@ static const GstCudaSfProjectGeometryProp geometry_props[] = {
   GEOMETRY_DOUBLE ("volume-offset-z",
       "Volume centre along z from the central ray, in mm", -1e6, 1e6, 0.0,
       offset_z),
+  /**
+   * GstCudaSfProject:helical-pitch:
+   *
+   * Table feed of a helical orbit in mm a rotation: the source, and the
+   * detector with it, rises helical-pitch mm along +z every `views` frames,
+   * frame f at z = helical-pitch · f / views (frame 0 at z = 0, where
+   * volume-offset-z is counted from), so frames past the first rotation
+   * are new views and `num-buffers` decides how far the scan goes. 0 is a
+   * circular orbit, whose rotations repeat. A scan (of `num-buffers`
+   * frames, when set) whose rows never reach the volume is an error at
+   * start.
+   */
+  GEOMETRY_DOUBLE ("helical-pitch",
+      "Helical orbit: mm the source rises along z a rotation (0 = circular)",
+      0.0, MAX_HELICAL_PITCH, 0.0, helical_pitch),
   /**
    * GstCudaSfProject:fov-mask:
    *
@@ -766,7 +784,10 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   gint device_id;
   gsize n, i, cells;
   gdouble max_value = 0, diag;
+  gint num_buffers;
 
+  /* a bounded helical scan must reach the volume with its frames */
+  g_object_get (self, "num-buffers", &num_buffers, NULL);
   GST_OBJECT_LOCK (self);
   self->g = self->geometry;
   self->active_output = self->output;
@@ -781,7 +802,8 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   device_id = self->cuda_device_id;
   GST_OBJECT_UNLOCK (self);
 
-  if (cq_sf_geometry_check (&self->g, &err) != CQ_OK)
+  if (cq_sf_geometry_check_scan (&self->g, num_buffers > 0 ?
+          (guint64) num_buffers : (guint64) G_MAXUINT + 1, &err) != CQ_OK)
     goto bad_geometry;
   n = (gsize) self->g.nx * self->g.ny * self->g.nz;
   cells = (gsize) self->g.nu * self->g.nv;
@@ -836,8 +858,9 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   self->frame = 0;
   g_free (location);
   GST_INFO_OBJECT (self, "projecting %ux%ux%u voxels onto %ux%u cells, %u "
-      "views, on %s", self->g.nx, self->g.ny, self->g.nz, self->g.nu,
-      self->g.nv, self->g.n_views, gst_cuda_qa_device_name (self->dev));
+      "views a rotation, helical pitch %g mm, on %s", self->g.nx, self->g.ny,
+      self->g.nz, self->g.nu, self->g.nv, self->g.n_views,
+      self->g.helical_pitch, gst_cuda_qa_device_name (self->dev));
   return TRUE;
 
   /* ERRORS */
@@ -912,6 +935,10 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
   const CqSfGeometry *g = &self->g;
   const guint view = (guint) (self->frame % g->n_views);
+  /* a helical orbit's frames are views of their own (the source rises
+   * along z), a circular orbit's repeat every rotation */
+  const gboolean helical = g->helical_pitch > 0;
+  const guint index = helical ? (guint) self->frame : view;
   const gboolean gray8 = GST_VIDEO_INFO_FORMAT (&self->info) ==
       GST_VIDEO_FORMAT_GRAY8;
   const gdouble levels = gray8 ? 255.0 : 65535.0;
@@ -930,15 +957,20 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
   gint fps_n = GST_VIDEO_INFO_FPS_N (&self->info);
   gint fps_d = GST_VIDEO_INFO_FPS_D (&self->info);
 
-  if (view < self->batch_first || view >= self->batch_first + self->batch_count) {
+  if (helical && self->frame > G_MAXUINT)
+    goto helix_ended;
+  if (index < self->batch_first
+      || index - self->batch_first >= self->batch_count) {
     guint count = MIN (BATCH_VIEWS, g->n_views - view);
 
-    if (!gst_cuda_sf_project_compute (self, view, count, &err))
+    if (helical)
+      count = (guint) MIN (count, (guint64) G_MAXUINT - index + 1);
+    if (!gst_cuda_sf_project_compute (self, index, count, &err))
       goto compute_failed;
-    self->batch_first = view;
+    self->batch_first = index;
     self->batch_count = count;
   }
-  li = self->batch + (gsize) (view - self->batch_first) * g->nu * g->nv;
+  li = self->batch + (gsize) (index - self->batch_first) * g->nu * g->nv;
 
   /* how a pixel value turns back into a line integral of mu: counts,
    * ∫μ = ln (value-scale / pixel), value-scale = the pixel value of I0
@@ -966,7 +998,7 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
       ok = gst_video_frame_map (&frame, &self->info, buf, GST_MAP_WRITE);
     if (!ok)
       goto map_failed;
-    ok = cq_sf_cuda_pixels_noise (self->cuda, view - self->batch_first, &px,
+    ok = cq_sf_cuda_pixels_noise (self->cuda, index - self->batch_first, &px,
         &nz, GST_VIDEO_FRAME_PLANE_DATA (&frame, 0),
         GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), self->device_output,
         &err) == CQ_OK;
@@ -1003,6 +1035,8 @@ done:
       "view", G_TYPE_UINT, view,
       "rotation", G_TYPE_UINT64, self->frame / g->n_views,
       "angle", G_TYPE_DOUBLE, cq_sf_view_angle (g, view),
+      "source-z", G_TYPE_DOUBLE, cq_sf_source_z (g, index),
+      "helical-pitch", G_TYPE_DOUBLE, g->helical_pitch,
       "output", G_TYPE_STRING, counts ? "counts" : "line-integral",
       "value-scale", G_TYPE_DOUBLE, value_scale,
       "photons", G_TYPE_DOUBLE, I0,
@@ -1024,8 +1058,18 @@ done:
 compute_failed:
   {
     gst_cuda_qa_device_measure_error (self->dev, &err,
-        "Projection of views %u..", view);
+        "Projection of views %u..", index);
     return GST_FLOW_ERROR;
+  }
+helix_ended:
+  {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED,
+        ("Helical scan ended after %" G_GUINT64_FORMAT " views",
+            (guint64) G_MAXUINT + 1),
+        ("a helical orbit's view index ends at %u (the source at z %g mm); "
+            "set num-buffers to end the scan before", G_MAXUINT,
+            cq_sf_source_z (g, G_MAXUINT)));
+    return GST_FLOW_EOS;
   }
 map_failed:
   {

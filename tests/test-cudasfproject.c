@@ -126,7 +126,7 @@ GST_END_TEST;
 
 /* The small geometry's Shepp-Logan line integrals from the library. */
 static gdouble *
-library_projection (guint views, guint view)
+library_projection (guint views, guint view, gdouble pitch)
 {
   CqSfGeometry g;
   gsize n = 32 * 32 * 32, i;
@@ -144,6 +144,7 @@ library_projection (guint views, guint view)
   g.sdd = 400;
   g.n_views = views;
   g.direction = 1;
+  g.helical_pitch = pitch;
   cq_phantom_fill (CQ_PHANTOM_SHEPP_LOGAN, &g, f);
   for (i = 0; i < n; i++)
     vol[i] = f[i];
@@ -168,7 +169,7 @@ GST_START_TEST (test_frames_against_library)
     li = gst_harness_pull (h);
     cn = gst_harness_pull (hc);
   }
-  want = library_projection (8, 2);
+  want = library_projection (8, 2, 0);
   fail_unless (gst_structure_get_double (meta_of (li), "value-scale", &scale));
   for (v = 0; v < 40; v++)
     for (u = 0; u < 48; u++) {
@@ -187,6 +188,60 @@ GST_START_TEST (test_frames_against_library)
   gst_buffer_unref (cn);
   gst_harness_teardown (h);
   gst_harness_teardown (hc);
+}
+
+GST_END_TEST;
+
+/* A helical orbit, 8 mm a rotation of 8 views: frame 10 is view 10 of the
+ * helix (source at z = 10 mm, at the angle of frame 2), the library's
+ * projection; the meta carries the source's z. */
+GST_START_TEST (test_helical_frames)
+{
+  GstHarness *h = harness (SMALL "views=8 helical-pitch=8 "
+      "output=line-integral mu-scale=0.5", NULL);
+  GstBuffer *buf = NULL, *second = NULL;
+  gdouble *want, scale, z = -1, pitch = -1;
+  guint n, u, v, view, worst = 0;
+  GstMapInfo m1, m2;
+  gboolean same;
+
+  for (n = 0; n <= 10; n++) {
+    const GstStructure *s;
+
+    buf = gst_harness_pull (h);
+    s = meta_of (buf);
+    fail_unless (gst_structure_get_double (s, "source-z", &z));
+    fail_unless (gst_structure_get_double (s, "helical-pitch", &pitch));
+    fail_unless (gst_structure_get_uint (s, "view", &view));
+    fail_unless (fabs (z - n) < 1e-12 && pitch == 8 && view == n % 8,
+        "frame %u: z %g, pitch %g, view %u", n, z, pitch, view);
+    if (n == 2)
+      second = buf;
+    else if (n < 10)
+      gst_buffer_unref (buf);
+  }
+  want = library_projection (8, 10, 8);
+  fail_unless (gst_structure_get_double (meta_of (buf), "value-scale", &scale));
+  for (v = 0; v < 40; v++)
+    for (u = 0; u < 48; u++) {
+      gint d = (gint) pixel16 (buf, 96, u, v) -
+          (gint) floor (0.5 * want[v * 48 + u] / scale + 0.5);
+
+      worst = MAX (worst, (guint) ABS (d));
+    }
+  fail_unless (worst <= (g_str_equal (backend, "cpu") ? 0u : 1u),
+      "max difference %u levels", worst);
+  /* not the frame of the same angle one rotation lower */
+  gst_buffer_map (second, &m1, GST_MAP_READ);
+  gst_buffer_map (buf, &m2, GST_MAP_READ);
+  same = memcmp (m1.data, m2.data, m1.size) == 0;
+  gst_buffer_unmap (second, &m1);
+  gst_buffer_unmap (buf, &m2);
+  fail_if (same);
+  g_free (want);
+  gst_buffer_unref (second);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -376,6 +431,49 @@ GST_END_TEST;
 
 /* electronic-noise is a standard deviation: GLib refuses a negative one
  * (or NaN) through the property's range, naming the value. */
+/* helical-pitch: mm a rotation, 0 (circular, the default) to 1e4; GLib
+ * refuses a negative one through the range. */
+GST_START_TEST (test_helical_pitch_range)
+{
+  GstElement *e = gst_element_factory_make ("cudasfproject", NULL);
+  GParamSpecDouble *ps = G_PARAM_SPEC_DOUBLE (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (e), "helical-pitch"));
+  gdouble pitch;
+
+  fail_unless (ps->minimum == 0 && ps->maximum == 1e4
+      && ps->default_value == 0);
+  g_object_set (e, "helical-pitch", 37.5, NULL);
+  g_object_get (e, "helical-pitch", &pitch, NULL);
+  fail_unless (pitch == 37.5);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* A helical scan that has not yet reached a volume above its rows sends
+ * frames of air (every cell I0); one whose num-buffers frames never reach
+ * it, or whose volume lies below the first view's rows, does not start. */
+GST_START_TEST (test_helical_out_of_view)
+{
+  GstHarness *h = harness (SMALL "helical-pitch=4 volume-offset-z=300", NULL);
+  GstBuffer *buf = gst_harness_pull (h);
+  guint u, v, worst = 0;
+
+  for (v = 0; v < 40; v++)
+    for (u = 0; u < 48; u++)
+      worst = MAX (worst, (guint) ABS ((gint) pixel16 (buf, 96, u, v) - 50000));
+  fail_unless_equals_int (worst, 0);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+  expect_start_error (SMALL "helical-pitch=4 num-buffers=720 "
+      "volume-offset-z=300", "no detector row sees", "the source from z 0 "
+      "to 7.98889 mm");
+  expect_start_error (SMALL "helical-pitch=4 volume-offset-z=-300",
+      "no detector row sees", "helical");
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_electronic_noise_range)
 {
   GstElement *e = gst_element_factory_make ("cudasfproject", NULL);
@@ -782,6 +880,9 @@ cudasfproject_suite (void)
   tcase_add_test (tc, test_caps);
   tcase_add_test (tc, test_views_and_angles);
   tcase_add_test (tc, test_frames_against_library);
+  tcase_add_test (tc, test_helical_frames);
+  tcase_add_test (tc, test_helical_pitch_range);
+  tcase_add_test (tc, test_helical_out_of_view);
   tcase_add_test (tc, test_noise_determinism);
   tcase_add_test (tc, test_noise_per_rotation);
   tcase_add_test (tc, test_electronic_noise_range);

@@ -3,8 +3,9 @@
  * tests of the GPU pair (coupling within 1 +- 1e-6 for data in [0, 1) and
  * in [-1, 1)), on an asymmetric geometry and on the seed's case (256³, 64
  * views of 256²), with the field-of-view mask off and on (masked columns
- * exactly zero in both directions). Exits 77 where no CUDA device is
- * usable. `--quick` runs the small geometry only.
+ * exactly zero in both directions), and on helical orbits (a later
+ * rotation's views, the volume leaving the rows). Exits 77 where no CUDA
+ * device is usable. `--quick` runs the small geometry only.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -63,8 +64,10 @@ phantom (const CqSfGeometry * g, double *vol)
       }
 }
 
+/* Views [first, first + n_views) of the geometry (first past n_views: a
+ * helical orbit's later views). */
 static int
-check (const char *name, const CqSfGeometry * g)
+check (const char *name, const CqSfGeometry * g, unsigned first)
 {
   const size_t nvox = (size_t) g->nx * g->ny * g->nz;
   const size_t ncell = (size_t) g->nu * g->nv * g->n_views;
@@ -95,11 +98,12 @@ check (const char *name, const CqSfGeometry * g)
 
   cu = cq_sf_cuda_new (0, g, &err);
   if (!cu || cq_sf_cuda_set_volume (cu, fvol, &err) != CQ_OK
-      || cq_sf_cuda_project (cu, 0, g->n_views, gpu_proj, &err) != CQ_OK
-      || cq_sf_cuda_backproject (cu, pf, 0, g->n_views, gpu_back,
+      || cq_sf_cuda_project (cu, first, g->n_views, gpu_proj, &err) != CQ_OK
+      || cq_sf_cuda_backproject (cu, pf, first, g->n_views, gpu_back,
           &err) != CQ_OK
-      || cq_sf_project_cpu (g, vol, 0, g->n_views, cpu_proj, 0, &err) != CQ_OK
-      || cq_sf_backproject_cpu (g, pd, 0, g->n_views, cpu_back, 0,
+      || cq_sf_project_cpu (g, vol, first, g->n_views, cpu_proj, 0,
+          &err) != CQ_OK
+      || cq_sf_backproject_cpu (g, pd, first, g->n_views, cpu_back, 0,
           &err) != CQ_OK) {
     printf ("FAIL %s: %s\n", name, err.message);
     fail = 1;
@@ -126,8 +130,8 @@ check (const char *name, const CqSfGeometry * g)
   for (n = 0; n < ncell; n++)
     pf[n] = (float) signed_uniform ();
   if (cq_sf_cuda_set_volume (cu, fvol, &err) != CQ_OK
-      || cq_sf_cuda_project (cu, 0, g->n_views, gpu_proj, &err) != CQ_OK
-      || cq_sf_cuda_backproject (cu, pf, 0, g->n_views, gpu_back,
+      || cq_sf_cuda_project (cu, first, g->n_views, gpu_proj, &err) != CQ_OK
+      || cq_sf_cuda_backproject (cu, pf, first, g->n_views, gpu_back,
           &err) != CQ_OK) {
     printf ("FAIL %s: %s\n", name, err.message);
     fail = 1;
@@ -145,6 +149,10 @@ check (const char *name, const CqSfGeometry * g)
       "coupling %.9f, signed %.9f", fail ? "FAIL" : "ok", name,
       g->fov_mask ? " (fov mask)" : "", e_proj, e_back, coupling,
       coupling_signed);
+  if (g->helical_pitch > 0)
+    printf (", helical %g mm a rotation, views %u to %u (z %g to %g mm)",
+        g->helical_pitch, first, first + g->n_views - 1,
+        cq_sf_source_z (g, first), cq_sf_source_z (g, first + g->n_views - 1));
   if (g->fov_mask)
     printf (", radius %.3f mm, %u masked voxels, %u non-zero", 
         cq_sf_fov_radius (g), masked, leaks);
@@ -249,16 +257,28 @@ main (int argc, char **argv)
     }
     cq_sf_cuda_free (probe);
   }
-  fails += check ("asymmetric 40x36x28, 45 views of 72x50", &g);
+  fails += check ("asymmetric 40x36x28, 45 views of 72x50", &g, 0);
   g.fov_mask = 1;
-  fails += check ("asymmetric 40x36x28, 45 views of 72x50", &g);
+  fails += check ("asymmetric 40x36x28, 45 views of 72x50", &g, 0);
   g.fov_mask = 0;
+  /* helical: 12 mm a rotation, the second rotation's views (z 10.7 to
+   * 22.4 mm): the rows climb past the volume's top (z 18.8 mm), from 39
+   * to 21 of the 50 seeing it */
+  g.helical_pitch = 12;
+  fails += check ("asymmetric 40x36x28, helical, views 40 to 84", &g, 40);
+  g.helical_pitch = 0;
   fails += check_two_contexts (&g);
   if (!quick) {
     g = cq_test_seed_geometry (256, 64);
-    fails += check ("seed 256^3, 64 views of 256^2", &g);
+    fails += check ("seed 256^3, 64 views of 256^2", &g, 0);
     g.fov_mask = 1;
-    fails += check ("seed 256^3, 64 views of 256^2", &g);
+    fails += check ("seed 256^3, 64 views of 256^2", &g, 0);
+    /* helical, 160 mm a rotation: views 64 to 127, z 160 to 317.5 mm: the
+     * volume (z up to 128 mm) in 100 of the 256 rows at first, in none
+     * from about view 110 on */
+    g.fov_mask = 0;
+    g.helical_pitch = 160;
+    fails += check ("seed 256^3, helical, views 64 to 127", &g, 64);
     /* 3 cells a footprint and more: voxels larger than the cells */
     memset (&g, 0, sizeof (g));
     g.nx = 48;
@@ -274,7 +294,7 @@ main (int argc, char **argv)
     g.n_views = 30;
     g.direction = 1;
     fails += check ("wide footprints 48x40x36 (4 mm), 30 views of 150x130 "
-        "(1.5 mm)", &g);
+        "(1.5 mm)", &g, 0);
     /* many voxel columns a projector strip (several staging passes) */
     memset (&g, 0, sizeof (g));
     g.nx = g.ny = 160;
@@ -290,7 +310,7 @@ main (int argc, char **argv)
     g.start_angle = 0.2;
     g.direction = 1;
     fails += check ("narrow voxels 160x160x20 (0.25 mm), 24 views of 24x16 "
-        "(4 mm)", &g);
+        "(4 mm)", &g, 0);
   }
   return fails ? 1 : 0;
 }
