@@ -22,6 +22,13 @@ cq_cuda_device_count (CqError * err)
 }
 
 CqStatus
+cq_cuda_device_check (int device, CqError * err)
+{
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, "CUDA device %d cannot be "
+      "used: %s", device, NOT_BUILT);
+}
+
+CqStatus
 cq_cuda_device_describe (int device, char *buf, size_t len, CqError * err)
 {
   (void) device;

@@ -77,6 +77,21 @@ cq_cuda_device_count (CqError * err)
 }
 
 CqStatus
+cq_cuda_device_check (int device, CqError * err)
+{
+  cudaError_t e = cudaSetDevice (device);
+
+  /* the context is made on first use: a device that cannot be used
+   * (prohibited, taken in exclusive mode, broken) refuses it here */
+  if (e == cudaSuccess)
+    e = cudaFree (0);
+  if (e != cudaSuccess)
+    return cq_cuda_error_for (err, e, "CUDA device cannot be used",
+        "device %d", device);
+  return CQ_OK;
+}
+
+CqStatus
 cq_cuda_device_describe (int device, char *buf, size_t len, CqError * err)
 {
   cudaDeviceProp prop;

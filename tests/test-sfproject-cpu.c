@@ -879,6 +879,68 @@ GST_START_TEST (test_impossible_geometry)
 
 GST_END_TEST;
 
+/* ---- several devices and streaming (issue 12): the plain C parts ---- */
+
+/* Device lists: "", "all", numbers; what is wrong is named. */
+GST_START_TEST (test_parse_devices)
+{
+  int ids[CQ_CUDA_MAX_DEVICES];
+  unsigned n = 99;
+  CqError err;
+
+  fail_unless_equals_int (cq_cuda_parse_devices ("", 2, ids, &n, &err),
+      CQ_OK);
+  fail_unless_equals_int (n, 0);
+  fail_unless_equals_int (cq_cuda_parse_devices (NULL, 2, ids, &n, &err),
+      CQ_OK);
+  fail_unless_equals_int (n, 0);
+  fail_unless_equals_int (cq_cuda_parse_devices ("  ", 0, ids, &n, &err),
+      CQ_OK);
+  fail_unless_equals_int (n, 0);
+  fail_unless_equals_int (cq_cuda_parse_devices ("all", 3, ids, &n, &err),
+      CQ_OK);
+  fail_unless (n == 3 && ids[0] == 0 && ids[1] == 1 && ids[2] == 2);
+  fail_unless_equals_int (cq_cuda_parse_devices (" all ", 0, ids, &n, &err),
+      CQ_ERROR_NO_CUDA);
+  fail_unless_equals_int (cq_cuda_parse_devices ("1,0", 2, ids, &n, &err),
+      CQ_OK);
+  fail_unless (n == 2 && ids[0] == 1 && ids[1] == 0);
+  fail_unless_equals_int (cq_cuda_parse_devices (" 0 , 0 ", 1, ids, &n,
+          &err), CQ_OK);
+  fail_unless (n == 2 && ids[0] == 0 && ids[1] == 0);
+  /* a device that is not there: named, with how many there are */
+  fail_unless_equals_int (cq_cuda_parse_devices ("0,3", 2, ids, &n, &err),
+      CQ_ERROR_NO_CUDA);
+  fail_unless (strstr (err.message, "device 3") != NULL
+      && strstr (err.message, "2 CUDA devices are present") != NULL, "%s",
+      err.message);
+  fail_unless_equals_int (cq_cuda_parse_devices ("0", 0, ids, &n, &err),
+      CQ_ERROR_NO_CUDA);
+  fail_unless (strstr (err.message, "device 0") != NULL, "%s", err.message);
+  /* not numbers: the item named */
+  fail_unless_equals_int (cq_cuda_parse_devices ("0,x", 2, ids, &n, &err),
+      CQ_ERROR_INVALID);
+  fail_unless (strstr (err.message, "\"x\"") != NULL, "%s", err.message);
+  fail_unless_equals_int (cq_cuda_parse_devices ("0,,1", 2, ids, &n, &err),
+      CQ_ERROR_INVALID);
+  fail_unless_equals_int (cq_cuda_parse_devices ("-1", 2, ids, &n, &err),
+      CQ_ERROR_INVALID);
+  fail_unless (strstr (err.message, "\"-1\"") != NULL, "%s", err.message);
+  fail_unless_equals_int (cq_cuda_parse_devices ("1a", 2, ids, &n, &err),
+      CQ_ERROR_INVALID);
+  fail_unless_equals_int (cq_cuda_parse_devices ("all,0", 2, ids, &n, &err),
+      CQ_ERROR_INVALID);
+  fail_unless_equals_int (cq_cuda_parse_devices ("12345678901", 2, ids, &n,
+          &err), CQ_ERROR_INVALID);
+  fail_unless_equals_int (cq_cuda_parse_devices
+      ("0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0", 1, ids, &n, &err),
+      CQ_ERROR_INVALID);
+  fail_unless (strstr (err.message, "more than 16") != NULL, "%s",
+      err.message);
+}
+
+GST_END_TEST;
+
 static Suite *
 sfproject_cpu_suite (void)
 {
@@ -905,6 +967,7 @@ sfproject_cpu_suite (void)
   tcase_add_test (tc, test_ellipsoid_chords);
   tcase_add_test (tc, test_axial_identity);
   tcase_add_test (tc, test_impossible_geometry);
+  tcase_add_test (tc, test_parse_devices);
   return s;
 }
 
