@@ -191,6 +191,47 @@ cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
   return NULL;
 }
 
+CqSfCuda *
+cq_sf_cuda_new_multi (const CqCudaTarget * targets, unsigned n_targets,
+    const CqSfGeometry * g, const CqSfCudaOptions * options, CqError * err)
+{
+  (void) targets;
+  (void) n_targets;
+  (void) g;
+  (void) options;
+  cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+  return NULL;
+}
+
+unsigned
+cq_sf_cuda_n_devices (const CqSfCuda * cuda)
+{
+  (void) cuda;
+  return 0;
+}
+
+void
+cq_sf_cuda_describe (const CqSfCuda * cuda, char *buf, size_t len)
+{
+  (void) cuda;
+  if (len > 0)
+    buf[0] = '\0';
+}
+
+unsigned
+cq_sf_cuda_keep_views (const CqSfCuda * cuda)
+{
+  (void) cuda;
+  return 0;
+}
+
+unsigned
+cq_sf_cuda_batch_views (const CqSfCuda * cuda)
+{
+  (void) cuda;
+  return 0;
+}
+
 CqStatus
 cq_sf_cuda_set_volume (CqSfCuda * cuda, const float *volume, CqError * err)
 {
