@@ -64,6 +64,17 @@ cq_cuda_upload (int device, void *dev_dst, const void *src, size_t bytes,
   return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
 }
 
+CqStatus
+cq_cuda_download (int device, void *dst, const void *dev_src, size_t bytes,
+    CqError * err)
+{
+  (void) device;
+  (void) dst;
+  (void) dev_src;
+  (void) bytes;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
 int
 cq_cuda_is_pinned (const void *ptr)
 {

@@ -140,6 +140,18 @@ cq_cuda_upload (int device, void *dev_dst, const void *src, size_t bytes,
   return CQ_OK;
 }
 
+CqStatus
+cq_cuda_download (int device, void *dst, const void *dev_src, size_t bytes,
+    CqError * err)
+{
+  CQ_CUDA_TRY (cq_cuda_select (device), err, "cannot select the device");
+  /* after the device's work on any stream, which may have written it */
+  CQ_CUDA_TRY (cudaDeviceSynchronize (), err, "the device failed");
+  CQ_CUDA_TRY (cudaMemcpy (dst, dev_src, bytes, cudaMemcpyDeviceToHost), err,
+      "cannot copy from the device");
+  return CQ_OK;
+}
+
 int
 cq_cuda_is_pinned (const void *ptr)
 {
