@@ -640,7 +640,7 @@ launch_project (SfDev * d, const cq::SfConst & kk, const float *volz,
 #define CQ_SF_PROJECT(HELICAL, SLAB) \
   cq::sf_project_kernel < ROWS, HELICAL, SLAB ><<<grid, cq::kSfProjThreads, \
       0, d->stream>>> (kk, d->views, d->slots, volz, (int) n_x, \
-      d->proj_window, (int) row0, proj)
+      d->proj_window, (int) row0, (int) row1, proj)
   if (d->g->helical_pitch > 0 && slab)
     CQ_SF_PROJECT (true, true);
   else if (d->g->helical_pitch > 0)

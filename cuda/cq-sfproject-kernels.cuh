@@ -273,15 +273,19 @@ sf_voxel (const SfConst & sf, const float *__restrict__ vz, int k)
  * axial work once a column and row. The volume is read z-fastest (a
  * column's slices contiguous: the lanes of a warp read neighbouring
  * slices). A group's float sums go into double sums, so that thousands of
- * signed terms a cell keep the pair adjoint to 1e-7. */
+ * signed terms a cell keep the pair adjoint to 1e-7. SLAB: a warp whose
+ * rows all lie outside [row0, row1), the rows the slab can reach, stages
+ * its share but resamples nothing. */
 template < bool XMAJOR, int ROWS, bool SLAB > __device__ __forceinline__ void
 sf_project_block (const SfConst & sf, float c, float sn, int slot,
     const float *__restrict__ volz, float *proj, SfProjShared < ROWS > &sh,
-    bool window)
+    bool window, int row0, int row1)
 {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int u_first = blockIdx.x * kSfStrip;
   const int r_first = (blockIdx.y * kSfProjThreads + threadIdx.x) * ROWS;
+  const int w_first = (blockIdx.y * kSfProjThreads + warp * 32) * ROWS;
+  const bool busy = !SLAB || (w_first + 32 * ROWS > row0 && w_first < row1);
   /* the lane's first row edge, in rows from row rc (an integer) */
   const float rho = (float) (r_first - sf.rc);
   const float h = 0.5f * sf.dx;
@@ -371,7 +375,7 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
       }
       __syncthreads ();
 
-      for (int q = 0; q < total; q++) {
+      for (int q = 0; busy && q < total; q++) {
         const SfAxial qa = sh.ax[q];
         float g[ROWS];
 
@@ -504,13 +508,13 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
  * block's copy of the geometry; a circular orbit's are all zlv, and its
  * code stays as it was. SLAB: volz holds slices [z0, z0 + zn) only (a
  * z-slab), whose share of each ray is added to proj instead of written;
- * block rows wholly below row0 (rows the slab cannot reach) leave at
- * once. */
+ * block rows wholly below row0 leave at once, warps wholly outside
+ * [row0, row1) (rows the slab cannot reach) resample nothing. */
 template < int ROWS, bool HELICAL, bool SLAB > __global__ void
 __launch_bounds__ (kSfProjThreads)
 sf_project_kernel (const SfConst sf, const float2 * __restrict__ views,
     const int *__restrict__ slots, const float *__restrict__ volz, int n_x,
-    int window, int row0, float *proj)
+    int window, int row0, int row1, float *proj)
 {
   __shared__ SfProjShared < ROWS > sh;
   const int slot = __ldg (slots + blockIdx.z);
@@ -524,10 +528,10 @@ sf_project_kernel (const SfConst sf, const float2 * __restrict__ views,
     sv.zlv = __ldg (sf.zlvs + slot);
   if ((int) blockIdx.z < n_x)
     sf_project_block < true, ROWS, SLAB > (sv, cs.x, cs.y, slot, volz, proj,
-        sh, window);
+        sh, window, row0, row1);
   else
     sf_project_block < false, ROWS, SLAB > (sv, cs.x, cs.y, slot, volz, proj,
-        sh, window);
+        sh, window, row0, row1);
 }
 
 /* Scales projections by l_θ / du, the cell side of Aᵀ, into rows of
