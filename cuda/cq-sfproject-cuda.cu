@@ -1064,6 +1064,9 @@ ensure_back_buffers (SfDev * d, CqError * err)
   }
   if (e == cudaSuccess && d->bp.views < d->views_max)
     e = cudaMalloc ((void **) &d->tmp, slab);
+  /* the zeros down before the upload stream writes the rows */
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize (d->stream);
   if (e != cudaSuccess) {
     dev_free_streamed (d, 0, 1);
     return cq_cuda_error_for (err, e, "cannot allocate the backprojector's "
