@@ -495,11 +495,33 @@ dev_init (SfDev * d, CqSfCuda * cu, CqError * err)
   return CQ_OK;
 }
 
+/* Waits for every device's streams (work in flight may read the pinned
+ * volume), each in its context; errors are the calls' to report. */
+static void
+drain (CqSfCuda * cu)
+{
+  for (unsigned w = 0; w < cu->n_dev; w++) {
+    SfDev *d = cu->dev[w];
+    CqCudaScope scope (d->target);
+
+    if (scope.enter () == cudaSuccess) {
+      if (d->stream)
+        cudaStreamSynchronize (d->stream);
+      if (d->up)
+        cudaStreamSynchronize (d->up);
+      if (d->down)
+        cudaStreamSynchronize (d->down);
+    }
+    cudaGetLastError ();
+  }
+}
+
 extern "C" void
 cq_sf_cuda_free (CqSfCuda * cu)
 {
   if (!cu)
     return;
+  drain (cu);
   if ((cu->volume || cu->frame) && cu->n_dev > 0) {
     CqCudaScope scope (cu->dev[0]->target);
 
@@ -1457,6 +1479,8 @@ cq_sf_cuda_set_volume (CqSfCuda * cu, const float *volume, CqError * err)
 
     if (ret != CQ_OK)
       return ret;
+    /* kept batches in flight may still read the copy before */
+    drain (cu);
     cq_copy_rows (cu->volume, slice_bytes (&cu->g), volume,
         slice_bytes (&cu->g), slice_bytes (&cu->g), cu->g.nz);
   }
