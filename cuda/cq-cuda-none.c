@@ -9,6 +9,7 @@
 #include "cq-sharpness.h"
 #include "cq-ssim.h"
 #include "cq-sfproject.h"
+#include "cq-sfproject-device.h"
 #include "cq-sfnoise.h"
 #include "cq-sirt.h"
 
@@ -495,4 +496,46 @@ void
 cq_sirt_cuda_free (CqSirtCuda * s)
 {
   (void) s;
+}
+
+/* ---- device-resident access (cq-sfproject-device.h) ---- */
+
+CqStatus
+cq_sf_cuda_set_volume_device (CqSfCuda * cuda, const float *volume,
+    CqError * err)
+{
+  (void) cuda;
+  (void) volume;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sf_cuda_backproject_keep (CqSfCuda * cuda, unsigned first_view,
+    unsigned n_views, CqError * err)
+{
+  (void) cuda;
+  (void) first_view;
+  (void) n_views;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+float *
+cq_sf_cuda_device_projections (CqSfCuda * cuda)
+{
+  (void) cuda;
+  return NULL;
+}
+
+float *
+cq_sf_cuda_device_volume (CqSfCuda * cuda)
+{
+  (void) cuda;
+  return NULL;
+}
+
+void *
+cq_sf_cuda_stream (CqSfCuda * cuda)
+{
+  (void) cuda;
+  return NULL;
 }
