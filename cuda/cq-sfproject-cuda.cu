@@ -560,21 +560,14 @@ cq_sf_cuda_new_multi (const CqCudaTarget * targets, unsigned n_targets,
   cu->limit = options ? options->device_memory_limit : 0;
   for (w = 0; w < n_targets; w++) {
     SfDev *d = cq_cuda_object_new < SfDev > (&targets[w], err);
-    unsigned a = g->nz * w / n_targets, b = g->nz * (w + 1) / n_targets;
 
     if (!d) {
       cq_sf_cuda_free (cu);
       return NULL;
     }
     cu->dev[cu->n_dev++] = d;
-    /* the backprojector's zones: slabs of 32 slices where there are
-     * enough (the kernel's block), nothing to sum at their edges */
-    if (g->nz >= 64 * n_targets) {
-      a = w == 0 ? 0 : (a + 16) / 32 * 32;
-      b = w + 1 == n_targets ? g->nz : (b + 16) / 32 * 32;
-    }
-    d->za = a;
-    d->zb = b;
+    /* the backprojector's zones: nothing to sum at their edges */
+    cq_sf_zone (g->nz, w, n_targets, &d->za, &d->zb);
     if (dev_init (d, cu, err) != CQ_OK) {
       cq_sf_cuda_free (cu);
       return NULL;

@@ -59,6 +59,19 @@ cq_sf_max_band_rows (const CqSfGeometry * g, unsigned za, unsigned zb,
   return most;
 }
 
+void
+cq_sf_zone (unsigned nz, unsigned w, unsigned n, unsigned *za, unsigned *zb)
+{
+  unsigned a = nz * w / n, b = nz * (w + 1) / n;
+
+  if (nz >= 64 * n) {
+    a = w == 0 ? 0 : (a + 16) / 32 * 32;
+    b = w + 1 == n ? nz : (b + 16) / 32 * 32;
+  }
+  *za = a;
+  *zb = b;
+}
+
 static size_t
 slice_bytes (const CqSfGeometry * g)
 {

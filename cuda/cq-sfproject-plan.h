@@ -70,6 +70,12 @@ void cq_sf_slab_rows (const CqSfGeometry * g, unsigned k0, unsigned k1,
 unsigned cq_sf_max_band_rows (const CqSfGeometry * g, unsigned za,
     unsigned zb, unsigned slab);
 
+/* The backprojector's z-zone of device w of n: slices [*za, *zb), at
+ * multiples of 32 (the kernel's block) where there are at least 64 slices
+ * a device, else plain shares; the last zone ends at nz. */
+void cq_sf_zone (unsigned nz, unsigned w, unsigned n, unsigned *za,
+    unsigned *zb);
+
 /* Device bytes a resident device allocates (the volume twice, views_max
  * views twice, the second with padded rows) and a streamed one besides
  * its plans (the views' arrays, the backprojector's column groups, a
