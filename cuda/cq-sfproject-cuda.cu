@@ -54,6 +54,10 @@ constexpr size_t kMiB = (size_t) 1 << 20;
 constexpr size_t kReserve = 256 * kMiB;
 /* pinned chunks through which pageable host memory is copied */
 constexpr size_t kChunk = 64 * kMiB;
+/* a resident host call comes down in 4 pieces from 4 of these: views
+ * (projector), slices (backprojector) */
+constexpr unsigned kResidentPiece = 8;
+constexpr unsigned kResidentSlab = 64;
 }
 
 /* One device's share. */
@@ -402,6 +406,13 @@ dev_init (SfDev * d, CqSfCuda * cu, CqError * err)
   }
   resident = cq_sf_resident_bytes (g, d->views_max);
   d->resident = resident <= d->budget;
+  /* every device: a download stream and the events of pieces made */
+  what = "cannot create a CUDA stream";
+  e = cudaStreamCreateWithFlags (&d->down, cudaStreamNonBlocking);
+  for (int i = 0; i < 2 && e == cudaSuccess; i++)
+    e = cudaEventCreateWithFlags (&d->made[i], cudaEventDisableTiming);
+  if (e != cudaSuccess)
+    return cq_cuda_error_for (err, e, what, "CUDA device %d", d->ordinal);
   if (!d->resident) {
     const size_t fixed = cq_sf_stream_fixed_bytes (g);
     const size_t avail = d->budget > fixed ? d->budget - fixed : 0;
@@ -415,8 +426,6 @@ dev_init (SfDev * d, CqSfCuda * cu, CqError * err)
     what = "cannot create a CUDA stream";
     e = cudaStreamCreateWithFlags (&d->up, cudaStreamNonBlocking);
     if (e == cudaSuccess)
-      e = cudaStreamCreateWithFlags (&d->down, cudaStreamNonBlocking);
-    if (e == cudaSuccess)
       what = "cannot create CUDA events";
     for (int i = 0; i < 2 && e == cudaSuccess; i++) {
       e = cudaEventCreateWithFlags (&d->chunk_done[i], cudaEventDisableTiming);
@@ -424,8 +433,6 @@ dev_init (SfDev * d, CqSfCuda * cu, CqError * err)
         e = cudaEventCreateWithFlags (&d->uploaded[i], cudaEventDisableTiming);
       if (e == cudaSuccess)
         e = cudaEventCreateWithFlags (&d->used[i], cudaEventDisableTiming);
-      if (e == cudaSuccess)
-        e = cudaEventCreateWithFlags (&d->made[i], cudaEventDisableTiming);
       if (e == cudaSuccess)
         e = cudaEventCreateWithFlags (&d->fetched[i], cudaEventDisableTiming);
     }
@@ -490,7 +497,10 @@ dev_init (SfDev * d, CqSfCuda * cu, CqError * err)
   if (e == cudaSuccess)
     e = cudaStreamSynchronize (d->stream);
   if (e != cudaSuccess)
-    return cq_cuda_error_for (err, e, what, "CUDA device %d", d->ordinal);
+    return cq_cuda_error_for (err, e, what, "CUDA device %d, %s %zu MiB of "
+        "%zu MiB free", d->ordinal, d->resident ? "the volume and the views "
+        "resident," : "the streaming set-up,", (d->resident ? resident :
+            cq_sf_stream_fixed_bytes (g)) / kMiB, free_bytes / kMiB);
   k->zlvs = d->zlvs;
   return CQ_OK;
 }
@@ -680,18 +690,26 @@ launch_project_rows (SfDev * d, const cq::SfConst & kk, const float *volz,
     launch_project < 4 > (d, kk, volz, n, n_x, slab, row0, row1, proj);
 }
 
-/* Resident: views [first, first + n) of the whole volume into d->proj. */
+/* Resident: views [first, first + n) of the whole volume into proj (a
+ * view's projection at proj + its index · nu · nv). */
 static CqStatus
-enqueue_project (SfDev * d, unsigned first, unsigned n, CqError * err)
+enqueue_project_into (SfDev * d, unsigned first, unsigned n, float *proj,
+    CqError * err)
 {
   unsigned n_x;
   CqStatus ret = set_views (d, first, n, &n_x, err);
 
   if (ret != CQ_OK)
     return ret;
-  launch_project_rows (d, d->k, d->volz, n, n_x, false, 0, d->g->nv, d->proj);
+  launch_project_rows (d, d->k, d->volz, n, n_x, false, 0, d->g->nv, proj);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the projector");
   return CQ_OK;
+}
+
+static CqStatus
+enqueue_project (SfDev * d, unsigned first, unsigned n, CqError * err)
+{
+  return enqueue_project_into (d, first, n, d->proj, err);
 }
 
 /* The backprojector for the n views set, kk's slices [z0, z0 + zn) into
@@ -736,16 +754,21 @@ launch_backproject (SfDev * d, const cq::SfConst & kk, const float *scaled,
 
 /* Scales the n views set of `in` (kk.nv rows from detector row row0,
  * ipitch floats a row) by the cell factor into `scaled` (rows of
- * kk.bpitch; in itself when ipitch is bpitch) and backprojects them into
- * vol (kk's slices). */
-static CqStatus
-enqueue_backproject_into (SfDev * d, const cq::SfConst & kk, unsigned row0,
-    const float *in, int ipitch, float *scaled, unsigned n, float *vol,
-    CqError * err)
+ * kk.bpitch; in itself when ipitch is bpitch). */
+static void
+enqueue_scale (SfDev * d, const cq::SfConst & kk, unsigned row0,
+    const float *in, int ipitch, float *scaled, unsigned n)
 {
   cq::sf_scale_kernel <<<dim3 ((kk.nu + 15) / 16, (kk.nv + 15) / 16, n),
       dim3 (16, 16), 0, d->stream>>> (kk, in, scaled, (int) n, (int) row0,
       ipitch);
+}
+
+/* Backprojects the n views set of `scaled` into vol (kk's slices). */
+static CqStatus
+enqueue_back_slices (SfDev * d, const cq::SfConst & kk, const float *scaled,
+    unsigned n, float *vol, CqError * err)
+{
   /* the fewest F1 registers that hold every footprint (wider ones are
    * computed on the way); slices under two rows tall take the window */
   const bool slab = kk.z0 != 0 || kk.zn != kk.nz;
@@ -760,6 +783,16 @@ enqueue_backproject_into (SfDev * d, const cq::SfConst & kk, unsigned row0,
     launch_backproject < 4, false > (d, kk, scaled, n, vol);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the backprojector");
   return CQ_OK;
+}
+
+/* Scale and backprojection: the views set of `in` into vol. */
+static CqStatus
+enqueue_backproject_into (SfDev * d, const cq::SfConst & kk, unsigned row0,
+    const float *in, int ipitch, float *scaled, unsigned n, float *vol,
+    CqError * err)
+{
+  enqueue_scale (d, kk, row0, in, ipitch, scaled, n);
+  return enqueue_back_slices (d, kk, scaled, n, vol, err);
 }
 
 /* Resident: views [first, first + n) from d->proj into the device's zone
@@ -1319,12 +1352,36 @@ dev_project (CqSfCuda * cu, SfDev * d, unsigned first, unsigned n,
     return CQ_OK;
   CQ_CUDA_ENTER (d->target, err);
   if (d->resident) {
-    ret = enqueue_project (d, first, n, err);
-    if (ret != CQ_OK)
-      return ret;
-    CQ_CUDA_TRY (cudaMemcpyAsync (proj, d->proj, n * pv,
-            cudaMemcpyDeviceToHost, d->stream), err,
-        "cannot download the projections");
+    /* in pieces: a piece comes down (the host waits for it) while the
+     * next one is projected; a view's floats do not depend on its
+     * launch */
+    const unsigned pieces = n >= 4 * kResidentPiece ? 4 : 1;
+    unsigned prev = 0, prev_n = 0;
+
+    for (unsigned p = 0; p <= pieces; p++) {
+      const unsigned a = n * p / pieces, b = n * (p + 1) / pieces;
+
+      if (p < pieces) {
+        ret = enqueue_project_into (d, first + a, b - a, d->proj +
+            (size_t) a * d->g->nu * d->g->nv, err);
+        if (ret != CQ_OK)
+          return ret;
+        CQ_CUDA_TRY (cudaEventRecord (d->made[p & 1], d->stream), err,
+            "cannot download the projections");
+      }
+      if (p > 0) {
+        CQ_CUDA_TRY (cudaStreamWaitEvent (d->down, d->made[(p - 1) & 1], 0),
+            err, "cannot download the projections");
+        CQ_CUDA_TRY (cudaMemcpyAsync (proj + (size_t) prev * d->g->nu *
+                d->g->nv, d->proj + (size_t) prev * d->g->nu * d->g->nv,
+                prev_n * pv, cudaMemcpyDeviceToHost, d->down), err,
+            "cannot download the projections");
+        CQ_CUDA_TRY (cudaStreamSynchronize (d->down), err,
+            "cannot download the projections");
+      }
+      prev = a;
+      prev_n = b - a;
+    }
     CQ_CUDA_TRY (cudaStreamSynchronize (d->stream), err,
         "the projector failed");
     /* still there for cq_sf_cuda_pixels, as a kept batch */
@@ -1372,13 +1429,49 @@ dev_backproject (SfDev * d, const float *proj, unsigned first, unsigned n,
   CQ_CUDA_TRY (cudaMemcpyAsync (d->proj, proj, view_bytes (d->g) * n,
           cudaMemcpyHostToDevice, d->stream), err,
       "cannot upload the projections");
-  ret = enqueue_backproject (d, first, n, err);
-  if (ret != CQ_OK)
-    return ret;
-  CQ_CUDA_TRY (cudaMemcpyAsync (volume + d->za * slice, d->vol + d->za *
-          slice, sizeof (float) * slice * (d->zb - d->za),
-          cudaMemcpyDeviceToHost, d->stream), err,
-      "cannot download the volume");
+  {
+    /* the zone in pieces of whole 32-slice blocks: a piece comes down
+     * while the next is backprojected (a slice's value does not depend
+     * on the piece that holds it) */
+    const unsigned zone = d->zb - d->za;
+    const unsigned pieces = zone >= 4 * kResidentSlab ? 4 : 1;
+    unsigned prev = 0, prev_n = 0, n_x;
+    cq::SfConst kk = d->k;
+
+    ret = set_views (d, first, n, &n_x, err);
+    if (ret != CQ_OK)
+      return ret;
+    if (zone > 0)
+      enqueue_scale (d, d->k, 0, d->proj, (int) d->g->nu, d->scaled, n);
+    for (unsigned p = 0; zone > 0 && p <= pieces; p++) {
+      const unsigned a = d->za + (zone * p / pieces) / 32 * 32;
+      const unsigned b = p + 1 == pieces ? d->zb : d->za + (zone * (p + 1) /
+          pieces) / 32 * 32;
+
+      if (p < pieces && b > a) {
+        kk.z0 = (int) a;
+        kk.zn = (int) (b - a);
+        ret = enqueue_back_slices (d, kk, d->scaled, n, d->vol + a * slice,
+            err);
+        if (ret != CQ_OK)
+          return ret;
+        CQ_CUDA_TRY (cudaEventRecord (d->made[p & 1], d->stream), err,
+            "cannot download the volume");
+      }
+      if (p > 0 && prev_n > 0) {
+        CQ_CUDA_TRY (cudaStreamWaitEvent (d->down, d->made[(p - 1) & 1], 0),
+            err, "cannot download the volume");
+        CQ_CUDA_TRY (cudaMemcpyAsync (volume + prev * slice, d->vol + prev *
+                slice, sizeof (float) * slice * prev_n,
+                cudaMemcpyDeviceToHost, d->down), err,
+            "cannot download the volume");
+        CQ_CUDA_TRY (cudaStreamSynchronize (d->down), err,
+            "cannot download the volume");
+      }
+      prev = a;
+      prev_n = p < pieces && b > a ? b - a : 0;
+    }
+  }
   CQ_CUDA_TRY (cudaStreamSynchronize (d->stream), err,
       "the backprojector failed");
   return CQ_OK;
