@@ -98,6 +98,25 @@ typedef struct
  * CUDA, where no driver is loaded or no device is present (err says which). */
 int cq_cuda_device_count (CqError * err);
 
+/* The most devices one object spreads its work over. */
+#define CQ_CUDA_MAX_DEVICES 16
+
+/* A list of CUDA devices: "" (or NULL, or blanks) gives *n_ids = 0 (the
+ * caller's default device); "all" the `count` devices there are (none:
+ * CQ_ERROR_NO_CUDA); else device numbers separated by commas, blanks
+ * allowed ("0,1", " 2 , 0"), each below `count` (else CQ_ERROR_NO_CUDA
+ * naming the number and how many devices there are), at most
+ * CQ_CUDA_MAX_DEVICES of them; a number may come twice (two workers on
+ * one device, for tests). Anything else is CQ_ERROR_INVALID naming the
+ * item. Pure C: no device is touched (count comes from the caller). */
+CqStatus cq_cuda_parse_devices (const char *list, int count, int *ids,
+    unsigned *n_ids, CqError * err);
+
+/* Whether CUDA device `device` can be used: its context created (which a
+ * prohibited or exclusive-process device refuses). CQ_ERROR_NO_CUDA with
+ * the device named otherwise. Makes it the calling thread's device. */
+CqStatus cq_cuda_device_check (int device, CqError * err);
+
 /* Whether ptr lies in page-locked host memory registered with CUDA (which
  * the GPU reads directly); 0 for pageable memory or without CUDA. */
 int cq_cuda_is_pinned (const void *ptr);

@@ -9,6 +9,7 @@
 #include "cq-sharpness.h"
 #include "cq-ssim.h"
 #include "cq-sfproject.h"
+#include "cq-sfproject-device.h"
 #include "cq-sfnoise.h"
 #include "cq-sirt.h"
 
@@ -19,6 +20,13 @@ cq_cuda_device_count (CqError * err)
 {
   cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
   return 0;
+}
+
+CqStatus
+cq_cuda_device_check (int device, CqError * err)
+{
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, "CUDA device %d cannot be "
+      "used: %s", device, NOT_BUILT);
 }
 
 CqStatus
@@ -53,6 +61,17 @@ cq_cuda_upload (int device, void *dev_dst, const void *src, size_t bytes,
   (void) device;
   (void) dev_dst;
   (void) src;
+  (void) bytes;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_cuda_download (int device, void *dst, const void *dev_src, size_t bytes,
+    CqError * err)
+{
+  (void) device;
+  (void) dst;
+  (void) dev_src;
   (void) bytes;
   return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
 }
@@ -182,6 +201,47 @@ cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
   (void) g;
   cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
   return NULL;
+}
+
+CqSfCuda *
+cq_sf_cuda_new_multi (const CqCudaTarget * targets, unsigned n_targets,
+    const CqSfGeometry * g, const CqSfCudaOptions * options, CqError * err)
+{
+  (void) targets;
+  (void) n_targets;
+  (void) g;
+  (void) options;
+  cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+  return NULL;
+}
+
+unsigned
+cq_sf_cuda_n_devices (const CqSfCuda * cuda)
+{
+  (void) cuda;
+  return 0;
+}
+
+void
+cq_sf_cuda_describe (const CqSfCuda * cuda, char *buf, size_t len)
+{
+  (void) cuda;
+  if (len > 0)
+    buf[0] = '\0';
+}
+
+unsigned
+cq_sf_cuda_keep_views (const CqSfCuda * cuda)
+{
+  (void) cuda;
+  return 0;
+}
+
+unsigned
+cq_sf_cuda_batch_views (const CqSfCuda * cuda)
+{
+  (void) cuda;
+  return 0;
 }
 
 CqStatus
@@ -436,4 +496,46 @@ void
 cq_sirt_cuda_free (CqSirtCuda * s)
 {
   (void) s;
+}
+
+/* ---- device-resident access (cq-sfproject-device.h) ---- */
+
+CqStatus
+cq_sf_cuda_set_volume_device (CqSfCuda * cuda, const float *volume,
+    CqError * err)
+{
+  (void) cuda;
+  (void) volume;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_sf_cuda_backproject_keep (CqSfCuda * cuda, unsigned first_view,
+    unsigned n_views, CqError * err)
+{
+  (void) cuda;
+  (void) first_view;
+  (void) n_views;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+float *
+cq_sf_cuda_device_projections (CqSfCuda * cuda)
+{
+  (void) cuda;
+  return NULL;
+}
+
+float *
+cq_sf_cuda_device_volume (CqSfCuda * cuda)
+{
+  (void) cuda;
+  return NULL;
+}
+
+void *
+cq_sf_cuda_stream (CqSfCuda * cuda)
+{
+  (void) cuda;
+  return NULL;
 }

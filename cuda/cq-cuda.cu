@@ -77,6 +77,21 @@ cq_cuda_device_count (CqError * err)
 }
 
 CqStatus
+cq_cuda_device_check (int device, CqError * err)
+{
+  cudaError_t e = cudaSetDevice (device);
+
+  /* the context is made on first use: a device that cannot be used
+   * (prohibited, taken in exclusive mode, broken) refuses it here */
+  if (e == cudaSuccess)
+    e = cudaFree (0);
+  if (e != cudaSuccess)
+    return cq_cuda_error_for (err, e, "CUDA device cannot be used",
+        "device %d", device);
+  return CQ_OK;
+}
+
+CqStatus
 cq_cuda_device_describe (int device, char *buf, size_t len, CqError * err)
 {
   cudaDeviceProp prop;
@@ -122,6 +137,18 @@ cq_cuda_upload (int device, void *dev_dst, const void *src, size_t bytes,
   /* a pageable copy may return before its DMA lands; callers then use the
    * memory from other (non-blocking) streams */
   CQ_CUDA_TRY (cudaDeviceSynchronize (), err, "cannot copy to the device");
+  return CQ_OK;
+}
+
+CqStatus
+cq_cuda_download (int device, void *dst, const void *dev_src, size_t bytes,
+    CqError * err)
+{
+  CQ_CUDA_TRY (cq_cuda_select (device), err, "cannot select the device");
+  /* after the device's work on any stream, which may have written it */
+  CQ_CUDA_TRY (cudaDeviceSynchronize (), err, "the device failed");
+  CQ_CUDA_TRY (cudaMemcpy (dst, dev_src, bytes, cudaMemcpyDeviceToHost), err,
+      "cannot copy from the device");
   return CQ_OK;
 }
 

@@ -16,6 +16,9 @@ void *cq_cuda_malloc (int device, size_t bytes, CqError * err);
 void cq_cuda_free (int device, void *dev_ptr);
 CqStatus cq_cuda_upload (int device, void *dev_dst, const void *src,
     size_t bytes, CqError * err);
+/* Device memory to the host, once the device's work is done. */
+CqStatus cq_cuda_download (int device, void *dst, const void *dev_src,
+    size_t bytes, CqError * err);
 /* Page-locked host memory, which the GPU reads at full PCIe speed. */
 void *cq_cuda_host_alloc (size_t bytes, CqError * err);
 void cq_cuda_host_free (void *ptr);

@@ -1,7 +1,9 @@
 /* cudaquality compute library: device-resident access to a CqSfCuda, for
  * the library's own CUDA code (SIRT in cq-sirt-cuda.cu). Pointers are
  * device memory of the projector's device; all work goes on the
- * projector's stream, in order, and nothing here waits for it.
+ * projector's stream, in order, and nothing here waits for it. They need
+ * a projector on one device that holds the whole problem (not streamed):
+ * the calls that take the projector are CQ_ERROR_INVALID otherwise.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -37,6 +37,12 @@ struct SfConst
   int bpitch;
   const float *zlvs;            /* zl0 / dv of each launch view (device):
                                  * a helical orbit's differ from zlv */
+  /* the slices a launch holds in memory, [z0, z0 + zn) of nz: the whole
+   * volume (0, nz) when it is resident; a z-slab when it is streamed
+   * (the projector's volz has zn slices a column, the backprojector
+   * writes those slices only). Slice indices stay global in the
+   * arithmetic, so a slab sees the very floats of the whole volume. */
+  int z0, zn;
 };
 
 constexpr int kSfBackPad = 4;   /* the most F1 registers a backprojector lane */
@@ -243,6 +249,17 @@ template < int ROWS > struct SfProjShared
  * 0.25 mm slices on 4 mm rows came out at 1 + 3.7e-6 with 8 groups) */
 constexpr int kSfProjFold = 8;
 
+/* Slice k of the column whose slices start at vz: the slab's slices only
+ * when SLAB (others read 0: a z-slab's share of the ray), else any. */
+template < bool SLAB > __device__ __forceinline__ float
+sf_voxel (const SfConst & sf, const float *__restrict__ vz, int k)
+{
+  if (!SLAB)
+    return __ldg (vz + k);
+  return (unsigned) (k - sf.z0) < (unsigned) sf.zn ? __ldg (vz + (k - sf.z0))
+      : 0.0f;
+}
+
 /* Ray-driven projector, by strips: a block takes kSfStrip cells along u
  * and kSfProjThreads × ROWS rows of launch view z (a lane ROWS consecutive
  * rows of all the strip's cells). XMAJOR: the view's rays run mostly along
@@ -256,15 +273,19 @@ constexpr int kSfProjFold = 8;
  * axial work once a column and row. The volume is read z-fastest (a
  * column's slices contiguous: the lanes of a warp read neighbouring
  * slices). A group's float sums go into double sums, so that thousands of
- * signed terms a cell keep the pair adjoint to 1e-7. */
-template < bool XMAJOR, int ROWS > __device__ __forceinline__ void
+ * signed terms a cell keep the pair adjoint to 1e-7. SLAB: a warp whose
+ * rows all lie outside [row0, row1), the rows the slab can reach, stages
+ * its share but resamples nothing. */
+template < bool XMAJOR, int ROWS, bool SLAB > __device__ __forceinline__ void
 sf_project_block (const SfConst & sf, float c, float sn, int slot,
     const float *__restrict__ volz, float *proj, SfProjShared < ROWS > &sh,
-    bool window)
+    bool window, int row0, int row1)
 {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int u_first = blockIdx.x * kSfStrip;
   const int r_first = (blockIdx.y * kSfProjThreads + threadIdx.x) * ROWS;
+  const int w_first = (blockIdx.y * kSfProjThreads + warp * 32) * ROWS;
+  const bool busy = !SLAB || (w_first + 32 * ROWS > row0 && w_first < row1);
   /* the lane's first row edge, in rows from row rc (an integer) */
   const float rho = (float) (r_first - sf.rc);
   const float h = 0.5f * sf.dx;
@@ -354,15 +375,20 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
       }
       __syncthreads ();
 
-      for (int q = 0; q < total; q++) {
+      for (int q = 0; busy && q < total; q++) {
         const SfAxial qa = sh.ax[q];
         float g[ROWS];
 
 #pragma unroll
         for (int r = 0; r < ROWS; r++)
           g[r] = 0.0f;
-        if (rho + (float) ROWS > qa.a && rho < sf_slice_row (qa, sf.nz)) {
-          const float *vz = volz + (size_t) sh.col[q] * sf.nz;
+        /* a slab: rows that miss its slices add nothing, skipped */
+        if (SLAB && !(rho + (float) ROWS > sf_slice_row (qa, sf.z0)
+                && rho < sf_slice_row (qa, sf.z0 + sf.zn)))
+          continue;
+        if (SLAB || (rho + (float) ROWS > qa.a
+                && rho < sf_slice_row (qa, sf.nz))) {
+          const float *vz = volz + (size_t) sh.col[q] * sf.zn;
           int k;
 
           /* the slice holding the lane's first row edge (the guess is off
@@ -387,17 +413,19 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
                       x2) - x1) : 0.0f;
               const float w2 = k + 2 < sf.nz ? fmaxf (0.0f, r_hi - x2) :
                   0.0f;
-              float sum = __fmul_rn (w0, __ldg (vz + k));
+              float sum = __fmul_rn (w0, sf_voxel < SLAB > (sf, vz, k));
 
-              sum = __fmaf_rn (w1, __ldg (vz + min (k + 1, sf.nz - 1)), sum);
-              sum = __fmaf_rn (w2, __ldg (vz + min (k + 2, sf.nz - 1)), sum);
+              sum = __fmaf_rn (w1, sf_voxel < SLAB > (sf, vz, min (k + 1,
+                          sf.nz - 1)), sum);
+              sum = __fmaf_rn (w2, sf_voxel < SLAB > (sf, vz, min (k + 2,
+                          sf.nz - 1)), sum);
               g[r] = sum;
               k += (x1 <= r_hi) + (x2 <= r_hi);
               k = min (k, sf.nz - 1);
             }
           } else {
             float x_lo = sf_slice_row (qa, k), x_hi = sf_slice_row (qa, k + 1);
-            float vk = __ldg (vz + k);
+            float vk = sf_voxel < SLAB > (sf, vz, k);
 
 #pragma unroll
             for (int r = 0; r < ROWS; r++) {
@@ -413,7 +441,7 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
                 k++;
                 x_lo = x_hi;
                 x_hi = sf_slice_row (qa, k + 1);
-                vk = __ldg (vz + k);
+                vk = sf_voxel < SLAB > (sf, vz, k);
               }
             }
           }
@@ -461,10 +489,14 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
       for (int m = 0; m < kSfStrip; m++) {
         const int u = u_first + m;
 
-        if (u < u_end)
-          proj[((size_t) slot * sf.nv + v) * sf.nu + u] =
-              __fmul_rn ((float) sh.acc[m][r][threadIdx.x],
+        if (u < u_end) {
+          /* a slab adds its share to the others' */
+          float *at = proj + ((size_t) slot * sf.nv + v) * sf.nu + u;
+          const float x = __fmul_rn ((float) sh.acc[m][r][threadIdx.x],
               sf_cell_factor (sf, u, v));
+
+          *at = SLAB ? __fadd_rn (*at, x) : x;
+        }
       }
     }
   }
@@ -474,31 +506,41 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
  * along y: one launch for both, so neither leaves a tail of its own.
  * HELICAL: each view has an axial offset of its own (zlvs), put in the
  * block's copy of the geometry; a circular orbit's are all zlv, and its
- * code stays as it was. */
-template < int ROWS, bool HELICAL > __global__ void
+ * code stays as it was. SLAB: volz holds slices [z0, z0 + zn) only (a
+ * z-slab), whose share of each ray is added to proj instead of written;
+ * block rows wholly below row0 leave at once, warps wholly outside
+ * [row0, row1) (rows the slab cannot reach) resample nothing. */
+template < int ROWS, bool HELICAL, bool SLAB > __global__ void
 __launch_bounds__ (kSfProjThreads)
 sf_project_kernel (const SfConst sf, const float2 * __restrict__ views,
     const int *__restrict__ slots, const float *__restrict__ volz, int n_x,
-    int window, float *proj)
+    int window, int row0, int row1, float *proj)
 {
   __shared__ SfProjShared < ROWS > sh;
   const int slot = __ldg (slots + blockIdx.z);
   const float2 cs = __ldg (views + slot);
   SfConst sv = sf;
 
+  /* a slab's launch: the block rows below the rows it reaches leave */
+  if (SLAB && (int) (blockIdx.y + 1) * kSfProjThreads * ROWS <= row0)
+    return;
   if (HELICAL)
     sv.zlv = __ldg (sf.zlvs + slot);
   if ((int) blockIdx.z < n_x)
-    sf_project_block < true, ROWS > (sv, cs.x, cs.y, slot, volz, proj, sh,
-        window);
+    sf_project_block < true, ROWS, SLAB > (sv, cs.x, cs.y, slot, volz, proj,
+        sh, window, row0, row1);
   else
-    sf_project_block < false, ROWS > (sv, cs.x, cs.y, slot, volz, proj, sh,
-        window);
+    sf_project_block < false, ROWS, SLAB > (sv, cs.x, cs.y, slot, volz, proj,
+        sh, window, row0, row1);
 }
 
-/* Scales projections by l_θ / du, the cell side of Aᵀ. */
+/* Scales projections by l_θ / du, the cell side of Aᵀ, into rows of
+ * bpitch floats: nv rows a view, the first of them detector row row0 (a
+ * band of rows when streamed), `ipitch` floats a row of in (nu; bpitch:
+ * in place). */
 __global__ void
-sf_scale_kernel (const SfConst sf, const float *in, float *out, int n_views)
+sf_scale_kernel (const SfConst sf, const float *in, float *out, int n_views,
+    int row0, int ipitch)
 {
   const int u = blockIdx.x * blockDim.x + threadIdx.x;
   const int v = blockIdx.y * blockDim.y + threadIdx.y;
@@ -508,16 +550,18 @@ sf_scale_kernel (const SfConst sf, const float *in, float *out, int n_views)
   {
     const size_t row = (size_t) blockIdx.z * sf.nv + v;
 
-    out[row * sf.bpitch + u] = __fmul_rn (in[row * sf.nu + u],
-        sf_cell_factor (sf, u, v));
+    out[row * sf.bpitch + u] = __fmul_rn (in[row * ipitch + u],
+        sf_cell_factor (sf, u, row0 + v));
   }
 }
 
-/* x-fastest volume to z-fastest (a column's slices contiguous), for the
- * projector: a 32 × 32 tile of (x, z) for one y through shared memory. */
+/* n slices x fastest (in) to z fastest (a column's slices contiguous,
+ * `stride` apart, from out), for the projector: a 32 × 32 tile of (x, z)
+ * for one y through shared memory. The whole volume: n = stride = nz; a
+ * part of a slab: out at the part's first slice in the slab. */
 __global__ void
 sf_zfirst_kernel (const SfConst sf, const float *__restrict__ in,
-    float *__restrict__ out)
+    float *__restrict__ out, int n, int stride)
 {
   __shared__ float tile[32][33];
   const int j = blockIdx.z;
@@ -526,16 +570,25 @@ sf_zfirst_kernel (const SfConst sf, const float *__restrict__ in,
   for (int y = threadIdx.y; y < 32; y += blockDim.y) {
     const int k = k0 + y, i = i0 + threadIdx.x;
 
-    if (k < sf.nz && i < sf.nx)
+    if (k < n && i < sf.nx)
       tile[y][threadIdx.x] = in[((size_t) k * sf.ny + j) * sf.nx + i];
   }
   __syncthreads ();
   for (int y = threadIdx.y; y < 32; y += blockDim.y) {
     const int i = i0 + y, k = k0 + threadIdx.x;
 
-    if (k < sf.nz && i < sf.nx)
-      out[((size_t) j * sf.nx + i) * sf.nz + k] = tile[threadIdx.x][y];
+    if (k < n && i < sf.nx)
+      out[((size_t) j * sf.nx + i) * stride + k] = tile[threadIdx.x][y];
   }
+}
+
+/* acc += x, n floats (a streamed backprojection's view batches). */
+__global__ void
+sf_add_kernel (float *acc, const float *__restrict__ x, size_t n)
+{
+  for (size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+      i += (size_t) gridDim.x * blockDim.x)
+    acc[i] = __fadd_rn (acc[i], x[i]);
 }
 
 constexpr int kSfBackSlab = 16;         /* slices a backprojector thread */
@@ -706,8 +759,9 @@ sf_back_view_pick (bool take_a, const SfBackView < CELLS > &a,
  * A warp's 16 columns are a group of one voxel row (groups: x of the
  * first column, y), so that with the field-of-view mask only the columns
  * of each row inside the cylinder are visited; the blocks' eight groups
- * are neighbours in x or y. */
-template < int CELLS > __global__ void
+ * are neighbours in x or y. SLAB: slices [z0, z0 + zn) only, into vol,
+ * which holds those. */
+template < int CELLS, bool SLAB > __global__ void
 __launch_bounds__ (kSfBackThreads, 3)
 sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
     const float *__restrict__ proj, int n_views, int row_slots,
@@ -724,8 +778,10 @@ sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
   const int i = first.x + (threadIdx.x & 15);
   const int j = first.y;
   const bool column = group < n_groups && i < sf.nx;
-  const int kb = (blockIdx.z * 2 + half) * kSfBackSlab;
-  const int n_slices = max (0, min (kSfBackSlab, sf.nz - kb));
+  const int kl = (blockIdx.z * 2 + half) * kSfBackSlab;
+  const int kb = (SLAB ? sf.z0 : 0) + kl;
+  const int n_slices = max (0, min (kSfBackSlab, SLAB ? sf.zn - kl :
+          sf.nz - kb));
   const float xc = sf_voxel_centre (sf.x0, sf.dx, i);
   const float yc = sf_voxel_centre (sf.y0, sf.dx, j);
   const float rows_lo = (float) (-sf.rc), rows_hi = (float) (sf.nv - sf.rc);
@@ -843,14 +899,14 @@ sf_backproject_kernel (const SfConst sf, const float2 * __restrict__ views,
   }
   if (column)
     for (int n = 0; n < n_slices; n++)
-      vol[((size_t) (kb + n) * sf.ny + j) * sf.nx + i] =
+      vol[((size_t) (kl + n) * sf.ny + j) * sf.nx + i] =
           (float) s_acc[n * kSfBackThreads + tid];
 }
 
 /* The backprojector for slices taller than two detector rows (coarse
  * slices, fine rows): the same overlaps, the rows walked one by one with
  * the slices. */
-template < int CELLS > __global__ void
+template < int CELLS, bool SLAB > __global__ void
 __launch_bounds__ (kSfBackThreads)
 sf_backproject_walk_kernel (const SfConst sf,
     const float2 * __restrict__ views, const float *__restrict__ proj,
@@ -861,8 +917,9 @@ sf_backproject_walk_kernel (const SfConst sf,
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int j = blockIdx.y * blockDim.y + threadIdx.y;
-  const int kb = blockIdx.z * kSfBackSlab;
-  const int n_slices = min (kSfBackSlab, sf.nz - kb);
+  const int kl = blockIdx.z * kSfBackSlab;
+  const int kb = (SLAB ? sf.z0 : 0) + kl;
+  const int n_slices = min (kSfBackSlab, SLAB ? sf.zn - kl : sf.nz - kb);
   const float xc = sf_voxel_centre (sf.x0, sf.dx, i);
   const float yc = sf_voxel_centre (sf.y0, sf.dx, j);
   const float rows_lo = (float) (-sf.rc), rows_hi = (float) (sf.nv - sf.rc);
@@ -915,7 +972,7 @@ sf_backproject_walk_kernel (const SfConst sf,
       }
   }
   for (int n = 0; n < n_slices; n++)
-    vol[((size_t) (kb + n) * sf.ny + j) * sf.nx + i] = (float) s_acc[n][tid];
+    vol[((size_t) (kl + n) * sf.ny + j) * sf.nx + i] = (float) s_acc[n][tid];
 }
 
 /* One view's line integrals to detector pixels, in double as the CPU

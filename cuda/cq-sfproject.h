@@ -147,12 +147,58 @@ CqStatus cq_sf_backproject_cpu (const CqSfGeometry * g, const double *proj,
 
 typedef struct CqSfCuda CqSfCuda;
 
-/* Device buffers for the geometry's volume and all its views. */
+/* Device buffers for the geometry's volume and its views (a launch's:
+ * all of them, at most 2048), or, where they do not fit the device's free
+ * memory, the buffers to stream the volume through in z-slabs (below). */
 CqSfCuda *cq_sf_cuda_new (int device, const CqSfGeometry * g, CqError * err);
 /* The same where target says (a framework's context and its hooks). */
 CqSfCuda *cq_sf_cuda_new_for (const CqCudaTarget * target,
     const CqSfGeometry * g, CqError * err);
-/* The volume to project (nx·ny·nz floats, x fastest) into the texture. */
+
+typedef struct
+{
+  /* bytes of memory each device may use for the volume, the projections
+   * and their scratch (what the library allocates; the runtime's own
+   * context memory aside); 0 = what the device has free, less 256 MiB */
+  size_t device_memory_limit;
+} CqSfCudaOptions;
+
+/* On n_targets devices (targets[0] first: where cq_sf_cuda_pixels puts
+ * frames that are device memory; a device may come twice), with options
+ * (NULL: defaults). Each device holds the volume and a batch of views
+ * ("resident") if they fit its budget, else streams the volume through
+ * in z-slabs from pinned host memory ("streamed"; plans chosen here from
+ * the geometry and the budget, cq_sf_cuda_describe says which).
+ * The projector splits a call's views between the devices: each view is
+ * projected whole on one device, so results do not depend on the number
+ * of devices. The backprojector splits the volume into z-zones, each
+ * device backprojecting all views into its zone: nothing is summed
+ * across devices, so results do not depend on it either.
+ * Streamed, the projector adds the z-slabs' shares of each ray in float
+ * (in ascending order: deterministic, within the float summation error
+ * of the unsplit sum, docs/sf-projector.md); the backprojector computes
+ * each voxel as the resident one does (bit for bit) unless a slab's
+ * band of all views does not fit, when view batches are summed in float.
+ * Device memory that no projector plan fits is CQ_ERROR_OUT_OF_MEMORY
+ * naming the sizes, the budget and the device (a backprojector that no
+ * plan fits fails so when called: a source never calls it), and so is
+ * pinned host memory that cannot be had for the volume to stream. */
+CqSfCuda *cq_sf_cuda_new_multi (const CqCudaTarget * targets,
+    unsigned n_targets, const CqSfGeometry * g,
+    const CqSfCudaOptions * options, CqError * err);
+/* Devices the work is split over. */
+unsigned cq_sf_cuda_n_devices (const CqSfCuda * cuda);
+/* The plan of each device, in words (for logs and benchmarks). */
+void cq_sf_cuda_describe (const CqSfCuda * cuda, char *buf, size_t len);
+/* The most views a cq_sf_cuda_project_keep may take. */
+unsigned cq_sf_cuda_keep_views (const CqSfCuda * cuda);
+/* Views a pass over the volume's z-slabs serves: a source that projects
+ * view after view does best to keep that many at a time (one pass over
+ * the slabs a batch); 0 when every device holds the whole volume (any
+ * batch is as good). */
+unsigned cq_sf_cuda_batch_views (const CqSfCuda * cuda);
+/* The volume to project (nx·ny·nz floats, x fastest): onto the devices
+ * that hold it, into pinned host memory for those that stream it. */
 CqStatus cq_sf_cuda_set_volume (CqSfCuda * cuda, const float *volume,
     CqError * err);
 /* Projects views [first_view, first_view + n_views) (indices as for
@@ -172,7 +218,9 @@ typedef struct
 } CqSfPixels;
 
 /* Projects views [first_view, first_view + n_views) and keeps them on the
- * device for cq_sf_cuda_pixels (nothing comes back to the host). */
+ * devices for cq_sf_cuda_pixels (nothing comes back to the host);
+ * n_views at most cq_sf_cuda_keep_views. Enqueued on every device: returns
+ * before the projections are done (cq_sf_cuda_pixels waits for them). */
 CqStatus cq_sf_cuda_project_keep (CqSfCuda * cuda, unsigned first_view,
     unsigned n_views, CqError * err);
 /* Converts view `index` of the kept batch into pixels at dst (pitch bytes a
@@ -186,7 +234,9 @@ CqStatus cq_sf_cuda_pixels (CqSfCuda * cuda, unsigned index,
 CqStatus cq_sf_cuda_backproject (CqSfCuda * cuda, const float *proj,
     unsigned first_view, unsigned n_views, float *volume, CqError * err);
 /* For benchmarks: mean GPU time in ms of projecting (backproject = 0) or
- * backprojecting all views of the geometry, data already on the GPU. */
+ * backprojecting all views of the geometry, data already on the GPU (the
+ * volume resident on every device: CQ_ERROR_INVALID where it streams);
+ * on several devices the slowest device's time, all running at once. */
 CqStatus cq_sf_cuda_time (CqSfCuda * cuda, int backproject,
     unsigned iterations, double *ms, CqError * err);
 void cq_sf_cuda_free (CqSfCuda * cuda);

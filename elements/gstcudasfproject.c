@@ -89,7 +89,9 @@ enum
   PROP_IS_LIVE,
   PROP_BACKEND,
   PROP_CUDA_DEVICE_ID,
-  PROP_ELECTRONIC_NOISE
+  PROP_ELECTRONIC_NOISE,
+  PROP_CUDA_DEVICE_IDS,
+  PROP_DEVICE_MEMORY_LIMIT
 };
 
 #define DEFAULT_OUTPUT GST_CUDA_SF_PROJECT_OUTPUT_COUNTS
@@ -106,7 +108,9 @@ enum
 #define DEFAULT_SOD 500.0
 #define DEFAULT_VIEWS 360
 #define MAX_HELICAL_PITCH 1e4   /* mm a rotation */
-/* views projected together: one launch (or one CPU call) a batch */
+/* views projected together: one launch (or one CPU call) a batch, a
+ * device's share when the volume is resident (streamed, the library says
+ * how many a pass over its slabs serves) */
 #define BATCH_VIEWS 16
 
 struct _GstCudaSfProject
@@ -124,6 +128,8 @@ struct _GstCudaSfProject
   gchar *volume_location;
   GstCudaQaBackend backend;
   gint cuda_device_id;
+  gchar *cuda_device_ids;
+  guint64 device_memory_limit;
 
   /* streaming state */
   CqSfGeometry g;               /* as of start () */
@@ -141,6 +147,10 @@ struct _GstCudaSfProject
   CqSfCuda *cuda;               /* the device helper's, while open */
   float *batch;                 /* line integrals of the batch's views */
   guint batch_first, batch_count;
+  guint batch_views;            /* views a batch */
+  gint device_ids[CQ_CUDA_MAX_DEVICES];   /* cuda-device-ids, as of start () */
+  guint n_device_ids;           /* 0: the helper's device alone */
+  guint64 active_limit;
   gdouble max_integral;         /* for line-integral scaling */
   GstVideoInfo info;
   guint64 frame;
@@ -404,6 +414,36 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
   g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device ID",
           "CUDA device to use (-1 = the first)", -1, G_MAXINT, -1, flags));
+  /**
+   * GstCudaSfProject:cuda-device-ids:
+   *
+   * CUDA devices to spread the projection over: "" (default) uses
+   * cuda-device-id alone, "all" every device present, or a list such as
+   * "0,1" (a device may come twice). The views of a batch are split
+   * between them (each view projected whole on one device, so frames are
+   * the same as on one device) and leave in view order; frames in
+   * CUDAMemory are in the first device's context. A device that does not
+   * exist or cannot be used is a RESOURCE error at start naming it.
+   */
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_IDS,
+      g_param_spec_string ("cuda-device-ids", "CUDA device IDs",
+          "CUDA devices to split the views over: \"\" = cuda-device-id, "
+          "\"all\", or a list such as \"0,1\"", "", flags));
+  /**
+   * GstCudaSfProject:device-memory-limit:
+   *
+   * Bytes of memory each CUDA device may use for the volume, the
+   * projections and their scratch; 0 (default) = what the device has free
+   * at start, less 256 MiB. A volume that does not fit is streamed
+   * through the device in z-slabs from pinned host memory, a batch of
+   * views a pass over the slabs; a limit too small for even that is a
+   * RESOURCE error at start naming the sizes.
+   */
+  g_object_class_install_property (gobject_class, PROP_DEVICE_MEMORY_LIMIT,
+      g_param_spec_uint64 ("device-memory-limit", "Device memory limit",
+          "Bytes of memory a CUDA device may use (0 = what it has free); "
+          "a volume that does not fit is streamed through in z-slabs", 0,
+          G_MAXUINT64, 0, flags));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -452,6 +492,7 @@ gst_cuda_sf_project_init (GstCudaSfProject * self)
   self->phantom = DEFAULT_PHANTOM;
   self->backend = GST_CUDA_QA_BACKEND_AUTO;
   self->cuda_device_id = -1;
+  self->cuda_device_ids = g_strdup ("");
   self->dev = gst_cuda_qa_device_new (GST_ELEMENT (self), &device_funcs);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
 }
@@ -463,6 +504,7 @@ gst_cuda_sf_project_finalize (GObject * object)
 
   gst_cuda_qa_device_free (self->dev);
   g_free (self->volume_location);
+  g_free (self->cuda_device_ids);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -511,6 +553,13 @@ gst_cuda_sf_project_set_property (GObject * object, guint prop_id,
       break;
     case PROP_CUDA_DEVICE_ID:
       self->cuda_device_id = g_value_get_int (value);
+      break;
+    case PROP_CUDA_DEVICE_IDS:
+      g_free (self->cuda_device_ids);
+      self->cuda_device_ids = g_value_dup_string (value);
+      break;
+    case PROP_DEVICE_MEMORY_LIMIT:
+      self->device_memory_limit = g_value_get_uint64 (value);
       break;
     default:
       if (!(field = gst_cuda_sf_project_geometry_field (g, prop_id, &p)))
@@ -570,6 +619,12 @@ gst_cuda_sf_project_get_property (GObject * object, guint prop_id,
       break;
     case PROP_CUDA_DEVICE_ID:
       g_value_set_int (value, self->cuda_device_id);
+      break;
+    case PROP_CUDA_DEVICE_IDS:
+      g_value_set_string (value, self->cuda_device_ids);
+      break;
+    case PROP_DEVICE_MEMORY_LIMIT:
+      g_value_set_uint64 (value, self->device_memory_limit);
       break;
     default:
       if (!(field = gst_cuda_sf_project_geometry_field (g, prop_id, &p)))
@@ -749,13 +804,25 @@ gst_cuda_sf_project_alloc (GstCudaSfProject * self, gsize count, gsize size,
   return p;
 }
 
-/* The projector, and the volume in it, where the device helper says. */
+/* The projector, and the volume in it, where the device helper says
+ * (and on the other devices of cuda-device-ids). */
 static gpointer
 gst_cuda_sf_project_open_cuda (GstElement * element,
     const CqCudaTarget * target, CqError * err)
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (element);
-  CqSfCuda *cuda = cq_sf_cuda_new_for (target, &self->g, err);
+  CqCudaTarget targets[CQ_CUDA_MAX_DEVICES];
+  CqSfCudaOptions options = { (size_t) self->active_limit };
+  guint i, n = MAX (self->n_device_ids, 1);
+  CqSfCuda *cuda;
+
+  targets[0] = *target;
+  for (i = 1; i < n; i++) {
+    CqCudaTarget t = CQ_CUDA_TARGET_DEVICE (self->device_ids[i]);
+
+    targets[i] = t;
+  }
+  cuda = cq_sf_cuda_new_multi (targets, n, &self->g, &options, err);
 
   if (cuda && cq_sf_cuda_set_volume (cuda, self->volume, err) != CQ_OK)
     g_clear_pointer (&cuda, cq_sf_cuda_free);
@@ -779,7 +846,7 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
   CqError err = { CQ_OK, "" };
   GstCudaQaBackend backend;
-  gchar *location;
+  gchar *location, *ids;
   CqPhantom phantom;
   gint device_id;
   gsize n, i, cells;
@@ -800,7 +867,11 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   location = g_strdup (self->volume_location);
   backend = self->backend;
   device_id = self->cuda_device_id;
+  ids = g_strdup (self->cuda_device_ids);
+  self->active_limit = self->device_memory_limit;
   GST_OBJECT_UNLOCK (self);
+  self->n_device_ids = 0;
+  self->batch_views = BATCH_VIEWS;
 
   if (cq_sf_geometry_check_scan (&self->g, num_buffers > 0 ?
           (guint64) num_buffers : (guint64) G_MAXUINT + 1, &err) != CQ_OK)
@@ -831,14 +902,43 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
     goto too_large;
   self->max_integral = self->active_mu_scale * max_value * diag;
 
+  /* the devices of cuda-device-ids, each checked; the first is the
+   * device the shared context is for */
+  if (backend != GST_CUDA_QA_BACKEND_CPU
+      && !gst_cuda_qa_device_ids (self->dev, ids, self->device_ids,
+          &self->n_device_ids))
+    goto failed;
+  if (self->n_device_ids > 0)
+    device_id = self->device_ids[0];
   /* GStreamer's shared context where its CUDA library works, so that
    * CUDAMemory frames are in the context of the elements downstream */
   if (!gst_cuda_qa_device_start (self->dev, backend, device_id, 0))
     goto failed;
   if (gst_cuda_qa_device_is_cuda (self->dev)) {
+    if (self->n_device_ids > 0
+        && gst_cuda_qa_device_id (self->dev) != self->device_ids[0]) {
+      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, (NULL),
+          ("the shared CUDA context is on device %d, not on device %d, the "
+              "first of cuda-device-ids \"%s\": projecting there instead",
+              gst_cuda_qa_device_id (self->dev), self->device_ids[0], ids));
+      self->device_ids[0] = gst_cuda_qa_device_id (self->dev);
+    }
     if (!gst_cuda_qa_device_open (self->dev, NULL, &err))
       goto backend_failed;
     self->cuda = gst_cuda_qa_device_backend (self->dev);
+    /* resident: a batch a device; streamed: what a pass over the
+     * slabs serves, so that frames keep flowing pass after pass */
+    self->batch_views = cq_sf_cuda_batch_views (self->cuda);
+    if (self->batch_views == 0)
+      self->batch_views = MIN (BATCH_VIEWS * cq_sf_cuda_n_devices
+          (self->cuda), cq_sf_cuda_keep_views (self->cuda));
+    {
+      gchar plan[1024];
+
+      cq_sf_cuda_describe (self->cuda, plan, sizeof (plan));
+      GST_INFO_OBJECT (self, "%u views a batch; %s", self->batch_views,
+          plan);
+    }
   } else {
     self->volume_d = gst_cuda_sf_project_alloc (self, n, sizeof (gdouble),
         "the CPU projector's volume (float64 voxels)");
@@ -857,6 +957,7 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   self->batch_first = self->batch_count = 0;
   self->frame = 0;
   g_free (location);
+  g_free (ids);
   GST_INFO_OBJECT (self, "projecting %ux%ux%u voxels onto %ux%u cells, %u "
       "views a rotation, helical pitch %g mm, on %s", self->g.nx, self->g.ny,
       self->g.nz, self->g.nu, self->g.nv, self->g.n_views,
@@ -869,6 +970,7 @@ bad_geometry:
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
         ("Impossible projection geometry"), ("%s", err.message));
     g_free (location);
+    g_free (ids);
     return FALSE;
   }
 too_large:
@@ -879,6 +981,7 @@ too_large:
             "line integrals", max_value, diag));
     gst_cuda_sf_project_free (self);
     g_free (location);
+    g_free (ids);
     return FALSE;
   }
 backend_failed:
@@ -888,12 +991,14 @@ backend_failed:
         self->g.nz, self->g.n_views, self->g.nu, self->g.nv);
     gst_cuda_sf_project_free (self);
     g_free (location);
+    g_free (ids);
     return FALSE;
   }
 failed:
   {
     gst_cuda_sf_project_free (self);
     g_free (location);
+    g_free (ids);
     return FALSE;
   }
 }
@@ -961,7 +1066,7 @@ gst_cuda_sf_project_fill (GstPushSrc * src, GstBuffer * buf)
     goto helix_ended;
   if (index < self->batch_first
       || index - self->batch_first >= self->batch_count) {
-    guint count = MIN (BATCH_VIEWS, g->n_views - view);
+    guint count = MIN (self->batch_views, g->n_views - view);
 
     if (helical)
       count = (guint) MIN (count, (guint64) G_MAXUINT - index + 1);

@@ -124,9 +124,60 @@ gst_cuda_qa_device_stop (GstCudaQaDevice * dev)
 }
 
 gboolean
+gst_cuda_qa_device_ids (GstCudaQaDevice * dev, const gchar * list,
+    gint * ids, guint * n_ids)
+{
+  CqError err = { CQ_OK, "" };
+  CqError why = { CQ_OK, "" };
+  gchar *item = g_strstrip (g_strdup (list ? list : ""));
+  gint count;
+  guint i;
+
+  *n_ids = 0;
+  if (*item == '\0') {
+    g_free (item);
+    return TRUE;
+  }
+  count = cq_cuda_device_count (&why);
+  if (count <= 0 && g_str_equal (item, "all")) {
+    GST_INFO_OBJECT (dev->element, "cuda-device-ids=all: %s", why.message);
+    g_free (item);
+    return TRUE;
+  }
+  g_free (item);
+  if (cq_cuda_parse_devices (list, count, ids, n_ids, &err) != CQ_OK) {
+    if (err.status == CQ_ERROR_INVALID)
+      GST_ELEMENT_ERROR (dev->element, RESOURCE, SETTINGS,
+          ("Bad cuda-device-ids \"%s\"", list), ("%s", err.message));
+    else
+      GST_ELEMENT_ERROR (dev->element, RESOURCE, NOT_FOUND,
+          ("cuda-device-ids \"%s\": %s", list, err.message), ("%s",
+              count > 0 ? "" : why.message));
+    return FALSE;
+  }
+  for (i = 0; i < *n_ids; i++)
+    if (cq_cuda_device_check (ids[i], &err) != CQ_OK) {
+      GST_ELEMENT_ERROR (dev->element, RESOURCE, OPEN_READ_WRITE,
+          ("CUDA device %d of cuda-device-ids \"%s\" cannot be used",
+              ids[i], list), ("%s", err.message));
+      *n_ids = 0;
+      return FALSE;
+    }
+  GST_INFO_OBJECT (dev->element, "cuda-device-ids \"%s\": %u device(s)",
+      list, *n_ids);
+  return TRUE;
+}
+
+gboolean
 gst_cuda_qa_device_is_cuda (GstCudaQaDevice * dev)
 {
   return dev->device >= 0;
+}
+
+gint
+gst_cuda_qa_device_id (GstCudaQaDevice * dev)
+{
+  return dev->device;
 }
 
 const gchar *

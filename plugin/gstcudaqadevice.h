@@ -65,7 +65,21 @@ gboolean gst_cuda_qa_device_start (GstCudaQaDevice * dev,
  * go. */
 void gst_cuda_qa_device_stop (GstCudaQaDevice * dev);
 
+/* A `cuda-device-ids` list: "" (or blanks) gives *n_ids 0 (the element's
+ * cuda-device-id then), "all" every device (none present: *n_ids 0, so
+ * that backend=auto falls back to the CPU as usual), else numbers such as
+ * "0,1" (one may come twice: two workers on a device, for tests). Every
+ * id must exist and be usable; FALSE: a RESOURCE error was posted naming
+ * the list and the id (SETTINGS for an item that is not a number,
+ * NOT_FOUND for a device that does not exist, OPEN_READ_WRITE for one
+ * that cannot be used). ids holds CQ_CUDA_MAX_DEVICES. */
+gboolean gst_cuda_qa_device_ids (GstCudaQaDevice * dev, const gchar * list,
+    gint * ids, guint * n_ids);
+
 gboolean gst_cuda_qa_device_is_cuda (GstCudaQaDevice * dev);
+/* The CUDA device chosen at start (that of the shared context), -1 for
+ * the CPU. */
+gint gst_cuda_qa_device_id (GstCudaQaDevice * dev);
 /* "CUDA" or "the CPU", for messages. */
 /* Sets `backend` ("cuda" or "cpu") and `device` (what measured, in words)
  * on s: for the summary. */

@@ -870,6 +870,172 @@ GST_START_TEST (test_cuda_memory_caps)
 
 GST_END_TEST;
 
+/* cuda-device-ids and device-memory-limit: defaults, ranges, round trip. */
+GST_START_TEST (test_device_properties)
+{
+  GstElement *e = gst_element_factory_make ("cudasfproject", NULL);
+  GParamSpecUInt64 *ps = G_PARAM_SPEC_UINT64 (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (e), "device-memory-limit"));
+  gchar *ids = NULL;
+  guint64 limit = 1;
+
+  fail_unless (ps->minimum == 0 && ps->maximum == G_MAXUINT64
+      && ps->default_value == 0);
+  g_object_get (e, "cuda-device-ids", &ids, "device-memory-limit", &limit,
+      NULL);
+  fail_unless (g_str_equal (ids, "") && limit == 0);
+  g_free (ids);
+  g_object_set (e, "cuda-device-ids", "1,0", "device-memory-limit",
+      (guint64) 8 << 30, NULL);
+  g_object_get (e, "cuda-device-ids", &ids, "device-memory-limit", &limit,
+      NULL);
+  fail_unless (g_str_equal (ids, "1,0") && limit == (guint64) 8 << 30);
+  g_free (ids);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* A device that is not there, or a list that is not one, is a RESOURCE
+ * error at start naming it (backend=auto on a host without CUDA too:
+ * devices named explicitly are not a fallback; backend=cpu ignores the
+ * list). */
+static void
+expect_device_error (const gchar * props, GQuark domain, gint code,
+    const gchar * needle)
+{
+  const gchar *be = g_str_equal (backend, "cpu") ? "auto" : backend;
+  gchar *desc = g_strdup_printf ("cudasfproject backend=%s " SMALL
+      "views=4 %s ! fakesink", be, props);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *m;
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR);
+  fail_unless (m != NULL, "no error for %s", props);
+  gst_message_parse_error (m, &error, &debug);
+  fail_unless (error->domain == domain && error->code == code,
+      "%s: %s (%s)", props, error->message, g_quark_to_string
+      (error->domain));
+  fail_unless (strstr (error->message, needle) != NULL, "%s: %s", props,
+      error->message);
+  g_error_free (error);
+  g_free (debug);
+  gst_message_unref (m);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
+GST_START_TEST (test_device_ids_errors)
+{
+  expect_device_error ("cuda-device-ids=99", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NOT_FOUND, "device 99");
+  expect_device_error ("cuda-device-ids=\"0,x\"", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_SETTINGS, "\"0,x\"");
+  expect_device_error ("cuda-device-ids=\"0,-1\"", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_SETTINGS, "cuda-device-ids");
+}
+
+GST_END_TEST;
+
+/* n frames of props, concatenated. */
+static GByteArray *
+frames (const gchar * props, guint n)
+{
+  GstHarness *h = harness (props, NULL);
+  GByteArray *all = g_byte_array_new ();
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    GstBuffer *buf = gst_harness_pull (h);
+    GstMapInfo map;
+
+    fail_unless (buf != NULL, "%s: frame %u", props, i);
+    gst_buffer_map (buf, &map, GST_MAP_READ);
+    g_byte_array_append (all, map.data, map.size);
+    gst_buffer_unmap (buf, &map);
+    gst_buffer_unref (buf);
+  }
+  gst_harness_teardown (h);
+  return all;
+}
+
+/* The largest difference of two runs' GRAY16 frames, in levels. */
+static guint
+worst_level (GByteArray * a, GByteArray * b)
+{
+  guint i, worst = 0;
+
+  fail_unless_equals_int (a->len, b->len);
+  for (i = 0; i + 1 < a->len; i += 2) {
+    gint d = (gint) GST_READ_UINT16_LE (a->data + i) -
+        (gint) GST_READ_UINT16_LE (b->data + i);
+
+    worst = MAX (worst, (guint) ABS (d));
+  }
+  return worst;
+}
+
+/* The views split over two workers on one device ("0,0") give the same
+ * frames as one device, in view order (each view is projected whole);
+ * a device-memory-limit that streams the 32³ volume through 4-slice slabs,
+ * 4 views a pass, gives frames within one level of the resident ones
+ * (the slabs' shares of a ray summed in float), noise and all, on one and
+ * on two workers. On the CPU backend both properties are ignored. */
+GST_START_TEST (test_device_split_frames)
+{
+  const gchar *kinds[] = { "", "noise=true seed=3 photons=3000 " };
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (kinds); k++) {
+    gchar *base = g_strdup_printf (SMALL "views=12 %s", kinds[k]);
+    gchar *two = g_strdup_printf ("%s cuda-device-ids=\"0,0\"", base);
+    gchar *capped = g_strdup_printf ("%s device-memory-limit=120000", base);
+    gchar *both = g_strdup_printf ("%s cuda-device-ids=\"0,0\" "
+        "device-memory-limit=120000", base);
+    GByteArray *a = frames (base, 26);
+    GByteArray *b = frames (two, 26);
+    GByteArray *c = frames (capped, 26);
+    GByteArray *d = frames (both, 26);
+    guint w;
+
+    fail_unless (a->len == b->len && memcmp (a->data, b->data, a->len) == 0,
+        "two workers changed the frames (%s)", kinds[k]);
+    w = worst_level (a, c);
+    fail_unless (w <= (g_str_equal (backend, "cpu") ? 0u : 1u),
+        "streamed frames %u levels off (%s)", w, kinds[k]);
+    fail_unless (c->len == d->len && memcmp (c->data, d->data, c->len) == 0,
+        "two streaming workers changed the frames (%s)", kinds[k]);
+    g_byte_array_unref (a);
+    g_byte_array_unref (b);
+    g_byte_array_unref (c);
+    g_byte_array_unref (d);
+    g_free (base);
+    g_free (two);
+    g_free (capped);
+    g_free (both);
+  }
+}
+
+GST_END_TEST;
+
+/* A limit that leaves no room for even a view and two slices: a RESOURCE
+ * error at start naming the sizes (CUDA only). */
+GST_START_TEST (test_device_memory_too_small)
+{
+  if (g_str_equal (backend, "cpu"))
+    return;
+  expect_device_error ("device-memory-limit=20000", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NO_SPACE_LEFT, "Out of memory");
+}
+
+GST_END_TEST;
+
 static Suite *
 cudasfproject_suite (void)
 {
@@ -898,6 +1064,10 @@ cudasfproject_suite (void)
   tcase_add_test (tc, test_fov_mask);
   tcase_add_test (tc, test_live_pacing);
   tcase_add_test (tc, test_cuda_memory_caps);
+  tcase_add_test (tc, test_device_properties);
+  tcase_add_test (tc, test_device_ids_errors);
+  tcase_add_test (tc, test_device_split_frames);
+  tcase_add_test (tc, test_device_memory_too_small);
   return s;
 }
 

@@ -550,6 +550,41 @@ GST_START_TEST (test_sfproject_cuda_memory)
 
 GST_END_TEST;
 
+/* cudasfproject's views split over two workers ("0,0": the second
+ * worker's frames reach CUDAMemory through pinned host memory) and its
+ * volume streamed in z-slabs (a device-memory-limit below the resident
+ * layout's): CUDAMemory frames equal the system-memory ones, with noise
+ * and without (issue 12). */
+GST_START_TEST (test_sfproject_cuda_memory_split)
+{
+  const gchar *split[] = { "cuda-device-ids=\"0,0\"",
+    "device-memory-limit=400000",
+    "cuda-device-ids=\"0,0\" device-memory-limit=400000"
+  };
+  const gchar *noise[] = { "", "noise=true seed=5 photons=4000" };
+  guint k, n;
+
+  for (k = 0; k < G_N_ELEMENTS (split); k++)
+    for (n = 0; n < G_N_ELEMENTS (noise); n++) {
+      gchar *src = g_strdup_printf ("cudasfproject backend=cuda "
+          "num-buffers=%d volume-width=48 volume-height=48 volume-depth=32 "
+          "detector-width=61 detector-height=45 views=16 %s %s",
+          quick ? 5 : 20, split[k], noise[n]);
+      gchar *sys = g_strdup_printf ("%s ! video/x-raw,format=GRAY16_LE ! "
+          "cudasharpness backend=cuda metrics=all ! appsink name=sink "
+          "sync=false", src);
+      gchar *dev = g_strdup_printf ("%s ! video/x-raw(ANY),format=GRAY16_LE "
+          "! cudasharpness backend=cuda metrics=all ! appsink name=sink "
+          "sync=false", src);
+      assert_cuda_memory_same (sys, dev, TRUE);
+      g_free (sys);
+      g_free (dev);
+      g_free (src);
+    }
+}
+
+GST_END_TEST;
+
 /* NVDEC output measured in place equals the same frames downloaded. */
 GST_START_TEST (test_nvdec)
 {
@@ -629,6 +664,7 @@ cudamemory_suite (void)
   tcase_add_test (tc, test_pinned_pool);
   tcase_add_test (tc, test_memory_of_another_context);
   tcase_add_test (tc, test_sfproject_cuda_memory);
+  tcase_add_test (tc, test_sfproject_cuda_memory_split);
   if (!quick)
     tcase_add_test (tc, test_nvdec);
   return s;

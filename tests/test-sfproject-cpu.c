@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cq-sfproject.h"
+#include "cq-sfproject-plan.h"
 #include "cq-test.h"
 
 
@@ -879,6 +880,275 @@ GST_START_TEST (test_impossible_geometry)
 
 GST_END_TEST;
 
+/* ---- several devices and streaming (issue 12): the plain C parts ---- */
+
+/* Device lists: "", "all", numbers; what is wrong is named. */
+GST_START_TEST (test_parse_devices)
+{
+  int ids[CQ_CUDA_MAX_DEVICES];
+  unsigned n = 99;
+  CqError err;
+
+  fail_unless_equals_int (cq_cuda_parse_devices ("", 2, ids, &n, &err),
+      CQ_OK);
+  fail_unless_equals_int (n, 0);
+  fail_unless_equals_int (cq_cuda_parse_devices (NULL, 2, ids, &n, &err),
+      CQ_OK);
+  fail_unless_equals_int (n, 0);
+  fail_unless_equals_int (cq_cuda_parse_devices ("  ", 0, ids, &n, &err),
+      CQ_OK);
+  fail_unless_equals_int (n, 0);
+  fail_unless_equals_int (cq_cuda_parse_devices ("all", 3, ids, &n, &err),
+      CQ_OK);
+  fail_unless (n == 3 && ids[0] == 0 && ids[1] == 1 && ids[2] == 2);
+  fail_unless_equals_int (cq_cuda_parse_devices (" all ", 0, ids, &n, &err),
+      CQ_ERROR_NO_CUDA);
+  fail_unless_equals_int (cq_cuda_parse_devices ("1,0", 2, ids, &n, &err),
+      CQ_OK);
+  fail_unless (n == 2 && ids[0] == 1 && ids[1] == 0);
+  fail_unless_equals_int (cq_cuda_parse_devices (" 0 , 0 ", 1, ids, &n,
+          &err), CQ_OK);
+  fail_unless (n == 2 && ids[0] == 0 && ids[1] == 0);
+  /* a device that is not there: named, with how many there are */
+  fail_unless_equals_int (cq_cuda_parse_devices ("0,3", 2, ids, &n, &err),
+      CQ_ERROR_NO_CUDA);
+  fail_unless (strstr (err.message, "device 3") != NULL
+      && strstr (err.message, "2 CUDA devices are present") != NULL, "%s",
+      err.message);
+  fail_unless_equals_int (cq_cuda_parse_devices ("0", 0, ids, &n, &err),
+      CQ_ERROR_NO_CUDA);
+  fail_unless (strstr (err.message, "device 0") != NULL, "%s", err.message);
+  /* not numbers: the item named */
+  fail_unless_equals_int (cq_cuda_parse_devices ("0,x", 2, ids, &n, &err),
+      CQ_ERROR_INVALID);
+  fail_unless (strstr (err.message, "\"x\"") != NULL, "%s", err.message);
+  fail_unless_equals_int (cq_cuda_parse_devices ("0,,1", 2, ids, &n, &err),
+      CQ_ERROR_INVALID);
+  fail_unless_equals_int (cq_cuda_parse_devices ("-1", 2, ids, &n, &err),
+      CQ_ERROR_INVALID);
+  fail_unless (strstr (err.message, "\"-1\"") != NULL, "%s", err.message);
+  fail_unless_equals_int (cq_cuda_parse_devices ("1a", 2, ids, &n, &err),
+      CQ_ERROR_INVALID);
+  fail_unless_equals_int (cq_cuda_parse_devices ("all,0", 2, ids, &n, &err),
+      CQ_ERROR_INVALID);
+  fail_unless_equals_int (cq_cuda_parse_devices ("12345678901", 2, ids, &n,
+          &err), CQ_ERROR_INVALID);
+  fail_unless_equals_int (cq_cuda_parse_devices
+      ("0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0", 1, ids, &n, &err),
+      CQ_ERROR_INVALID);
+  fail_unless (strstr (err.message, "more than 16") != NULL, "%s",
+      err.message);
+}
+
+GST_END_TEST;
+
+/* The streamed pair's invariant: every detector row a z-slab's slices
+ * reach, in any view of a call (views [first, first + count), count
+ * sampled), for any column (its magnification D / (R − q_c), what the
+ * kernels' axial map uses, and the view's source z), plus the rows the
+ * backprojector stages past a slice (two) and a row either side for
+ * float, lies in the band cq_sf_slab_rows gives for the call. Offsets, a
+ * detector taller and shorter than the volume's shadow, both turning
+ * directions, helical orbits, slabs of 1 slice to all. */
+static void
+check_cover_views (const CqSfGeometry * g, unsigned slab, unsigned first,
+    unsigned count, unsigned views)
+{
+  const double edge = cq_sf_cell_t (g, 0) - g->dv / 2;
+  unsigned k0, v, i, j, bad = 0, checked = 0;
+
+  for (k0 = 0; k0 < g->nz; k0 += slab) {
+    const unsigned k1 = MIN (k0 + slab, g->nz);
+    unsigned r0, r1;
+
+    cq_sf_slab_rows (g, k0, k1, cq_sf_source_z (g, first),
+        cq_sf_source_z (g, first + count - 1), &r0, &r1);
+    fail_unless (r0 <= r1 && r1 <= g->nv);
+    for (v = 0; v < views; v++) {
+      const unsigned view = first + (count - 1) * v / MAX (views - 1, 1);
+      const double b = cq_sf_view_angle (g, view);
+      const double c = cos (b), sn = sin (b);
+      const double zs = cq_sf_source_z (g, view);
+      const double zlo = cq_sf_voxel_z (g, k0) - g->dz / 2 - zs;
+      const double zhi = cq_sf_voxel_z (g, k1 - 1) + g->dz / 2 - zs;
+
+      for (j = 0; j < g->ny; j += 1 + g->ny / 24)
+        for (i = 0; i < g->nx; i += 1 + g->nx / 24) {
+          const double x = cq_sf_voxel_x (g, i), y = cq_sf_voxel_y (g, j);
+          const double q = -x * sn + y * c;
+          const double m = g->sdd / (g->sod - q);
+          const double lo = floor ((m * zlo - edge) / g->dv) - 1;
+          const double hi = floor ((m * zhi - edge) / g->dv) + 3;
+          const double a = MAX (lo, 0.0), e = MIN (hi, (double) g->nv - 1);
+
+          checked++;
+          if (a <= e && (a < r0 || e >= r1))
+            bad++;
+        }
+    }
+  }
+  fail_unless (bad == 0, "%u of %u column-views reach rows outside their "
+      "slab's band (slab %u, views %u + %u)", bad, checked, slab, first,
+      count);
+}
+
+static void
+check_cover (const CqSfGeometry * g, unsigned slab, unsigned views)
+{
+  check_cover_views (g, slab, 0, g->n_views, views);
+}
+
+GST_START_TEST (test_slab_rows_cover)
+{
+  CqSfGeometry g = cq_test_seed_geometry (64, 36);
+  unsigned slabs[] = { 1, 3, 16, 23, 64 }, n;
+
+  for (n = 0; n < G_N_ELEMENTS (slabs); n++)
+    check_cover (&g, slabs[n], 36);
+  /* asymmetric, offsets, Δz ≠ Δ, turning the other way */
+  memset (&g, 0, sizeof (g));
+  g.nx = 40;
+  g.ny = 36;
+  g.nz = 28;
+  g.dx = 1.0;
+  g.dz = 1.3;
+  g.offset_x = 1.7;
+  g.offset_y = -2.2;
+  g.offset_z = 0.6;
+  g.nu = 72;
+  g.nv = 50;
+  g.du = 1.1;
+  g.dv = 1.4;
+  g.offset_u = -2.5;
+  g.offset_v = 1.1;
+  g.sod = 120;
+  g.sdd = 230;
+  g.n_views = 45;
+  g.start_angle = 0.3;
+  g.direction = -1;
+  for (n = 1; n <= 28; n += 3)
+    check_cover (&g, n, 45);
+  /* a volume far above the central ray, a detector shorter than its
+   * shadow; and a short volume on a tall detector */
+  g.offset_z = 25;
+  g.nv = 30;
+  check_cover (&g, 5, 45);
+  g.offset_z = -9;
+  g.nv = 400;
+  g.dv = 0.3;
+  check_cover (&g, 4, 45);
+  /* the benchmark's large cone: 2048³ of 0.125 mm, 2048² of 0.25 mm */
+  memset (&g, 0, sizeof (g));
+  g.nx = g.ny = g.nz = 2048;
+  g.dx = g.dz = 0.125;
+  g.nu = g.nv = 2048;
+  g.du = g.dv = 0.25;
+  g.sod = 1024;
+  g.sdd = 2048;
+  g.n_views = 720;
+  g.direction = 1;
+  check_cover (&g, 192, 8);
+  /* helical: a call's views at several places along the helix */
+  g = cq_test_seed_geometry (64, 36);
+  g.helical_pitch = 40;
+  check_cover_views (&g, 7, 0, 36, 36);
+  check_cover_views (&g, 16, 50, 20, 20);
+  check_cover_views (&g, 3, 71, 1, 1);
+  fail_unless_equals_int (cq_sf_max_band_rows (&g, 0, 64, 8), 64);
+}
+
+GST_END_TEST;
+
+/* Plans fit the budget they were made for, and the large case's plans
+ * (docs/sf-projector.md) come out as documented. */
+static void
+check_plans (const CqSfGeometry * g, size_t avail)
+{
+  const unsigned views_max = MIN (g->n_views, 2048u);
+  CqSfProjPlan pp;
+  CqSfBackPlan bp;
+
+  if (cq_sf_plan_project (g, avail, views_max, &pp)) {
+    fail_unless (pp.slab >= 1 && pp.slab <= g->nz && pp.stage >= 1
+        && pp.stage <= pp.slab && pp.batch >= 1 && pp.batch <= views_max);
+    fail_unless (cq_sf_plan_project_bytes (g, &pp) <= avail,
+        "projector plan %u/%u/%u: %zu bytes of %zu", pp.slab, pp.stage,
+        pp.batch, cq_sf_plan_project_bytes (g, &pp), avail);
+  } else {
+    fail_unless (avail < 2 * (size_t) g->nx * g->ny * 4 +
+        (size_t) g->nu * g->nv * 4, "no projector plan in %zu bytes", avail);
+  }
+  if (cq_sf_plan_backproject (g, avail, views_max, 0, g->nz, &bp)) {
+    fail_unless (bp.slab >= 1 && bp.slab <= g->nz && bp.views >= 1
+        && bp.views <= views_max && bp.rows <= g->nv);
+    fail_unless (bp.rows >= cq_sf_max_band_rows (g, 0, g->nz, bp.slab));
+    fail_unless (cq_sf_plan_back_bytes (g, views_max, &bp) <= avail,
+        "backprojector plan %u/%u/%u: %zu bytes of %zu", bp.slab, bp.views,
+        bp.rows, cq_sf_plan_back_bytes (g, views_max, &bp), avail);
+  }
+}
+
+GST_START_TEST (test_plans)
+{
+  const size_t gib = (size_t) 1 << 30;
+  CqSfGeometry g = cq_test_seed_geometry (64, 36);
+  CqSfProjPlan pp;
+  CqSfBackPlan bp;
+  size_t avail;
+
+  for (avail = 1000; avail < (size_t) 8 << 20; avail = avail * 3 / 2)
+    check_plans (&g, avail);
+  /* the whole problem fits: one slab, all views */
+  fail_unless (cq_sf_plan_project (&g, (size_t) 64 << 20, 36, &pp));
+  fail_unless (pp.slab == 64 && pp.batch == 36);
+  fail_unless (cq_sf_plan_backproject (&g, (size_t) 64 << 20, 36, 0, 64,
+          &bp));
+  fail_unless (bp.slab == 64 && bp.views == 36 && !bp.dbl);
+  /* a zone of a second device */
+  fail_unless (cq_sf_plan_backproject (&g, (size_t) 1 << 20, 36, 32, 64,
+          &bp));
+  fail_unless (bp.slab <= 32);
+
+  /* 2048³ (32 GiB), 720 views of 2048² (11.25 GiB): the H100 uncapped
+   * (80 GB, ~78.5 GiB free) holds neither both volumes and both
+   * projection sets (86.5 GiB, the resident layout) nor ... but the
+   * projector holds the whole volume and all views, the backprojector
+   * one slab of all of it and all views' rows */
+  memset (&g, 0, sizeof (g));
+  g.nx = g.ny = g.nz = 2048;
+  g.dx = g.dz = 0.125;
+  g.nu = g.nv = 2048;
+  g.du = g.dv = 0.25;
+  g.sod = 1024;
+  g.sdd = 2048;
+  g.n_views = 720;
+  g.direction = 1;
+  avail = 78 * gib;
+  fail_unless (cq_sf_resident_bytes (&g, 720) > avail);
+  fail_unless (cq_sf_plan_project (&g, avail, 720, &pp));
+  fail_unless (pp.slab == 2048 && pp.batch == 720, "%u %u", pp.slab,
+      pp.batch);
+  fail_unless (cq_sf_plan_backproject (&g, avail, 720, 0, 2048, &bp));
+  fail_unless (bp.slab == 2048 && bp.views == 720 && !bp.dbl);
+  check_plans (&g, avail);
+  /* capped at 8 GiB: slabs and passes */
+  avail = 8 * gib - cq_sf_stream_fixed_bytes (&g);
+  fail_unless (cq_sf_plan_project (&g, avail, 720, &pp));
+  fail_unless (pp.slab < 2048 && pp.batch == 128, "%u %u", pp.slab,
+      pp.batch);
+  fail_unless (cq_sf_plan_backproject (&g, avail, 720, 0, 2048, &bp));
+  fail_unless (bp.views == 720 && bp.dbl, "%u %u %d", bp.slab, bp.views,
+      bp.dbl);
+  GST_INFO ("2048^3 at 8 GiB: projector slabs of %u slices, %u views a "
+      "pass; backprojector slabs of %u slices, bands of %u rows",
+      pp.slab, pp.batch, bp.slab, bp.rows);
+  check_plans (&g, avail);
+  for (avail = 64 << 20; avail < 80 * gib; avail *= 2)
+    check_plans (&g, avail);
+}
+
+GST_END_TEST;
+
 static Suite *
 sfproject_cpu_suite (void)
 {
@@ -905,6 +1175,9 @@ sfproject_cpu_suite (void)
   tcase_add_test (tc, test_ellipsoid_chords);
   tcase_add_test (tc, test_axial_identity);
   tcase_add_test (tc, test_impossible_geometry);
+  tcase_add_test (tc, test_parse_devices);
+  tcase_add_test (tc, test_slab_rows_cover);
+  tcase_add_test (tc, test_plans);
   return s;
 }
 
