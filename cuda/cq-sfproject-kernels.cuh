@@ -243,11 +243,7 @@ template < int ROWS > struct SfProjShared
   int count[kSfProjWarps];
   double acc[kSfStrip][ROWS][kSfProjThreads];   /* the lanes' sums */
 };
-/* slab groups summed in float before double with the window; the walk
- * (rows spanning many thin slices) folds every pass of 32 columns: a
- * group's float sums there take far more terms (the signed dot test of
- * 0.25 mm slices on 4 mm rows came out at 1 + 3.7e-6 with 8 groups) */
-constexpr int kSfProjFold = 8;
+constexpr int kSfProjFold = 8;          /* slab groups summed in float before double */
 
 /* Slice k of the column whose slices start at vz: the slab's slices only
  * when SLAB (others read 0: a z-slab's share of the ray), else any. */
@@ -455,22 +451,12 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
             acc[m][r] = __fmaf_rn (wm, g[r], acc[m][r]);
         }
       }
-      /* the walk folds a pass's 32 columns at once (see kSfProjFold) */
-      if (!window) {
-#pragma unroll
-        for (int m = 0; m < kSfStrip; m++)
-#pragma unroll
-          for (int r = 0; r < ROWS; r++) {
-            sh.acc[m][r][threadIdx.x] += acc[m][r];
-            acc[m][r] = 0.0f;
-          }
-      }
       /* another pass while any slab of the group has candidates left */
       if (!__syncthreads_or (lo_b + (pass + 1) * 32 <= hi_b))
         break;
     }
-    if (window && ((slab0 / kSfProjWarps + 1) % kSfProjFold == 0
-            || slab0 + kSfProjWarps >= n_slabs)) {
+    if ((slab0 / kSfProjWarps + 1) % kSfProjFold == 0
+        || slab0 + kSfProjWarps >= n_slabs) {
 #pragma unroll
       for (int m = 0; m < kSfStrip; m++)
 #pragma unroll
