@@ -349,7 +349,10 @@ check_two_workers (const char *name, const CqSfGeometry * g, size_t limit)
   if (back)
     db = diff (b2, b1, nvox);
   fail |= exact ? db.differing != 0 : !(db.nrmse <= 1e-6 && db.worst <= 2e-5);
+  /* what both can keep: two streaming workers hold twice one's batch */
   keep = cq_sf_cuda_keep_views (two);
+  keep = keep < cq_sf_cuda_keep_views (one) ? keep :
+      cq_sf_cuda_keep_views (one);
   keep = keep < nv ? keep : nv;
   if (cq_sf_cuda_project_keep (one, 0, keep, &err) != CQ_OK
       || cq_sf_cuda_project_keep (two, 0, keep, &err) != CQ_OK) {
