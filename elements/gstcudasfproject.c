@@ -29,15 +29,13 @@
 #include "config.h"
 #endif
 
-#include <float.h>
-#include <math.h>
 #include <string.h>
 
 #include "gstcudasfproject.h"
 #include "gstcudaqadevice.h"
 #include "gstcudaqareport.h"
 #include "gstcudaqasfgeometry.h"
-#include "gstcudaqavolume.h"
+#include "gstcudaqasfsetup.h"
 #include "cq-phantom.h"
 #include "cq-sfproject.h"
 #include "cq-sfnoise.h"
@@ -662,13 +660,11 @@ static gboolean
 gst_cuda_sf_project_start (GstBaseSrc * src)
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
-  CqError err = { CQ_OK, "" };
   GstCudaQaBackend backend;
   gchar *location, *ids;
   CqPhantom phantom;
   gint device_id;
   gsize n, i, cells;
-  gdouble max_value = 0, diag;
   gint num_buffers;
 
   g_object_get (self, "num-buffers", &num_buffers, NULL);
@@ -687,7 +683,6 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   ids = g_strdup (self->cuda_device_ids);
   self->active_limit = self->device_memory_limit;
   GST_OBJECT_UNLOCK (self);
-  self->n_device_ids = 0;
   self->batch_views = BATCH_VIEWS;
 
   if (!gst_cuda_qa_sf_geometry_check (GST_ELEMENT (self), &self->g,
@@ -702,46 +697,14 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
         sizeof (float), "a batch of detector frames (float32 cells)");
   if (!self->batch)
     goto failed;
-  if (location) {
-    if (!gst_cuda_qa_volume_read (GST_ELEMENT (self), location, self->volume,
-            self->g.nx, self->g.ny, self->g.nz))
-      goto failed;
-  } else {
-    cq_phantom_fill (phantom, &self->g, self->volume);
-  }
-  for (i = 0; i < n; i++)
-    max_value = MAX (max_value, fabs (self->volume[i]));
-  diag = sqrt (pow (self->g.nx * self->g.dx, 2) + pow (self->g.ny *
-          self->g.dx, 2) + pow (self->g.nz * self->g.dz, 2));
-  /* line integrals are float32: bounded by the largest value times the
-   * volume's diagonal */
-  if (max_value * diag > FLT_MAX)
-    goto too_large;
-  self->max_integral = self->active_mu_scale * max_value * diag;
-
-  /* the devices of cuda-device-ids, each checked; the first is the
-   * device the shared context is for */
-  if (backend != GST_CUDA_QA_BACKEND_CPU
-      && !gst_cuda_qa_device_ids (self->dev, ids, self->device_ids,
-          &self->n_device_ids))
+  if (!gst_cuda_qa_sf_setup_volume (GST_ELEMENT (self), &self->g, location,
+          phantom, self->active_mu_scale, self->volume, &self->max_integral))
     goto failed;
-  if (self->n_device_ids > 0)
-    device_id = self->device_ids[0];
-  /* GStreamer's shared context where its CUDA library works, so that
-   * CUDAMemory frames are in the context of the elements downstream */
-  if (!gst_cuda_qa_device_start (self->dev, backend, device_id, 0))
+  /* on CUDA this opens the projector (gst_cuda_sf_project_open_cuda) */
+  if (!gst_cuda_qa_sf_setup_devices (self->dev, GST_ELEMENT (self), backend,
+          device_id, ids, self->device_ids, &self->n_device_ids, &self->g))
     goto failed;
   if (gst_cuda_qa_device_is_cuda (self->dev)) {
-    if (self->n_device_ids > 0
-        && gst_cuda_qa_device_id (self->dev) != self->device_ids[0]) {
-      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, (NULL),
-          ("the shared CUDA context is on device %d, not on device %d, the "
-              "first of cuda-device-ids \"%s\": projecting there instead",
-              gst_cuda_qa_device_id (self->dev), self->device_ids[0], ids));
-      self->device_ids[0] = gst_cuda_qa_device_id (self->dev);
-    }
-    if (!gst_cuda_qa_device_open (self->dev, NULL, &err))
-      goto backend_failed;
     self->cuda = gst_cuda_qa_device_backend (self->dev);
     /* resident: a batch a device; streamed: what a pass over the
      * slabs serves, so that frames keep flowing pass after pass */
@@ -782,27 +745,6 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   return TRUE;
 
   /* ERRORS */
-too_large:
-  {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("Volume values too large to project"),
-        ("the largest magnitude %g over the %g mm diagonal overflows float32 "
-            "line integrals", max_value, diag));
-    gst_cuda_sf_project_free (self);
-    g_free (location);
-    g_free (ids);
-    return FALSE;
-  }
-backend_failed:
-  {
-    gst_cuda_qa_device_setup_error (self->dev, &err, "the projector",
-        "%ux%ux%u voxels and %u views of %ux%u", self->g.nx, self->g.ny,
-        self->g.nz, self->g.n_views, self->g.nu, self->g.nv);
-    gst_cuda_sf_project_free (self);
-    g_free (location);
-    g_free (ids);
-    return FALSE;
-  }
 failed:
   {
     gst_cuda_sf_project_free (self);
