@@ -29,14 +29,13 @@
 #include "config.h"
 #endif
 
-#include <float.h>
-#include <math.h>
 #include <string.h>
 
 #include "gstcudasfproject.h"
 #include "gstcudaqadevice.h"
 #include "gstcudaqareport.h"
-#include "gstcudaqavolume.h"
+#include "gstcudaqasfgeometry.h"
+#include "gstcudaqasfsetup.h"
 #include "cq-phantom.h"
 #include "cq-sfproject.h"
 #include "cq-sfnoise.h"
@@ -66,27 +65,8 @@ enum
   PROP_MU_SCALE,
   PROP_PHANTOM,
   PROP_VOLUME_LOCATION,
-  PROP_VOLUME_WIDTH,
-  PROP_VOLUME_HEIGHT,
-  PROP_VOLUME_DEPTH,
-  PROP_VOXEL_SIZE,
-  PROP_VOXEL_SIZE_Z,
-  PROP_DETECTOR_WIDTH,
-  PROP_DETECTOR_HEIGHT,
-  PROP_PIXEL_PITCH_U,
-  PROP_PIXEL_PITCH_V,
-  PROP_SOURCE_DETECTOR_DISTANCE,
-  PROP_SOURCE_ORIGIN_DISTANCE,
-  PROP_VIEWS,
-  PROP_START_ANGLE,
-  PROP_DETECTOR_OFFSET_U,
-  PROP_DETECTOR_OFFSET_V,
-  PROP_VOLUME_OFFSET_X,
-  PROP_VOLUME_OFFSET_Y,
-  PROP_VOLUME_OFFSET_Z,
-  PROP_HELICAL_PITCH,
-  PROP_FOV_MASK,
-  PROP_IS_LIVE,
+  PROP_GEOMETRY,                /* first of the geometry's properties */
+  PROP_IS_LIVE = PROP_GEOMETRY + GST_CUDA_QA_SF_GEOMETRY_N_PROPS,
   PROP_BACKEND,
   PROP_CUDA_DEVICE_ID,
   PROP_ELECTRONIC_NOISE,
@@ -100,14 +80,6 @@ enum
 #define MAX_ELECTRONIC_NOISE 1e6
 #define DEFAULT_MU_SCALE 0.02   /* water at ~70 keV, 1/mm */
 #define DEFAULT_PHANTOM CQ_PHANTOM_SHEPP_LOGAN
-#define DEFAULT_VOLUME_SIDE 128
-#define DEFAULT_VOXEL_SIZE 1.0
-#define DEFAULT_DETECTOR_SIDE 256
-#define DEFAULT_PIXEL_PITCH 1.0
-#define DEFAULT_SDD 1000.0
-#define DEFAULT_SOD 500.0
-#define DEFAULT_VIEWS 360
-#define MAX_HELICAL_PITCH 1e4   /* mm a rotation */
 /* views projected together: one launch (or one CPU call) a batch, a
  * device's share when the volume is resident (streamed, the library says
  * how many a pass over its slabs serves) */
@@ -229,121 +201,6 @@ gst_cuda_sf_project_phantom_get_type (void)
   return type;
 }
 
-/* The geometry's properties, PROP_VOLUME_WIDTH .. PROP_FOV_MASK in
- * order: a field of CqSfGeometry each, unsigned (max 65535), double or
- * boolean (an int field). */
-typedef struct
-{
-  const gchar *name, *nick, *blurb;
-  GType type;
-  gdouble min, max, def;
-  gsize offset;
-} GstCudaSfProjectGeometryProp;
-
-#define GEOMETRY_UINT(name, blurb, def, field) \
-  { name, name, blurb, G_TYPE_UINT, 0, 65535, def, \
-      G_STRUCT_OFFSET (CqSfGeometry, field) }
-#define GEOMETRY_DOUBLE(name, blurb, min, max, def, field) \
-  { name, name, blurb, G_TYPE_DOUBLE, min, max, def, \
-      G_STRUCT_OFFSET (CqSfGeometry, field) }
-#define GEOMETRY_BOOLEAN(name, nick, blurb, field) \
-  { name, nick, blurb, G_TYPE_BOOLEAN, 0, 1, 0, \
-      G_STRUCT_OFFSET (CqSfGeometry, field) }
-
-static const GstCudaSfProjectGeometryProp geometry_props[] = {
-  GEOMETRY_UINT ("volume-width", "Voxels along x", DEFAULT_VOLUME_SIDE, nx),
-  GEOMETRY_UINT ("volume-height", "Voxels along y", DEFAULT_VOLUME_SIDE, ny),
-  GEOMETRY_UINT ("volume-depth", "Voxels along z (the rotation axis)",
-      DEFAULT_VOLUME_SIDE, nz),
-  GEOMETRY_DOUBLE ("voxel-size", "Transaxial voxel size in mm", 0.0, 1e6,
-      DEFAULT_VOXEL_SIZE, dx),
-  GEOMETRY_DOUBLE ("voxel-size-z", "Axial voxel size in mm", 0.0, 1e6,
-      DEFAULT_VOXEL_SIZE, dz),
-  GEOMETRY_UINT ("detector-width", "Detector cells along u (the frame width)",
-      DEFAULT_DETECTOR_SIDE, nu),
-  GEOMETRY_UINT ("detector-height",
-      "Detector cells along v (the frame height)", DEFAULT_DETECTOR_SIDE, nv),
-  GEOMETRY_DOUBLE ("pixel-pitch-u", "Detector cell width in mm", 0.0, 1e6,
-      DEFAULT_PIXEL_PITCH, du),
-  GEOMETRY_DOUBLE ("pixel-pitch-v", "Detector cell height in mm", 0.0, 1e6,
-      DEFAULT_PIXEL_PITCH, dv),
-  GEOMETRY_DOUBLE ("source-detector-distance", "Source to detector in mm (D)",
-      0.0, 1e9, DEFAULT_SDD, sdd),
-  GEOMETRY_DOUBLE ("source-origin-distance",
-      "Source to rotation axis in mm (R)", 0.0, 1e9, DEFAULT_SOD, sod),
-  GEOMETRY_UINT ("views", "Views per rotation, uniformly over 2 pi",
-      DEFAULT_VIEWS, n_views),
-  GEOMETRY_DOUBLE ("start-angle", "Angle of view 0 in radians", -1e3, 1e3,
-      0.0, start_angle),
-  /**
-   * GstCudaSfProject:detector-offset-u:
-   *
-   * Shift of the detector's centre along u from the central ray, in mm (a
-   * half-fan or offset-detector scan); detector-offset-v likewise along v.
-   * A geometry in which no view sees the volume is an error at start.
-   */
-  GEOMETRY_DOUBLE ("detector-offset-u",
-      "Detector centre along u from the central ray, in mm", -1e6, 1e6, 0.0,
-      offset_u),
-  GEOMETRY_DOUBLE ("detector-offset-v",
-      "Detector centre along v (z) from the central ray, in mm", -1e6, 1e6,
-      0.0, offset_v),
-  /**
-   * GstCudaSfProject:volume-offset-x:
-   *
-   * Shift of the volume's centre from the rotation axis along x, in mm;
-   * volume-offset-y and volume-offset-z likewise.
-   */
-  GEOMETRY_DOUBLE ("volume-offset-x",
-      "Volume centre along x from the rotation axis, in mm", -1e6, 1e6, 0.0,
-      offset_x),
-  GEOMETRY_DOUBLE ("volume-offset-y",
-      "Volume centre along y from the rotation axis, in mm", -1e6, 1e6, 0.0,
-      offset_y),
-  GEOMETRY_DOUBLE ("volume-offset-z",
-      "Volume centre along z from the central ray, in mm", -1e6, 1e6, 0.0,
-      offset_z),
-  /**
-   * GstCudaSfProject:helical-pitch:
-   *
-   * Table feed of a helical orbit in mm a rotation: the source, and the
-   * detector with it, rises helical-pitch mm along +z every `views` frames,
-   * frame f at z = helical-pitch · f / views (frame 0 at z = 0, where
-   * volume-offset-z is counted from), so frames past the first rotation
-   * are new views and `num-buffers` decides how far the scan goes. 0 is a
-   * circular orbit, whose rotations repeat. A scan (of `num-buffers`
-   * frames, when set) whose rows never reach the volume is an error at
-   * start.
-   */
-  GEOMETRY_DOUBLE ("helical-pitch",
-      "Helical orbit: mm the source rises along z a rotation (0 = circular)",
-      0.0, MAX_HELICAL_PITCH, 0.0, helical_pitch),
-  /**
-   * GstCudaSfProject:fov-mask:
-   *
-   * Zero the voxel columns whose centre lies outside the cylinder every
-   * view sees whole (radius R·s/√(s² + D²), s the nearer detector edge):
-   * they are neither projected nor backprojected, so the pair stays
-   * matched.
-   */
-  GEOMETRY_BOOLEAN ("fov-mask", "Field-of-view mask",
-      "Project only the voxel columns inside the cylinder every view "
-      "sees whole", fov_mask),
-};
-
-#define GEOMETRY_PROP(id) \
-  ((id) >= PROP_VOLUME_WIDTH && (id) <= PROP_FOV_MASK ? \
-      &geometry_props[(id) - PROP_VOLUME_WIDTH] : NULL)
-
-/* The geometry field of a geometry property, or NULL. */
-static gpointer
-gst_cuda_sf_project_geometry_field (CqSfGeometry * g, guint prop_id,
-    const GstCudaSfProjectGeometryProp ** prop)
-{
-  *prop = GEOMETRY_PROP (prop_id);
-  return *prop ? (guint8 *) g + (*prop)->offset : NULL;
-}
-
 static void
 gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
 {
@@ -353,7 +210,6 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
   GstPushSrcClass *push_class = GST_PUSH_SRC_CLASS (klass);
   GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_READY;
-  guint i;
 
   gobject_class->finalize = gst_cuda_sf_project_finalize;
   gobject_class->set_property = gst_cuda_sf_project_set_property;
@@ -389,22 +245,7 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
       g_param_spec_string ("volume-location", "Volume location",
           "Raw little-endian float32 volume, x fastest, "
           "volume-width x volume-height x volume-depth values", NULL, flags));
-  for (i = 0; i < G_N_ELEMENTS (geometry_props); i++) {
-    const GstCudaSfProjectGeometryProp *p = &geometry_props[i];
-    GParamSpec *spec;
-
-    if (p->type == G_TYPE_DOUBLE)
-      spec = g_param_spec_double (p->name, p->nick, p->blurb, p->min, p->max,
-          p->def, flags);
-    else if (p->type == G_TYPE_BOOLEAN)
-      spec = g_param_spec_boolean (p->name, p->nick, p->blurb, p->def != 0,
-          flags);
-    else
-      spec = g_param_spec_uint (p->name, p->nick, p->blurb, (guint) p->min,
-          (guint) p->max, (guint) p->def, flags);
-    g_object_class_install_property (gobject_class, PROP_VOLUME_WIDTH + i,
-        spec);
-  }
+  gst_cuda_qa_sf_geometry_install (gobject_class, PROP_GEOMETRY);
   g_object_class_install_property (gobject_class, PROP_IS_LIVE,
       g_param_spec_boolean ("is-live", "Is live",
           "Pace frames in real time at the caps' framerate", FALSE, flags));
@@ -476,16 +317,7 @@ gst_cuda_sf_project_class_init (GstCudaSfProjectClass * klass)
 static void
 gst_cuda_sf_project_init (GstCudaSfProject * self)
 {
-  CqSfGeometry *g = &self->geometry;
-
-  g->nx = g->ny = g->nz = DEFAULT_VOLUME_SIDE;
-  g->dx = g->dz = DEFAULT_VOXEL_SIZE;
-  g->nu = g->nv = DEFAULT_DETECTOR_SIDE;
-  g->du = g->dv = DEFAULT_PIXEL_PITCH;
-  g->sdd = DEFAULT_SDD;
-  g->sod = DEFAULT_SOD;
-  g->n_views = DEFAULT_VIEWS;
-  g->direction = 1;
+  gst_cuda_qa_sf_geometry_init (&self->geometry);
   self->output = DEFAULT_OUTPUT;
   self->photons = DEFAULT_PHOTONS;
   self->mu_scale = DEFAULT_MU_SCALE;
@@ -513,9 +345,6 @@ gst_cuda_sf_project_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (object);
-  CqSfGeometry *g = &self->geometry;
-  const GstCudaSfProjectGeometryProp *p;
-  gpointer field;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -562,14 +391,9 @@ gst_cuda_sf_project_set_property (GObject * object, guint prop_id,
       self->device_memory_limit = g_value_get_uint64 (value);
       break;
     default:
-      if (!(field = gst_cuda_sf_project_geometry_field (g, prop_id, &p)))
+      if (!gst_cuda_qa_sf_geometry_set_property (&self->geometry,
+              PROP_GEOMETRY, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      else if (p->type == G_TYPE_DOUBLE)
-        *(gdouble *) field = g_value_get_double (value);
-      else if (p->type == G_TYPE_BOOLEAN)
-        *(gint *) field = g_value_get_boolean (value);
-      else
-        *(guint *) field = g_value_get_uint (value);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -580,9 +404,6 @@ gst_cuda_sf_project_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (object);
-  CqSfGeometry *g = &self->geometry;
-  const GstCudaSfProjectGeometryProp *p;
-  gpointer field;
 
   if (prop_id == PROP_IS_LIVE) {
     g_value_set_boolean (value, gst_base_src_is_live (GST_BASE_SRC (self)));
@@ -627,14 +448,9 @@ gst_cuda_sf_project_get_property (GObject * object, guint prop_id,
       g_value_set_uint64 (value, self->device_memory_limit);
       break;
     default:
-      if (!(field = gst_cuda_sf_project_geometry_field (g, prop_id, &p)))
+      if (!gst_cuda_qa_sf_geometry_get_property (&self->geometry,
+              PROP_GEOMETRY, prop_id, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      else if (p->type == G_TYPE_DOUBLE)
-        g_value_set_double (value, *(gdouble *) field);
-      else if (p->type == G_TYPE_BOOLEAN)
-        g_value_set_boolean (value, *(gint *) field);
-      else
-        g_value_set_uint (value, *(guint *) field);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -844,16 +660,13 @@ static gboolean
 gst_cuda_sf_project_start (GstBaseSrc * src)
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
-  CqError err = { CQ_OK, "" };
   GstCudaQaBackend backend;
   gchar *location, *ids;
   CqPhantom phantom;
   gint device_id;
   gsize n, i, cells;
-  gdouble max_value = 0, diag;
   gint num_buffers;
 
-  /* a bounded helical scan must reach the volume with its frames */
   g_object_get (self, "num-buffers", &num_buffers, NULL);
   GST_OBJECT_LOCK (self);
   self->g = self->geometry;
@@ -870,12 +683,11 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   ids = g_strdup (self->cuda_device_ids);
   self->active_limit = self->device_memory_limit;
   GST_OBJECT_UNLOCK (self);
-  self->n_device_ids = 0;
   self->batch_views = BATCH_VIEWS;
 
-  if (cq_sf_geometry_check_scan (&self->g, num_buffers > 0 ?
-          (guint64) num_buffers : (guint64) G_MAXUINT + 1, &err) != CQ_OK)
-    goto bad_geometry;
+  if (!gst_cuda_qa_sf_geometry_check (GST_ELEMENT (self), &self->g,
+          num_buffers))
+    goto failed;
   n = (gsize) self->g.nx * self->g.ny * self->g.nz;
   cells = (gsize) self->g.nu * self->g.nv;
   self->volume = gst_cuda_sf_project_alloc (self, n, sizeof (float),
@@ -885,46 +697,14 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
         sizeof (float), "a batch of detector frames (float32 cells)");
   if (!self->batch)
     goto failed;
-  if (location) {
-    if (!gst_cuda_qa_volume_read (GST_ELEMENT (self), location, self->volume,
-            self->g.nx, self->g.ny, self->g.nz))
-      goto failed;
-  } else {
-    cq_phantom_fill (phantom, &self->g, self->volume);
-  }
-  for (i = 0; i < n; i++)
-    max_value = MAX (max_value, fabs (self->volume[i]));
-  diag = sqrt (pow (self->g.nx * self->g.dx, 2) + pow (self->g.ny *
-          self->g.dx, 2) + pow (self->g.nz * self->g.dz, 2));
-  /* line integrals are float32: bounded by the largest value times the
-   * volume's diagonal */
-  if (max_value * diag > FLT_MAX)
-    goto too_large;
-  self->max_integral = self->active_mu_scale * max_value * diag;
-
-  /* the devices of cuda-device-ids, each checked; the first is the
-   * device the shared context is for */
-  if (backend != GST_CUDA_QA_BACKEND_CPU
-      && !gst_cuda_qa_device_ids (self->dev, ids, self->device_ids,
-          &self->n_device_ids))
+  if (!gst_cuda_qa_sf_setup_volume (GST_ELEMENT (self), &self->g, location,
+          phantom, self->active_mu_scale, self->volume, &self->max_integral))
     goto failed;
-  if (self->n_device_ids > 0)
-    device_id = self->device_ids[0];
-  /* GStreamer's shared context where its CUDA library works, so that
-   * CUDAMemory frames are in the context of the elements downstream */
-  if (!gst_cuda_qa_device_start (self->dev, backend, device_id, 0))
+  /* on CUDA this opens the projector (gst_cuda_sf_project_open_cuda) */
+  if (!gst_cuda_qa_sf_setup_devices (self->dev, GST_ELEMENT (self), backend,
+          device_id, ids, self->device_ids, &self->n_device_ids, &self->g))
     goto failed;
   if (gst_cuda_qa_device_is_cuda (self->dev)) {
-    if (self->n_device_ids > 0
-        && gst_cuda_qa_device_id (self->dev) != self->device_ids[0]) {
-      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, (NULL),
-          ("the shared CUDA context is on device %d, not on device %d, the "
-              "first of cuda-device-ids \"%s\": projecting there instead",
-              gst_cuda_qa_device_id (self->dev), self->device_ids[0], ids));
-      self->device_ids[0] = gst_cuda_qa_device_id (self->dev);
-    }
-    if (!gst_cuda_qa_device_open (self->dev, NULL, &err))
-      goto backend_failed;
     self->cuda = gst_cuda_qa_device_backend (self->dev);
     /* resident: a batch a device; streamed: what a pass over the
      * slabs serves, so that frames keep flowing pass after pass */
@@ -965,35 +745,6 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   return TRUE;
 
   /* ERRORS */
-bad_geometry:
-  {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("Impossible projection geometry"), ("%s", err.message));
-    g_free (location);
-    g_free (ids);
-    return FALSE;
-  }
-too_large:
-  {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("Volume values too large to project"),
-        ("the largest magnitude %g over the %g mm diagonal overflows float32 "
-            "line integrals", max_value, diag));
-    gst_cuda_sf_project_free (self);
-    g_free (location);
-    g_free (ids);
-    return FALSE;
-  }
-backend_failed:
-  {
-    gst_cuda_qa_device_setup_error (self->dev, &err, "the projector",
-        "%ux%ux%u voxels and %u views of %ux%u", self->g.nx, self->g.ny,
-        self->g.nz, self->g.n_views, self->g.nu, self->g.nv);
-    gst_cuda_sf_project_free (self);
-    g_free (location);
-    g_free (ids);
-    return FALSE;
-  }
 failed:
   {
     gst_cuda_sf_project_free (self);
