@@ -52,6 +52,81 @@ cq_test_seed_geometry (unsigned n, unsigned views)
   return g;
 }
 
+/* The SF tests' asymmetric geometry: offsets everywhere, Δz ≠ Δ,
+ * turning clockwise. */
+static inline CqSfGeometry
+cq_test_asymmetric_geometry (void)
+{
+  CqSfGeometry g;
+
+  memset (&g, 0, sizeof (g));
+  g.nx = 40;
+  g.ny = 36;
+  g.nz = 28;
+  g.dx = 1.0;
+  g.dz = 1.3;
+  g.offset_x = 1.7;
+  g.offset_y = -2.2;
+  g.offset_z = 0.6;
+  g.nu = 72;
+  g.nv = 50;
+  g.du = 1.1;
+  g.dv = 1.4;
+  g.offset_u = -2.5;
+  g.offset_v = 1.1;
+  g.sod = 120;
+  g.sdd = 230;
+  g.n_views = 45;
+  g.start_angle = 0.3;
+  g.direction = -1;
+  return g;
+}
+
+/* Voxels larger than the cells: 3 cells a footprint and more. */
+static inline CqSfGeometry
+cq_test_wide_geometry (void)
+{
+  CqSfGeometry g;
+
+  memset (&g, 0, sizeof (g));
+  g.nx = 48;
+  g.ny = 40;
+  g.nz = 36;
+  g.dx = 4.0;
+  g.dz = 3.0;
+  g.nu = 150;
+  g.nv = 130;
+  g.du = g.dv = 1.5;
+  g.sod = 400;
+  g.sdd = 700;
+  g.n_views = 30;
+  g.direction = 1;
+  return g;
+}
+
+/* Narrow voxels on coarse cells: many columns a projector strip, rows
+ * over many slices (the walking projector). */
+static inline CqSfGeometry
+cq_test_narrow_geometry (void)
+{
+  CqSfGeometry g;
+
+  memset (&g, 0, sizeof (g));
+  g.nx = g.ny = 160;
+  g.nz = 20;
+  g.dx = 0.25;
+  g.dz = 0.5;
+  g.nu = 24;
+  g.nv = 16;
+  g.du = g.dv = 4.0;
+  g.sod = 100;
+  g.sdd = 200;
+  g.n_views = 24;
+  g.start_angle = 0.2;
+  g.direction = 1;
+  return g;
+}
+
 /* One xorshift64 step of *state (nonzero): the new state. */
 static inline uint64_t
 cq_test_xorshift (uint64_t * state)

@@ -224,26 +224,7 @@ main (int argc, char **argv)
   CqError err;
   int fails = 0;
 
-  memset (&g, 0, sizeof (g));
-  g.nx = 40;
-  g.ny = 36;
-  g.nz = 28;
-  g.dx = 1.0;
-  g.dz = 1.3;
-  g.offset_x = 1.7;
-  g.offset_y = -2.2;
-  g.offset_z = 0.6;
-  g.nu = 72;
-  g.nv = 50;
-  g.du = 1.1;
-  g.dv = 1.4;
-  g.offset_u = -2.5;
-  g.offset_v = 1.1;
-  g.sod = 120;
-  g.sdd = 230;
-  g.n_views = 45;
-  g.start_angle = 0.3;
-  g.direction = -1;
+  g = cq_test_asymmetric_geometry ();
   if (cq_sf_geometry_check (&g, &err) != CQ_OK) {
     printf ("FAIL geometry: %s\n", err.message);
     return 1;
@@ -280,35 +261,11 @@ main (int argc, char **argv)
     g.helical_pitch = 160;
     fails += check ("seed 256^3, helical, views 64 to 127", &g, 64);
     /* 3 cells a footprint and more: voxels larger than the cells */
-    memset (&g, 0, sizeof (g));
-    g.nx = 48;
-    g.ny = 40;
-    g.nz = 36;
-    g.dx = 4.0;
-    g.dz = 3.0;
-    g.nu = 150;
-    g.nv = 130;
-    g.du = g.dv = 1.5;
-    g.sod = 400;
-    g.sdd = 700;
-    g.n_views = 30;
-    g.direction = 1;
+    g = cq_test_wide_geometry ();
     fails += check ("wide footprints 48x40x36 (4 mm), 30 views of 150x130 "
         "(1.5 mm)", &g, 0);
     /* many voxel columns a projector strip (several staging passes) */
-    memset (&g, 0, sizeof (g));
-    g.nx = g.ny = 160;
-    g.nz = 20;
-    g.dx = 0.25;
-    g.dz = 0.5;
-    g.nu = 24;
-    g.nv = 16;
-    g.du = g.dv = 4.0;
-    g.sod = 100;
-    g.sdd = 200;
-    g.n_views = 24;
-    g.start_angle = 0.2;
-    g.direction = 1;
+    g = cq_test_narrow_geometry ();
     fails += check ("narrow voxels 160x160x20 (0.25 mm), 24 views of 24x16 "
         "(4 mm)", &g, 0);
   }

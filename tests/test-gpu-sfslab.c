@@ -438,34 +438,6 @@ check_errors (const CqSfGeometry * g)
   return fail;
 }
 
-static CqSfGeometry
-asymmetric (void)
-{
-  CqSfGeometry g;
-
-  memset (&g, 0, sizeof (g));
-  g.nx = 40;
-  g.ny = 36;
-  g.nz = 28;
-  g.dx = 1.0;
-  g.dz = 1.3;
-  g.offset_x = 1.7;
-  g.offset_y = -2.2;
-  g.offset_z = 0.6;
-  g.nu = 72;
-  g.nv = 50;
-  g.du = 1.1;
-  g.dv = 1.4;
-  g.offset_u = -2.5;
-  g.offset_v = 1.1;
-  g.sod = 120;
-  g.sdd = 230;
-  g.n_views = 45;
-  g.start_angle = 0.3;
-  g.direction = -1;
-  return g;
-}
-
 /* A limit that fits the projector's whole volume and all views (plan A)
  * but not the resident layout. */
 static size_t
@@ -479,7 +451,7 @@ int
 main (int argc, char **argv)
 {
   int quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
-  CqSfGeometry g = asymmetric ();
+  CqSfGeometry g = cq_test_asymmetric_geometry ();
   int fails = 0, skip;
 
   if ((skip = cq_test_skip_without_cuda ()) != 0)
@@ -509,19 +481,7 @@ main (int argc, char **argv)
     fails += check_two_workers ("seed 128^3", &g, 0);
     fails += check_two_workers ("seed 128^3", &g, (size_t) 6 << 20);
     /* wide footprints: four F1 registers */
-    memset (&g, 0, sizeof (g));
-    g.nx = 48;
-    g.ny = 40;
-    g.nz = 36;
-    g.dx = 4.0;
-    g.dz = 3.0;
-    g.nu = 150;
-    g.nv = 130;
-    g.du = g.dv = 1.5;
-    g.sod = 400;
-    g.sdd = 700;
-    g.n_views = 30;
-    g.direction = 1;
+    g = cq_test_wide_geometry ();
     fails += check_streamed ("wide footprints 48x40x36 (4 mm), 30 views of "
         "150x130", &g, 1000000);
     /* tall slices on fine rows (the walking backprojector), four rows a
@@ -543,19 +503,7 @@ main (int argc, char **argv)
         (size_t) 3 << 20);
     fails += check_streamed ("tall slices", &g, (size_t) 3 << 19);
     /* narrow voxels: the walking projector */
-    memset (&g, 0, sizeof (g));
-    g.nx = g.ny = 160;
-    g.nz = 20;
-    g.dx = 0.25;
-    g.dz = 0.5;
-    g.nu = 24;
-    g.nv = 16;
-    g.du = g.dv = 4.0;
-    g.sod = 100;
-    g.sdd = 200;
-    g.n_views = 24;
-    g.start_angle = 0.2;
-    g.direction = 1;
+    g = cq_test_narrow_geometry ();
     fails += check_streamed ("narrow voxels 160x160x20, 24 views of 24x16",
         &g, 600000);
     /* the seed's case, 256³: slabs of a realistic size */

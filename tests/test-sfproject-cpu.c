@@ -159,16 +159,12 @@ GST_START_TEST (test_single_voxel)
 
 GST_END_TEST;
 
-/* ⟨A f, g⟩ = ⟨f, Aᵀ g⟩ for random f and g, with offsets and an odd start
- * angle so that nothing is symmetric. */
-GST_START_TEST (test_adjoint)
+/* The seed's 20³, 7 views with offsets and an odd start angle, so that
+ * nothing is symmetric. */
+static CqSfGeometry
+asymmetric_seed (void)
 {
   CqSfGeometry g = cq_test_seed_geometry (20, 7);
-  size_t nvox = 20 * 20 * 20, ncell = 20 * 20 * 7, i;
-  double *f = g_new (double, nvox), *af = g_new (double, ncell);
-  double *p = g_new (double, ncell), *atp = g_new (double, nvox);
-  double lhs = 0, rhs = 0;
-  CqError err;
 
   g.offset_x = 1.3;
   g.offset_y = -0.7;
@@ -177,22 +173,49 @@ GST_START_TEST (test_adjoint)
   g.offset_v = -1.1;
   g.start_angle = 0.37;
   g.dz = 1.5;
+  return g;
+}
+
+/* ⟨A f, p⟩ / ⟨f, Aᵀ p⟩ for random f and p (in [0, 1) or, is_signed,
+ * [−1, 1)) over views [first_view, first_view + 7) of g (20³, 20² cells); A f into
+ * af (20 · 20 · 7 values). */
+static double
+coupling (const CqSfGeometry * g, unsigned first_view, gboolean is_signed,
+    double *af)
+{
+  size_t nvox = 20 * 20 * 20, ncell = 20 * 20 * 7, i;
+  double *f = g_new (double, nvox), *p = g_new (double, ncell);
+  double *atp = g_new (double, nvox);
+  double lhs = 0, rhs = 0;
+  CqError err;
+
   for (i = 0; i < nvox; i++)
-    f[i] = uniform ();
+    f[i] = is_signed ? 2 * uniform () - 1 : uniform ();
   for (i = 0; i < ncell; i++)
-    p[i] = uniform ();
-  fail_unless_equals_int (cq_sf_project_cpu (&g, f, 0, 7, af, 0, &err), CQ_OK);
-  fail_unless_equals_int (cq_sf_backproject_cpu (&g, p, 0, 7, atp, 0, &err),
-      CQ_OK);
+    p[i] = is_signed ? 2 * uniform () - 1 : uniform ();
+  fail_unless_equals_int (cq_sf_project_cpu (g, f, first_view, 7, af, 0,
+          &err), CQ_OK);
+  fail_unless_equals_int (cq_sf_backproject_cpu (g, p, first_view, 7, atp, 0,
+          &err), CQ_OK);
   for (i = 0; i < ncell; i++)
     lhs += af[i] * p[i];
   for (i = 0; i < nvox; i++)
     rhs += f[i] * atp[i];
-  fail_unless (fabs (lhs / rhs - 1) < 1e-12, "coupling %.17g", lhs / rhs);
   g_free (f);
-  g_free (af);
   g_free (p);
   g_free (atp);
+  return lhs / rhs;
+}
+
+/* ⟨A f, g⟩ = ⟨f, Aᵀ g⟩ for random f and g. */
+GST_START_TEST (test_adjoint)
+{
+  CqSfGeometry g = asymmetric_seed ();
+  double *af = g_new (double, 20 * 20 * 7);
+  double c = coupling (&g, 0, FALSE, af);
+
+  fail_unless (fabs (c - 1) < 1e-12, "coupling %.17g", c);
+  g_free (af);
 }
 
 GST_END_TEST;
@@ -476,16 +499,34 @@ view_nrmse (const CqSfGeometry * g, FractionFunc fraction, ChordFunc chord,
 /* A uniform ball against the analytic chord lengths at 256³ and 256², on
  * the axis at z = zb. */
 static void
-check_sphere (const CqSfGeometry * g, double rho, double zb, unsigned view,
-    const char *what)
+check_chords (const CqSfGeometry * g, FractionFunc fraction, ChordFunc chord,
+    const double *par, unsigned view, const char *what)
 {
-  const double par[2] = { rho, zb };
-  double model, e = view_nrmse (g, sphere_fraction, sphere_chord, par, view,
-      &model);
+  double model, e = view_nrmse (g, fraction, chord, par, view, &model);
 
   fail_unless (e < 2 * model, "%s: NRMSE %.4g, bound %.4g", what, e, 2 * model);
   g_print ("%s: NRMSE %.3g %% (model %.3g %%, bound %.3g %%)\n", what,
       100 * e, 100 * model, 200 * model);
+}
+
+static void
+check_sphere (const CqSfGeometry * g, double rho, double zb, unsigned view,
+    const char *what)
+{
+  const double par[2] = { rho, zb };
+
+  check_chords (g, sphere_fraction, sphere_chord, par, view, what);
+}
+
+/* The offset chord tests' volume and detector (a half-fan-like shift). */
+static void
+offset (CqSfGeometry * g)
+{
+  g->offset_x = 13.0;
+  g->offset_y = -7.5;
+  g->offset_z = 9.0;
+  g->offset_u = 41.0;
+  g->offset_v = -23.0;
 }
 
 GST_START_TEST (test_sphere_chords)
@@ -509,11 +550,7 @@ GST_START_TEST (test_offset_chords)
   const unsigned n = 256;
   CqSfGeometry g = cq_test_seed_geometry (n, 64);
 
-  g.offset_x = 13.0;
-  g.offset_y = -7.5;
-  g.offset_z = 9.0;
-  g.offset_u = 41.0;
-  g.offset_v = -23.0;
+  offset (&g);
   check_sphere (&g, 0.3 * n, 0, 11, "sphere 256^3, offset volume and detector");
 }
 
@@ -526,12 +563,7 @@ static void
 check_cylinder (const CqSfGeometry * g, const double par[5], unsigned view,
     const char *what)
 {
-  double model, e = view_nrmse (g, cylinder_fraction, cylinder_chord, par,
-      view, &model);
-
-  fail_unless (e < 2 * model, "%s: NRMSE %.4g, bound %.4g", what, e, 2 * model);
-  g_print ("%s: NRMSE %.3g %% (model %.3g %%, bound %.3g %%)\n", what,
-      100 * e, 100 * model, 200 * model);
+  check_chords (g, cylinder_fraction, cylinder_chord, par, view, what);
 }
 
 /* The offset geometry of test_offset_chords, with an off-axis cylinder
@@ -542,11 +574,7 @@ GST_START_TEST (test_offset_cylinder_chords)
   CqSfGeometry g = cq_test_seed_geometry (n, 64);
   const double par[5] = { 0.3 * n, 5.0, -3.0, -60.0, 70.0 };
 
-  g.offset_x = 13.0;
-  g.offset_y = -7.5;
-  g.offset_z = 9.0;
-  g.offset_u = 41.0;
-  g.offset_v = -23.0;
+  offset (&g);
   check_cylinder (&g, par, 11, "cylinder 256^3, offset volume and detector");
 }
 
@@ -620,43 +648,21 @@ GST_END_TEST;
  * 7 a rotation rising 2 mm a view: the rows leave the volume's top. */
 GST_START_TEST (test_helical_adjoint)
 {
-  CqSfGeometry g = cq_test_seed_geometry (20, 7);
-  size_t nvox = 20 * 20 * 20, ncell = 20 * 20 * 7, i;
-  double *f = g_new (double, nvox), *af = g_new (double, ncell);
-  double *p = g_new (double, ncell), *atp = g_new (double, nvox);
-  double lhs = 0, rhs = 0, first = 0, last = 0;
-  CqError err;
+  CqSfGeometry g = asymmetric_seed ();
+  double *af = g_new (double, 20 * 20 * 7);
+  double first = 0, last = 0, c;
+  size_t i;
 
-  g.offset_x = 1.3;
-  g.offset_y = -0.7;
-  g.offset_z = 0.4;
-  g.offset_u = 0.9;
-  g.offset_v = -1.1;
-  g.start_angle = 0.37;
-  g.dz = 1.5;
   g.helical_pitch = 14.0;
-  for (i = 0; i < nvox; i++)
-    f[i] = 2 * uniform () - 1;
-  for (i = 0; i < ncell; i++)
-    p[i] = 2 * uniform () - 1;
-  fail_unless_equals_int (cq_sf_project_cpu (&g, f, 9, 7, af, 0, &err), CQ_OK);
-  fail_unless_equals_int (cq_sf_backproject_cpu (&g, p, 9, 7, atp, 0, &err),
-      CQ_OK);
-  for (i = 0; i < ncell; i++)
-    lhs += af[i] * p[i];
-  for (i = 0; i < nvox; i++)
-    rhs += f[i] * atp[i];
-  fail_unless (fabs (lhs / rhs - 1) < 1e-12, "coupling %.17g", lhs / rhs);
+  c = coupling (&g, 9, TRUE, af);
+  fail_unless (fabs (c - 1) < 1e-12, "coupling %.17g", c);
   /* the volume in view 9 (z 18 mm), out of view 15 (z 30 mm) */
   for (i = 0; i < 20 * 20; i++) {
     first += fabs (af[i]);
     last += fabs (af[6 * 20 * 20 + i]);
   }
   fail_unless (first > 0 && last == 0, "%g %g", first, last);
-  g_free (f);
   g_free (af);
-  g_free (p);
-  g_free (atp);
 }
 
 GST_END_TEST;
@@ -1006,26 +1012,7 @@ GST_START_TEST (test_slab_rows_cover)
   for (n = 0; n < G_N_ELEMENTS (slabs); n++)
     check_cover (&g, slabs[n], 36);
   /* asymmetric, offsets, Δz ≠ Δ, turning the other way */
-  memset (&g, 0, sizeof (g));
-  g.nx = 40;
-  g.ny = 36;
-  g.nz = 28;
-  g.dx = 1.0;
-  g.dz = 1.3;
-  g.offset_x = 1.7;
-  g.offset_y = -2.2;
-  g.offset_z = 0.6;
-  g.nu = 72;
-  g.nv = 50;
-  g.du = 1.1;
-  g.dv = 1.4;
-  g.offset_u = -2.5;
-  g.offset_v = 1.1;
-  g.sod = 120;
-  g.sdd = 230;
-  g.n_views = 45;
-  g.start_angle = 0.3;
-  g.direction = -1;
+  g = cq_test_asymmetric_geometry ();
   for (n = 1; n <= 28; n += 3)
     check_cover (&g, n, 45);
   /* a volume far above the central ray, a detector shorter than its
