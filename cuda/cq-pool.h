@@ -1,6 +1,7 @@
 /* cudaquality compute library: the process-wide pool of worker threads
- * that every CPU path (sharpness, SSIM, the SF projector, row copies)
- * spreads its work over, instead of creating threads per frame.
+ * that the CPU paths (sharpness, SSIM, the SF projector, several devices'
+ * jobs) spread their work over, instead of creating threads per frame
+ * (the upload staging copies keep their own helpers: cq-copy.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

@@ -819,7 +819,7 @@ enqueue_backproject (SfDev * d, unsigned first, unsigned n, CqError * err)
  * `hpitch` apart in host memory, goes in pieces of at most a chunk:
  * several rows when they are short, a part of a row when they are long;
  * an upload in pieces of whole rows. The host copies into and out of the
- * chunks (cq_copy_rows, on the worker pool) overlap the DMA of the other
+ * chunks (cq_copy_rows, on the copy helpers) overlap the DMA of the other
  * chunk. */
 
 typedef struct
