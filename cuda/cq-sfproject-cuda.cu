@@ -98,10 +98,10 @@ struct SfDev
   float *vol;                   /* backprojection */
   /* streamed projector */
   CqSfProjPlan pp;
-  float *stage;                 /* pp.stage slices, x fastest, uploaded */
-  float *zslab;                 /* a slab, z fastest */
+  float *stage;                 /* a piece of an upload, x fastest */
+  float *zslab;                 /* a band of columns (or all), z fastest */
   float *acc;                   /* the pass's projections */
-  int held_first;               /* the slab zslab holds (-1: none) */
+  int held_first;               /* the band zslab holds (-1: none) */
   unsigned held_n;
   /* streamed backprojector */
   CqSfBackPlan bp;
@@ -378,6 +378,8 @@ dev_init (SfDev * d, CqSfCuda * cu, CqError * err)
   k->bpitch = (int) g->nu + cq::kSfBackPad;
   k->z0 = 0;
   k->zn = (int) g->nz;
+  k->j0 = 0;
+  k->jn = (int) g->ny;
   d->views_host = (float2 *) malloc (cq::kSfMaxViews * sizeof (float2));
   d->zlvs_host = (float *) malloc (cq::kSfMaxViews * sizeof (float));
   d->slots_host = (int *) malloc (cq::kSfMaxViews * sizeof (int));
@@ -649,45 +651,41 @@ check_views (const CqSfCuda * cu, unsigned first, unsigned n, CqError * err)
 /* Enqueues the projection of the launch's views (set: n of them, n_x
  * x-major) into proj, x- and y-major views in one launch. A block stages
  * its columns once for all its rows: the fewest rows a lane that cover
- * the detector in one block row. slab: kk holds a z-slab (kk.z0, kk.zn),
- * projected onto the block rows that meet rows [row0, row1) (the others
- * leave at once) and added to proj; a lane's rows are the whole
- * detector's. */
+ * the detector in one block row. band: kk holds the rows of columns
+ * [kk.j0, kk.j0 + kk.jn) of a streamed volume, whose share is added to
+ * proj. */
 template < int ROWS > static void
 launch_project (SfDev * d, const cq::SfConst & kk, const float *volz,
-    unsigned n, unsigned n_x, bool slab, unsigned row0, unsigned row1,
-    float *proj)
+    unsigned n, unsigned n_x, bool band, float *proj)
 {
   const unsigned rows = cq::kSfProjThreads * ROWS;
   const dim3 grid ((d->g->nu + cq::kSfStrip - 1) / cq::kSfStrip,
-      (row1 + rows - 1) / rows, n);
+      (d->g->nv + rows - 1) / rows, n);
 
-#define CQ_SF_PROJECT(HELICAL, SLAB) \
-  cq::sf_project_kernel < ROWS, HELICAL, SLAB ><<<grid, cq::kSfProjThreads, \
-      0, d->stream>>> (kk, d->views, d->slots, volz, (int) n_x, \
-      d->proj_window, (int) row0, (int) row1, proj)
-  if (d->g->helical_pitch > 0 && slab)
-    CQ_SF_PROJECT (true, true);
+#define CQ_SF_PROJECT(KERNEL, HELICAL) \
+  cq::KERNEL < ROWS, HELICAL ><<<grid, cq::kSfProjThreads, 0, d->stream>>> \
+      (kk, d->views, d->slots, volz, (int) n_x, d->proj_window, proj)
+  if (d->g->helical_pitch > 0 && band)
+    CQ_SF_PROJECT (sf_project_band_kernel, true);
   else if (d->g->helical_pitch > 0)
-    CQ_SF_PROJECT (true, false);
-  else if (slab)
-    CQ_SF_PROJECT (false, true);
+    CQ_SF_PROJECT (sf_project_kernel, true);
+  else if (band)
+    CQ_SF_PROJECT (sf_project_band_kernel, false);
   else
-    CQ_SF_PROJECT (false, false);
+    CQ_SF_PROJECT (sf_project_kernel, false);
 #undef CQ_SF_PROJECT
 }
 
 static void
 launch_project_rows (SfDev * d, const cq::SfConst & kk, const float *volz,
-    unsigned n, unsigned n_x, bool slab, unsigned row0, unsigned row1,
-    float *proj)
+    unsigned n, unsigned n_x, bool band, float *proj)
 {
   if (d->proj_rows == 1)
-    launch_project < 1 > (d, kk, volz, n, n_x, slab, row0, row1, proj);
+    launch_project < 1 > (d, kk, volz, n, n_x, band, proj);
   else if (d->proj_rows == 2)
-    launch_project < 2 > (d, kk, volz, n, n_x, slab, row0, row1, proj);
+    launch_project < 2 > (d, kk, volz, n, n_x, band, proj);
   else
-    launch_project < 4 > (d, kk, volz, n, n_x, slab, row0, row1, proj);
+    launch_project < 4 > (d, kk, volz, n, n_x, band, proj);
 }
 
 /* Resident: views [first, first + n) of the whole volume into proj (a
@@ -701,7 +699,7 @@ enqueue_project_into (SfDev * d, unsigned first, unsigned n, float *proj,
 
   if (ret != CQ_OK)
     return ret;
-  launch_project_rows (d, d->k, d->volz, n, n_x, false, 0, d->g->nv, proj);
+  launch_project_rows (d, d->k, d->volz, n, n_x, false, proj);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the projector");
   return CQ_OK;
 }
@@ -973,7 +971,8 @@ sync_streams (SfDev * d, CqError * err)
 static CqStatus
 ensure_project_buffers (SfDev * d, CqError * err)
 {
-  const size_t ps = slice_bytes (d->g);
+  /* bytes of a row of columns in a slice, and a row of whole columns */
+  const size_t rs = (size_t) d->g->nx * sizeof (float), rc = rs * d->g->nz;
   cudaError_t e = cudaSuccess;
 
   if (d->acc)
@@ -981,69 +980,74 @@ ensure_project_buffers (SfDev * d, CqError * err)
   if (sync_streams (d, err) != CQ_OK)
     return err ? err->status : CQ_ERROR_CUDA;
   dev_free_streamed (d, 0, 1);
-  e = cudaMalloc ((void **) &d->stage, (size_t) d->pp.stage * ps);
+  e = cudaMalloc ((void **) &d->stage, (size_t) d->pp.stage * d->pp.band *
+      rs);
   if (e == cudaSuccess)
-    e = cudaMalloc ((void **) &d->zslab, (size_t) d->pp.slab * ps);
+    e = cudaMalloc ((void **) &d->zslab, (size_t) d->pp.band * rc);
   if (e == cudaSuccess)
     e = cudaMalloc ((void **) &d->acc, (size_t) d->pp.batch *
         view_bytes (d->g));
   if (e != cudaSuccess) {
     dev_free_streamed (d, 1, 0);
     return cq_cuda_error_for (err, e, "cannot allocate the projector's "
-        "slabs", "CUDA device %d: a slab of %u slices, a stage of %u and "
-        "%u views, %zu MiB of a budget of %zu MiB", d->ordinal, d->pp.slab,
+        "bands", "CUDA device %d: a band of %u rows of columns, a stage of "
+        "%u slices and %u views, %zu MiB of a budget of %zu MiB", d->ordinal,
+        d->pp.band,
         d->pp.stage, d->pp.batch, cq_sf_plan_project_bytes (d->g,
             &d->pp) / kMiB, d->budget / kMiB);
   }
   return CQ_OK;
 }
 
-/* Slices [k0, k0 + n) of the pinned volume into zslab (z fastest, n a
- * column), stage by stage: each upload waits for the stage's last
- * reorder, each reorder for its upload and (stream order) for the
- * kernels that read zslab before. */
+/* Rows of columns [j0, j0 + n) of the pinned volume (all of it for ny)
+ * into zslab (z fastest, column (j − j0) · nx + i), pp.stage slices at a
+ * time: each upload waits for the stage's last reorder, each reorder for
+ * its upload and (stream order) for the kernels that read zslab before. */
 static CqStatus
-upload_slab (SfDev * d, const float *volume, unsigned k0, unsigned n,
+upload_band (SfDev * d, const float *volume, unsigned j0, unsigned n,
     CqError * err)
 {
   const CqSfGeometry *g = d->g;
-  const size_t slice = (size_t) g->nx * g->ny;
+  const size_t slice = (size_t) g->nx * g->ny, row = g->nx * sizeof (float);
+  cq::SfConst kk = d->k;
 
-  for (unsigned c0 = 0; c0 < n; c0 += d->pp.stage) {
-    const unsigned cn = n - c0 < d->pp.stage ? n - c0 : d->pp.stage;
+  kk.ny = (int) n;
+  for (unsigned c0 = 0; c0 < g->nz; c0 += d->pp.stage) {
+    const unsigned cn = g->nz - c0 < d->pp.stage ? g->nz - c0 : d->pp.stage;
 
     CQ_CUDA_TRY (cudaStreamWaitEvent (d->up, d->reordered, 0), err,
-        "cannot upload a slab");
-    CQ_CUDA_TRY (cudaMemcpyAsync (d->stage, volume + (k0 + c0) * slice,
-            cn * slice * sizeof (float), cudaMemcpyHostToDevice, d->up), err,
-        "cannot upload a slab");
+        "cannot upload a band");
+    CQ_CUDA_TRY (cudaMemcpy2DAsync (d->stage, n * row, volume + c0 * slice +
+            (size_t) j0 * g->nx, slice * sizeof (float), n * row, cn,
+            cudaMemcpyHostToDevice, d->up), err, "cannot upload a band");
     CQ_CUDA_TRY (cudaEventRecord (d->staged, d->up), err,
-        "cannot upload a slab");
+        "cannot upload a band");
     CQ_CUDA_TRY (cudaStreamWaitEvent (d->stream, d->staged, 0), err,
-        "cannot upload a slab");
-    cq::sf_zfirst_kernel <<<dim3 ((g->nx + 31) / 32, (cn + 31) / 32, g->ny),
-        dim3 (32, 8), 0, d->stream>>> (d->k, d->stage, d->zslab + c0,
-        (int) cn, (int) n);
-    CQ_CUDA_TRY (cudaGetLastError (), err, "cannot reorder a slab");
+        "cannot upload a band");
+    cq::sf_zfirst_kernel <<<dim3 ((g->nx + 31) / 32, (cn + 31) / 32, n),
+        dim3 (32, 8), 0, d->stream>>> (kk, d->stage, d->zslab + c0,
+        (int) cn, (int) g->nz);
+    CQ_CUDA_TRY (cudaGetLastError (), err, "cannot reorder a band");
     CQ_CUDA_TRY (cudaEventRecord (d->reordered, d->stream), err,
-        "cannot upload a slab");
+        "cannot upload a band");
   }
-  d->held_first = (int) k0;
+  d->held_first = (int) j0;
   d->held_n = n;
   return CQ_OK;
 }
 
 /* Enqueues views [first, first + n) (n <= pp.batch) into d->acc: the
- * slabs in ascending order (their shares added in that order, whatever
- * the calls before), each onto the rows it reaches; a slab already held
- * is not uploaded again. */
+ * bands of columns in ascending y (their shares added in that order,
+ * whatever the calls before), each walking only its own columns, so that
+ * the bands together do the unsplit work once; a band already held is
+ * not uploaded again. */
 static CqStatus
 stream_project_pass (SfDev * d, const float *volume, unsigned first,
     unsigned n, CqError * err)
 {
   const CqSfGeometry *g = d->g;
-  const unsigned slab = d->pp.slab;
-  unsigned n_x, k0;
+  const unsigned band = d->pp.band;
+  unsigned n_x, j0;
   CqStatus ret;
 
   if (!volume)
@@ -1055,30 +1059,22 @@ stream_project_pass (SfDev * d, const float *volume, unsigned first,
     ret = set_views (d, first, n, &n_x, err);
   if (ret != CQ_OK)
     return ret;
-  if (slab < g->nz)
+  if (band < g->ny)
     CQ_CUDA_TRY (cudaMemsetAsync (d->acc, 0, n * view_bytes (g), d->stream),
         err, "cannot clear the projections");
-  for (k0 = 0; k0 < g->nz; k0 += slab) {
-    const unsigned kn = g->nz - k0 < slab ? g->nz - k0 : slab;
+  for (j0 = 0; j0 < g->ny; j0 += band) {
+    const unsigned jn = g->ny - j0 < band ? g->ny - j0 : band;
     cq::SfConst kk = d->k;
-    unsigned r0, r1;
 
-    if (d->held_first != (int) k0 || d->held_n != kn) {
-      ret = upload_slab (d, volume, k0, kn, err);
+    if (d->held_first != (int) j0 || d->held_n != jn) {
+      ret = upload_band (d, volume, j0, jn, err);
       if (ret != CQ_OK)
         return ret;
     }
-    kk.z0 = (int) k0;
-    kk.zn = (int) kn;
-    if (kn == g->nz) {
-      /* the whole volume: the resident projector itself */
-      launch_project_rows (d, kk, d->zslab, n, n_x, false, 0, g->nv, d->acc);
-    } else {
-      cq_sf_slab_rows (g, k0, k0 + kn, cq_sf_source_z (g, first),
-          cq_sf_source_z (g, first + n - 1), &r0, &r1);
-      if (r0 < r1)
-        launch_project_rows (d, kk, d->zslab, n, n_x, true, r0, r1, d->acc);
-    }
+    kk.j0 = (int) j0;
+    kk.jn = (int) jn;
+    /* the whole volume: the resident projector itself */
+    launch_project_rows (d, kk, d->zslab, n, n_x, jn < g->ny, d->acc);
     CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the projector");
   }
   d->kept = d->acc;
@@ -1669,7 +1665,7 @@ extern "C" unsigned
 cq_sf_cuda_batch_views (const CqSfCuda * cu)
 {
   for (unsigned w = 0; w < cu->n_dev; w++)
-    if (!cu->dev[w]->resident && cu->dev[w]->pp.slab < cu->g.nz)
+    if (!cu->dev[w]->resident && cu->dev[w]->pp.band < cu->g.ny)
       return cq_sf_cuda_keep_views (cu);
   return 0;
 }
@@ -1695,10 +1691,11 @@ cq_sf_cuda_describe (const CqSfCuda * cu, char *buf, size_t len)
           "budget)", w ? "; " : "", d->ordinal, d->budget / kMiB);
     else
       n = snprintf (buf + at, len - at, "%sdevice %d: streamed (%zu MiB "
-          "budget), projector slabs of %u slices (stage %u), %u views a "
-          "pass; backprojector slices %u-%u in slabs of %u, bands of %u "
-          "rows, %u views a launch%s", w ? "; " : "", d->ordinal,
-          d->budget / kMiB, d->pp.slab, d->pp.stage, d->pp.batch, d->za,
+          "budget), projector bands of %u rows of columns (stage %u "
+          "slices), %u views a pass; backprojector slices %u-%u in slabs "
+          "of %u, bands of %u rows, %u views a launch%s", w ? "; " : "",
+          d->ordinal, d->budget / kMiB, d->pp.band, d->pp.stage,
+          d->pp.batch, d->za,
           d->zb, d->bp.slab, d->bp.rows, d->bp.views,
           d->bp.dbl ? ", double-buffered" : "");
     if (n < 0)

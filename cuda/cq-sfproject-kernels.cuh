@@ -43,6 +43,10 @@ struct SfConst
    * writes those slices only). Slice indices stay global in the
    * arithmetic, so a slab sees the very floats of the whole volume. */
   int z0, zn;
+  /* the rows of columns a projector launch holds, [j0, j0 + jn) of ny:
+   * (0, ny) resident; a band when the projector streams the volume
+   * (volz holds column (j − j0) · nx + i, all nz slices of it) */
+  int j0, jn;
 };
 
 constexpr int kSfBackPad = 4;   /* the most F1 registers a backprojector lane */
@@ -245,15 +249,63 @@ template < int ROWS > struct SfProjShared
 };
 constexpr int kSfProjFold = 8;          /* slab groups summed in float before double */
 
-/* Slice k of the column whose slices start at vz: the slab's slices only
- * when SLAB (others read 0: a z-slab's share of the ray), else any. */
-template < bool SLAB > __device__ __forceinline__ float
-sf_voxel (const SfConst & sf, const float *__restrict__ vz, int k)
+/* BAND, x-major views: the slabs [*a_begin, *a_end) (x = first + a · dx)
+ * whose candidates can lie in the band's rows of columns [j0, j0 + jn):
+ * where the strip's across range, [min − h, max + h] of its edge rays
+ * (c0 + c1 · x) at x ± h, meets the band. The hull of what each ray line
+ * allows on each side, two slabs wider for rounding: a superset (a slab
+ * outside stages no candidate), so that a band's launch walks its own
+ * slabs, not all of them. */
+__device__ __forceinline__ void
+sf_band_slabs (const SfConst & sf, float first, int n_slabs, float a0,
+    float a1, float b0, float b1, int &a_begin, int &a_end)
 {
-  if (!SLAB)
-    return __ldg (vz + k);
-  return (unsigned) (k - sf.z0) < (unsigned) sf.zn ? __ldg (vz + (k - sf.z0))
-      : 0.0f;
+  const float h = 0.5f * sf.dx, big = 1e30f;
+  const float first_across = sf.y0;
+  /* the across range must reach y_need_hi from below and y_need_lo from
+   * above: hi ≥ Y0 and lo ≤ Y1 as the candidates' index bounds have it */
+  const float t_a = first_across + ((float) sf.j0 - 1e-3f) * sf.dx - h;
+  const float t_b = first_across + ((float) (sf.j0 + sf.jn - 1) + 1e-3f) *
+      sf.dx + h;
+  const float cs[4] = { a0 - a1 * h, a0 + a1 * h, b0 - b1 * h, b0 + b1 * h };
+  const float ss[4] = { a1, a1, b1, b1 };
+  float lo_a = big, hi_a = -big, lo_b = big, hi_b = -big;
+
+#pragma unroll
+  for (int q = 0; q < 4; q++) {
+    const float c = cs[q], sl = ss[q];
+    /* {x : c + sl x >= t_a} and {x : c + sl x <= t_b} */
+    if (sl > 0.0f) {
+      lo_a = fminf (lo_a, (t_a - c) / sl);
+      hi_a = big;
+      lo_b = -big;
+      hi_b = fmaxf (hi_b, (t_b - c) / sl);
+    } else if (sl < 0.0f) {
+      lo_a = -big;
+      hi_a = fmaxf (hi_a, (t_a - c) / sl);
+      lo_b = fminf (lo_b, (t_b - c) / sl);
+      hi_b = big;
+    } else {
+      if (c >= t_a) {
+        lo_a = -big;
+        hi_a = big;
+      }
+      if (c <= t_b) {
+        lo_b = -big;
+        hi_b = big;
+      }
+    }
+  }
+  {
+    const float x_lo = fmaxf (lo_a, lo_b), x_hi = fminf (hi_a, hi_b);
+    const float f_lo = fmaxf (-1.0f, fminf ((float) n_slabs,
+            (x_lo - first) / sf.dx));
+    const float f_hi = fmaxf (-1.0f, fminf ((float) n_slabs,
+            (x_hi - first) / sf.dx));
+
+    a_begin = max (0, (int) floorf (f_lo) - 2);
+    a_end = x_hi < x_lo ? a_begin : min (n_slabs, (int) ceilf (f_hi) + 3);
+  }
 }
 
 /* Ray-driven projector, by strips: a block takes kSfStrip cells along u
@@ -269,19 +321,17 @@ sf_voxel (const SfConst & sf, const float *__restrict__ vz, int k)
  * axial work once a column and row. The volume is read z-fastest (a
  * column's slices contiguous: the lanes of a warp read neighbouring
  * slices). A group's float sums go into double sums, so that thousands of
- * signed terms a cell keep the pair adjoint to 1e-7. SLAB: a warp whose
- * rows all lie outside [row0, row1), the rows the slab can reach, stages
- * its share but resamples nothing. */
-template < bool XMAJOR, int ROWS, bool SLAB > __device__ __forceinline__ void
+ * signed terms a cell keep the pair adjoint to 1e-7. BAND: volz holds the
+ * rows of columns [j0, j0 + jn) only, and the block walks the slabs and
+ * candidates in them. */
+template < bool XMAJOR, int ROWS, bool BAND > __device__ __forceinline__ void
 sf_project_block (const SfConst & sf, float c, float sn, int slot,
     const float *__restrict__ volz, float *proj, SfProjShared < ROWS > &sh,
-    bool window, int row0, int row1)
+    bool window)
 {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int u_first = blockIdx.x * kSfStrip;
   const int r_first = (blockIdx.y * kSfProjThreads + threadIdx.x) * ROWS;
-  const int w_first = (blockIdx.y * kSfProjThreads + warp * 32) * ROWS;
-  const bool busy = !SLAB || (w_first + 32 * ROWS > row0 && w_first < row1);
   /* the lane's first row edge, in rows from row rc (an integer) */
   const float rho = (float) (r_first - sf.rc);
   const float h = 0.5f * sf.dx;
@@ -294,6 +344,7 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
   float acc[kSfStrip][ROWS];
   float a0, a1, b0, b1;
   bool bounded;
+  int a_begin = 0, a_end = n_slabs;
 
 #pragma unroll
   for (int m = 0; m < kSfStrip; m++)
@@ -304,13 +355,19 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
     }
   bounded = sf_ray_line < XMAJOR > (sf, sa, c, sn, a0, a1) &&
       sf_ray_line < XMAJOR > (sf, sb, c, sn, b0, b1);
+  if (BAND && !XMAJOR) {
+    a_begin = sf.j0;
+    a_end = sf.j0 + sf.jn;
+  } else if (BAND && bounded) {
+    sf_band_slabs (sf, first_slab, n_slabs, a0, a1, b0, b1, a_begin, a_end);
+  }
 
-  for (int slab0 = 0; slab0 < n_slabs; slab0 += kSfProjWarps) {
+  for (int slab0 = a_begin; slab0 < a_end; slab0 += kSfProjWarps) {
     const int a = slab0 + warp;
     const float pos = first_slab + a * sf.dx;
     int lo_b = 0, hi_b = -1;
 
-    if (a < n_slabs) {
+    if (a < a_end) {
       lo_b = 0;
       hi_b = n_across - 1;
       if (bounded) {
@@ -322,6 +379,10 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
         lo_b = max (0, (int) ceilf ((lo - first_across) / sf.dx - 1e-3f));
         hi_b = min (n_across - 1,
             (int) floorf ((hi - first_across) / sf.dx + 1e-3f));
+      }
+      if (BAND && XMAJOR) {
+        lo_b = max (lo_b, sf.j0);
+        hi_b = min (hi_b, sf.j0 + sf.jn - 1);
       }
     }
     for (int pass = 0;; pass++) {
@@ -367,23 +428,18 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
           sh.w[m][at] = w[m];
         sh.ax[at] = ax;
         sh.ib[at] = 1.0f / ax.b;
-        sh.col[at] = j * sf.nx + i;
+        sh.col[at] = (j - sf.j0) * sf.nx + i;
       }
       __syncthreads ();
 
-      for (int q = 0; busy && q < total; q++) {
+      for (int q = 0; q < total; q++) {
         const SfAxial qa = sh.ax[q];
         float g[ROWS];
 
 #pragma unroll
         for (int r = 0; r < ROWS; r++)
           g[r] = 0.0f;
-        /* a slab: rows that miss its slices add nothing, skipped */
-        if (SLAB && !(rho + (float) ROWS > sf_slice_row (qa, sf.z0)
-                && rho < sf_slice_row (qa, sf.z0 + sf.zn)))
-          continue;
-        if (SLAB || (rho + (float) ROWS > qa.a
-                && rho < sf_slice_row (qa, sf.nz))) {
+        if (rho + (float) ROWS > qa.a && rho < sf_slice_row (qa, sf.nz)) {
           const float *vz = volz + (size_t) sh.col[q] * sf.zn;
           int k;
 
@@ -409,11 +465,11 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
                       x2) - x1) : 0.0f;
               const float w2 = k + 2 < sf.nz ? fmaxf (0.0f, r_hi - x2) :
                   0.0f;
-              float sum = __fmul_rn (w0, sf_voxel < SLAB > (sf, vz, k));
+              float sum = __fmul_rn (w0, __ldg (vz + k));
 
-              sum = __fmaf_rn (w1, sf_voxel < SLAB > (sf, vz, min (k + 1,
+              sum = __fmaf_rn (w1, __ldg (vz + min (k + 1,
                           sf.nz - 1)), sum);
-              sum = __fmaf_rn (w2, sf_voxel < SLAB > (sf, vz, min (k + 2,
+              sum = __fmaf_rn (w2, __ldg (vz + min (k + 2,
                           sf.nz - 1)), sum);
               g[r] = sum;
               k += (x1 <= r_hi) + (x2 <= r_hi);
@@ -421,7 +477,7 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
             }
           } else {
             float x_lo = sf_slice_row (qa, k), x_hi = sf_slice_row (qa, k + 1);
-            float vk = sf_voxel < SLAB > (sf, vz, k);
+            float vk = __ldg (vz + k);
 
 #pragma unroll
             for (int r = 0; r < ROWS; r++) {
@@ -437,7 +493,7 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
                 k++;
                 x_lo = x_hi;
                 x_hi = sf_slice_row (qa, k + 1);
-                vk = sf_voxel < SLAB > (sf, vz, k);
+                vk = __ldg (vz + k);
               }
             }
           }
@@ -455,8 +511,8 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
       if (!__syncthreads_or (lo_b + (pass + 1) * 32 <= hi_b))
         break;
     }
-    if ((slab0 / kSfProjWarps + 1) % kSfProjFold == 0
-        || slab0 + kSfProjWarps >= n_slabs) {
+    if (((slab0 - a_begin) / kSfProjWarps + 1) % kSfProjFold == 0
+        || slab0 + kSfProjWarps >= a_end) {
 #pragma unroll
       for (int m = 0; m < kSfStrip; m++)
 #pragma unroll
@@ -476,12 +532,12 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
         const int u = u_first + m;
 
         if (u < u_end) {
-          /* a slab adds its share to the others' */
+          /* a band adds its share to the others' */
           float *at = proj + ((size_t) slot * sf.nv + v) * sf.nu + u;
           const float x = __fmul_rn ((float) sh.acc[m][r][threadIdx.x],
               sf_cell_factor (sf, u, v));
 
-          *at = SLAB ? __fadd_rn (*at, x) : x;
+          *at = BAND ? __fadd_rn (*at, x) : x;
         }
       }
     }
@@ -492,32 +548,53 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
  * along y: one launch for both, so neither leaves a tail of its own.
  * HELICAL: each view has an axial offset of its own (zlvs), put in the
  * block's copy of the geometry; a circular orbit's are all zlv, and its
- * code stays as it was. SLAB: volz holds slices [z0, z0 + zn) only (a
- * z-slab), whose share of each ray is added to proj instead of written;
- * block rows wholly below row0 leave at once, warps wholly outside
- * [row0, row1) (rows the slab cannot reach) resample nothing. */
-template < int ROWS, bool HELICAL, bool SLAB > __global__ void
-__launch_bounds__ (kSfProjThreads)
-sf_project_kernel (const SfConst sf, const float2 * __restrict__ views,
+ * code stays as it was. BAND: volz holds the rows of columns [j0, j0 +
+ * jn) only (a band of the streamed volume), whose share of each ray is
+ * added to proj instead of written. */
+template < int ROWS, bool HELICAL, bool BAND > __device__ __forceinline__
+    void
+sf_project_launch_block (const SfConst & sf, const float2 * __restrict__ views,
     const int *__restrict__ slots, const float *__restrict__ volz, int n_x,
-    int window, int row0, int row1, float *proj)
+    int window, float *proj, SfProjShared < ROWS > &sh)
 {
-  __shared__ SfProjShared < ROWS > sh;
   const int slot = __ldg (slots + blockIdx.z);
   const float2 cs = __ldg (views + slot);
   SfConst sv = sf;
 
-  /* a slab's launch: the block rows below the rows it reaches leave */
-  if (SLAB && (int) (blockIdx.y + 1) * kSfProjThreads * ROWS <= row0)
-    return;
   if (HELICAL)
     sv.zlv = __ldg (sf.zlvs + slot);
   if ((int) blockIdx.z < n_x)
-    sf_project_block < true, ROWS, SLAB > (sv, cs.x, cs.y, slot, volz, proj,
-        sh, window, row0, row1);
+    sf_project_block < true, ROWS, BAND > (sv, cs.x, cs.y, slot, volz, proj,
+        sh, window);
   else
-    sf_project_block < false, ROWS, SLAB > (sv, cs.x, cs.y, slot, volz, proj,
-        sh, window, row0, row1);
+    sf_project_block < false, ROWS, BAND > (sv, cs.x, cs.y, slot, volz, proj,
+        sh, window);
+}
+
+template < int ROWS, bool HELICAL > __global__ void
+__launch_bounds__ (kSfProjThreads)
+sf_project_kernel (const SfConst sf, const float2 * __restrict__ views,
+    const int *__restrict__ slots, const float *__restrict__ volz, int n_x,
+    int window, float *proj)
+{
+  __shared__ SfProjShared < ROWS > sh;
+
+  sf_project_launch_block < ROWS, HELICAL, false > (sf, views, slots, volz,
+      n_x, window, proj, sh);
+}
+
+/* A band's launch: four blocks an SM (its tests took two registers more
+ * than the 128 that allow four). */
+template < int ROWS, bool HELICAL > __global__ void
+__launch_bounds__ (kSfProjThreads, 4)
+sf_project_band_kernel (const SfConst sf, const float2 * __restrict__ views,
+    const int *__restrict__ slots, const float *__restrict__ volz, int n_x,
+    int window, float *proj)
+{
+  __shared__ SfProjShared < ROWS > sh;
+
+  sf_project_launch_block < ROWS, HELICAL, true > (sf, views, slots, volz,
+      n_x, window, proj, sh);
 }
 
 /* Scales projections by l_θ / du, the cell side of Aᵀ, into rows of

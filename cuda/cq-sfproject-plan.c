@@ -124,18 +124,22 @@ cq_sf_plan_project (const CqSfGeometry * g, size_t avail, unsigned views_max,
     CqSfProjPlan * pp)
 {
   const size_t ps = slice_bytes (g), pv = view_bytes (g);
+  /* a row of columns: what a band holds for each of its rows */
+  const size_t pr = (size_t) g->nx * g->nz * sizeof (float);
   const size_t whole = ps * g->nz;
-  size_t batch, slab;
+  size_t batch, band;
 
   if (avail >= whole + ps + pv) {
     batch = (avail - whole - ps) / pv;
     if (batch >= views_max || batch >= 8) {
+      size_t stage;
+
       pp->batch = (unsigned) (batch < views_max ? batch : views_max);
-      pp->slab = g->nz;
-      slab = (avail - whole - pp->batch * pv) / ps;
-      if (slab > CQ_SF_STAGE_SLICES)
-        slab = CQ_SF_STAGE_SLICES;
-      pp->stage = (unsigned) (slab < g->nz ? slab : g->nz);
+      pp->band = g->ny;
+      stage = (avail - whole - pp->batch * pv) / ps;
+      if (stage > CQ_SF_STAGE_SLICES)
+        stage = CQ_SF_STAGE_SLICES;
+      pp->stage = (unsigned) (stage < g->nz ? stage : g->nz);
       return 1;
     }
   }
@@ -144,20 +148,23 @@ cq_sf_plan_project (const CqSfGeometry * g, size_t avail, unsigned views_max,
     batch = avail / 2 / pv;
   if (batch == 0)
     batch = 1;
-  if (avail < batch * pv + 2 * ps)
+  if (avail < batch * pv + 2 * pr)
     return 0;
-  slab = (avail - batch * pv) / (2 * ps);
-  if (slab >= g->nz)
-    slab = g->nz;
+  band = (avail - batch * pv) / (2 * pr);
+  if (band >= g->ny)
+    band = g->ny;
   pp->batch = (unsigned) batch;
-  pp->slab = pp->stage = even_slab (g->nz, (unsigned) slab);
+  pp->band = even_slab (g->ny, (unsigned) band);
+  pp->stage = g->nz;
   return 1;
 }
 
 size_t
 cq_sf_plan_project_bytes (const CqSfGeometry * g, const CqSfProjPlan * pp)
 {
-  return ((size_t) pp->slab + pp->stage) * slice_bytes (g)
+  /* the band (z fastest) and its stage (x fastest), rows of columns */
+  return (size_t) pp->band * g->nx * ((size_t) g->nz + pp->stage) *
+      sizeof (float)
       + (size_t) pp->batch * view_bytes (g);
 }
 

@@ -1,11 +1,11 @@
-/* GPU suite: the CUDA SF pair split over devices and streamed through
- * z-slabs (issue 12), against the same pair holding everything on one
- * device.
+/* GPU suite: the CUDA SF pair split over devices and streamed (issue 12:
+ * the projector through bands of columns, the backprojector through
+ * z-slabs), against the same pair holding everything on one device.
  *
  * - Streamed (a device-memory limit below what the resident layout takes),
  *   with limits chosen for each plan of cq-sfproject-plan.h: the projector
  *   holding the whole volume (identical to resident, same kernel) or in
- *   slabs (their shares summed in float: NRMSE <= 1e-6 and every cell
+ *   bands (their shares summed in float: NRMSE <= 1e-6 and every cell
  *   within 2e-5 of the largest, docs/sf-projector.md derives the bound);
  *   the backprojector in one slab or double-buffered slabs with all views
  *   (identical, voxel for voxel) or in view batches (within float
@@ -156,7 +156,7 @@ check_streamed (const char *name, const CqSfGeometry * g, size_t limit)
   int back_ok, fail = 0, proj_exact, back_exact;
 
   plans (g, limit, &pp, &bp, &back_ok);
-  proj_exact = pp.slab == g->nz;
+  proj_exact = pp.band == g->ny;
   back_exact = back_ok && bp.views == nv;
   fill_volume (g, vol, 0);
   for (i = 0; i < ncell; i++)
@@ -244,11 +244,11 @@ check_streamed (const char *name, const CqSfGeometry * g, size_t limit)
       && db.worst <= 2e-5);
   fail |= worst_level > (proj_exact ? 0u : 1u);
   fail |= fabs (signed_sigmas) > 1e-6;
-  printf ("%s %s, limit %zu: projector slabs of %u (%u views a pass): %zu "
+  printf ("%s %s, limit %zu: projector bands of %u (%u views a pass): %zu "
       "cells differ, NRMSE %.3g, worst %.3g; backprojector %s: %zu voxels "
       "differ, NRMSE %.3g, worst %.3g; kept pixels within %u; coupling "
       "[-1,1) %.9f (discrepancy %.2g sigma)\n", fail ? "FAIL" : "ok", name,
-      limit, pp.slab, pp.batch, dp.differing, dp.nrmse, dp.worst,
+      limit, pp.band, pp.batch, dp.differing, dp.nrmse, dp.worst,
       back_ok ? (bp.views < nv ? "view batches" : bp.dbl ?
           "double-buffered slabs" : "one slab") : "none fits", db.differing,
       db.nrmse, db.worst, worst_level, coupling, signed_sigmas);

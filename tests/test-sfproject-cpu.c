@@ -1056,13 +1056,13 @@ check_plans (const CqSfGeometry * g, size_t avail)
   CqSfBackPlan bp;
 
   if (cq_sf_plan_project (g, avail, views_max, &pp)) {
-    fail_unless (pp.slab >= 1 && pp.slab <= g->nz && pp.stage >= 1
-        && pp.stage <= pp.slab && pp.batch >= 1 && pp.batch <= views_max);
+    fail_unless (pp.band >= 1 && pp.band <= g->ny && pp.stage >= 1
+        && pp.stage <= g->nz && pp.batch >= 1 && pp.batch <= views_max);
     fail_unless (cq_sf_plan_project_bytes (g, &pp) <= avail,
-        "projector plan %u/%u/%u: %zu bytes of %zu", pp.slab, pp.stage,
+        "projector plan %u/%u/%u: %zu bytes of %zu", pp.band, pp.stage,
         pp.batch, cq_sf_plan_project_bytes (g, &pp), avail);
   } else {
-    fail_unless (avail < 2 * (size_t) g->nx * g->ny * 4 +
+    fail_unless (avail < 2 * (size_t) g->nx * g->nz * 4 +
         (size_t) g->nu * g->nv * 4, "no projector plan in %zu bytes", avail);
   }
   if (cq_sf_plan_backproject (g, avail, views_max, 0, g->nz, &bp)) {
@@ -1087,7 +1087,7 @@ GST_START_TEST (test_plans)
     check_plans (&g, avail);
   /* the whole problem fits: one slab, all views */
   fail_unless (cq_sf_plan_project (&g, (size_t) 64 << 20, 36, &pp));
-  fail_unless (pp.slab == 64 && pp.batch == 36);
+  fail_unless (pp.band == 64 && pp.batch == 36);
   fail_unless (cq_sf_plan_backproject (&g, (size_t) 64 << 20, 36, 0, 64,
           &bp));
   fail_unless (bp.slab == 64 && bp.views == 36 && !bp.dbl);
@@ -1113,22 +1113,22 @@ GST_START_TEST (test_plans)
   avail = 78 * gib;
   fail_unless (cq_sf_resident_bytes (&g, 720) > avail);
   fail_unless (cq_sf_plan_project (&g, avail, 720, &pp));
-  fail_unless (pp.slab == 2048 && pp.batch == 720, "%u %u", pp.slab,
+  fail_unless (pp.band == 2048 && pp.batch == 720, "%u %u", pp.band,
       pp.batch);
   fail_unless (cq_sf_plan_backproject (&g, avail, 720, 0, 2048, &bp));
   fail_unless (bp.slab == 2048 && bp.views == 720 && !bp.dbl);
   check_plans (&g, avail);
-  /* capped at 8 GiB: slabs and passes */
+  /* capped at 8 GiB: bands and passes */
   avail = 8 * gib - cq_sf_stream_fixed_bytes (&g);
   fail_unless (cq_sf_plan_project (&g, avail, 720, &pp));
-  fail_unless (pp.slab < 2048 && pp.batch == 128, "%u %u", pp.slab,
+  fail_unless (pp.band < 2048 && pp.batch == 128, "%u %u", pp.band,
       pp.batch);
   fail_unless (cq_sf_plan_backproject (&g, avail, 720, 0, 2048, &bp));
   fail_unless (bp.views == 720 && bp.dbl, "%u %u %d", bp.slab, bp.views,
       bp.dbl);
-  GST_INFO ("2048^3 at 8 GiB: projector slabs of %u slices, %u views a "
-      "pass; backprojector slabs of %u slices, bands of %u rows",
-      pp.slab, pp.batch, bp.slab, bp.rows);
+  GST_INFO ("2048^3 at 8 GiB: projector bands of %u rows of columns, %u "
+      "views a pass; backprojector slabs of %u slices, bands of %u rows",
+      pp.band, pp.batch, bp.slab, bp.rows);
   check_plans (&g, avail);
   for (avail = 64 << 20; avail < 80 * gib; avail *= 2)
     check_plans (&g, avail);
