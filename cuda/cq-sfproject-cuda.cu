@@ -163,18 +163,6 @@ rows_a_slice (const CqSfGeometry * g)
   return most * g->dz / g->dv;
 }
 
-static size_t
-slice_bytes (const CqSfGeometry * g)
-{
-  return (size_t) g->nx * g->ny * sizeof (float);
-}
-
-static size_t
-view_bytes (const CqSfGeometry * g)
-{
-  return (size_t) g->nu * g->nv * sizeof (float);
-}
-
 /* The backprojector's warps: runs of 16 columns along x of one voxel row,
  * covering in each row the columns the field-of-view mask keeps (all of
  * them without it; with it a column more on each side than the double
@@ -311,17 +299,19 @@ no_room (const SfDev * d, int back, CqError * err)
 {
   const CqSfGeometry *g = d->g;
   /* a view (or one view's band for a slice) and two slices */
-  const size_t least = cq_sf_stream_fixed_bytes (g) + 2 * slice_bytes (g) +
-      (back ? (size_t) cq_sf_max_band_rows (g, d->za, d->zb, 1) *
-      d->k.bpitch * sizeof (float) : view_bytes (g));
+  const size_t least = cq_sf_stream_fixed_bytes (g) +
+      2 * cq_sf_slice_bytes (g) + (back ? (size_t) cq_sf_max_band_rows (g,
+          d->za, d->zb, 1) * d->k.bpitch * sizeof (float) :
+      cq_sf_view_bytes (g));
 
   return cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "CUDA device %d: the "
       "%s of a %ux%ux%u volume (%zu MiB), %u views of %ux%u (%zu MiB), "
       "needs %zu KiB at least; it has %zu KiB (%s; %zu MiB free)",
       d->ordinal, back ? "backprojector" : "projector", g->nx, g->ny, g->nz,
-      slice_bytes (g) * g->nz / kMiB, d->views_max, g->nu, g->nv,
-      view_bytes (g) * d->views_max / kMiB, least / 1024, d->budget / 1024,
-      d->limited ? "the limit" : "free, less 256 MiB", d->free_bytes / kMiB);
+      cq_sf_slice_bytes (g) * g->nz / kMiB, d->views_max, g->nu, g->nv,
+      cq_sf_view_bytes (g) * d->views_max / kMiB, least / 1024,
+      d->budget / 1024, d->limited ? "the limit" : "free, less 256 MiB",
+      d->free_bytes / kMiB);
 }
 
 /* The device's streams, budget, plan and (resident) buffers, in its
@@ -973,7 +963,7 @@ sync_streams (SfDev * d, CqError * err)
 static CqStatus
 ensure_project_buffers (SfDev * d, CqError * err)
 {
-  const size_t ps = slice_bytes (d->g);
+  const size_t ps = cq_sf_slice_bytes (d->g);
   cudaError_t e = cudaSuccess;
 
   if (d->acc)
@@ -986,7 +976,7 @@ ensure_project_buffers (SfDev * d, CqError * err)
     e = cudaMalloc ((void **) &d->zslab, (size_t) d->pp.slab * ps);
   if (e == cudaSuccess)
     e = cudaMalloc ((void **) &d->acc, (size_t) d->pp.batch *
-        view_bytes (d->g));
+        cq_sf_view_bytes (d->g));
   if (e != cudaSuccess) {
     dev_free_streamed (d, 1, 0);
     return cq_cuda_error_for (err, e, "cannot allocate the projector's "
@@ -1056,8 +1046,8 @@ stream_project_pass (SfDev * d, const float *volume, unsigned first,
   if (ret != CQ_OK)
     return ret;
   if (slab < g->nz)
-    CQ_CUDA_TRY (cudaMemsetAsync (d->acc, 0, n * view_bytes (g), d->stream),
-        err, "cannot clear the projections");
+    CQ_CUDA_TRY (cudaMemsetAsync (d->acc, 0, n * cq_sf_view_bytes (g),
+            d->stream), err, "cannot clear the projections");
   for (k0 = 0; k0 < g->nz; k0 += slab) {
     const unsigned kn = g->nz - k0 < slab ? g->nz - k0 : slab;
     cq::SfConst kk = d->k;
@@ -1092,7 +1082,7 @@ static CqStatus
 ensure_back_buffers (SfDev * d, CqError * err)
 {
   const size_t band = (size_t) d->bp.rows * d->bp.views * d->k.bpitch *
-      sizeof (float), slab = (size_t) d->bp.slab * slice_bytes (d->g);
+      sizeof (float), slab = (size_t) d->bp.slab * cq_sf_slice_bytes (d->g);
   const int bufs = d->bp.dbl ? 2 : 1;
   cudaError_t e = cudaSuccess;
 
@@ -1178,7 +1168,7 @@ stream_backproject (SfDev * d, const float *proj, unsigned first,
     CQ_CUDA_TRY (cudaStreamWaitEvent (d->stream, d->fetched[o], 0), err,
         "cannot backproject");
     if (r0 == r1)
-      CQ_CUDA_TRY (cudaMemsetAsync (d->out[o], 0, kn * slice_bytes (g),
+      CQ_CUDA_TRY (cudaMemsetAsync (d->out[o], 0, kn * cq_sf_slice_bytes (g),
               d->stream), err, "cannot clear a slab");
     for (unsigned v0 = 0; r0 < r1 && v0 < n; v0 += per, step++) {
       const unsigned nv = n - v0 < per ? n - v0 : per;
@@ -1256,7 +1246,7 @@ stream_backproject (SfDev * d, const float *proj, unsigned first,
 static CqStatus
 ensure_pinned_volume (CqSfCuda * cu, CqError * err)
 {
-  const size_t bytes = slice_bytes (&cu->g) * cu->g.nz;
+  const size_t bytes = cq_sf_slice_bytes (&cu->g) * cu->g.nz;
 
   if (cu->volume)
     return CQ_OK;
@@ -1345,7 +1335,7 @@ static CqStatus
 dev_project (CqSfCuda * cu, SfDev * d, unsigned first, unsigned n,
     float *proj, CqError * err)
 {
-  const size_t pv = view_bytes (d->g);
+  const size_t pv = cq_sf_view_bytes (d->g);
   CqStatus ret;
 
   if (n == 0)
@@ -1426,7 +1416,7 @@ dev_backproject (SfDev * d, const float *proj, unsigned first, unsigned n,
         "the backprojector failed");
     return CQ_OK;
   }
-  CQ_CUDA_TRY (cudaMemcpyAsync (d->proj, proj, view_bytes (d->g) * n,
+  CQ_CUDA_TRY (cudaMemcpyAsync (d->proj, proj, cq_sf_view_bytes (d->g) * n,
           cudaMemcpyHostToDevice, d->stream), err,
       "cannot upload the projections");
   {
@@ -1567,8 +1557,8 @@ cq_sf_cuda_set_volume (CqSfCuda * cu, const float *volume, CqError * err)
       return ret;
     /* kept batches in flight may still read the copy before */
     drain (cu);
-    cq_copy_rows (cu->volume, slice_bytes (&cu->g), volume,
-        slice_bytes (&cu->g), slice_bytes (&cu->g), cu->g.nz);
+    cq_copy_rows (cu->volume, cq_sf_slice_bytes (&cu->g), volume,
+        cq_sf_slice_bytes (&cu->g), cq_sf_slice_bytes (&cu->g), cu->g.nz);
   }
   job.cu = cu;
   job.what = JOB_SET_VOLUME;
