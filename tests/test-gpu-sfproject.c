@@ -23,7 +23,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static double
 uniform (void)
 {
-  return (cq_test_xorshift (&rng) >> 11) * (1.0 / 9007199254740992.0);
+  return cq_test_uniform (&rng);
 }
 
 static double
@@ -46,7 +46,7 @@ nrmse (const float *got, const double *want, size_t n)
   return sqrt (e / r);
 }
 
-/* An ellipsoid with texture inside: smooth and sharp structure. */
+/* The phantom (cq_test_ellipsoid) over the whole volume. */
 static void
 phantom (const CqSfGeometry * g, double *vol)
 {
@@ -54,15 +54,9 @@ phantom (const CqSfGeometry * g, double *vol)
 
   for (k = 0; k < g->nz; k++)
     for (j = 0; j < g->ny; j++)
-      for (i = 0; i < g->nx; i++) {
-        double x = cq_sf_voxel_x (g, i) / (0.4 * g->nx * g->dx);
-        double y = cq_sf_voxel_y (g, j) / (0.3 * g->ny * g->dx);
-        double z = cq_sf_voxel_z (g, k) / (0.45 * g->nz * g->dz);
-        double r = x * x + y * y + z * z;
-
-        vol[((size_t) k * g->ny + j) * g->nx + i] = r <= 1 ?
-            1.0 + 0.3 * sin (5 * x) * cos (3 * z) + 0.2 * uniform () : 0.0;
-      }
+      for (i = 0; i < g->nx; i++)
+        vol[((size_t) k * g->ny + j) * g->nx + i] =
+            cq_test_ellipsoid (g, i, j, k, &rng);
 }
 
 /* Views [first, first + n_views) of the geometry (first past n_views: a
