@@ -221,6 +221,34 @@ column_groups (const CqSfGeometry * g, int2 ** out)
 
 /* ---- a device's life ---- */
 
+/* A device's events: made (every device's) first, then the streamed
+ * ones' in the order they are created. */
+static const int kEvents = 12;
+
+static void
+dev_events (SfDev * d, cudaEvent_t * ev[kEvents])
+{
+  cudaEvent_t *all[kEvents] = { &d->made[0], &d->made[1],
+    &d->chunk_done[0], &d->uploaded[0], &d->used[0], &d->fetched[0],
+    &d->chunk_done[1], &d->uploaded[1], &d->used[1], &d->fetched[1],
+    &d->staged, &d->reordered
+  };
+
+  memcpy (ev, all, sizeof (all));
+}
+
+/* n floats on the device, zeroed on stream (the device's: the legacy
+ * default stream does not order against a non-blocking one, and a
+ * zeroing left there could land after the first set_volume). */
+static cudaError_t
+alloc_zeros (float **p, size_t n, cudaStream_t stream)
+{
+  cudaError_t e = cudaMalloc ((void **) p, n * sizeof (float));
+
+  return e == cudaSuccess ? cudaMemsetAsync (*p, 0, n * sizeof (float),
+      stream) : e;
+}
+
 static void
 dev_free_streamed (SfDev * d, int proj, int back)
 {
@@ -267,23 +295,14 @@ dev_free (SfDev * d)
         cudaFree (d->slots);
         cudaFree (d->pixels);
         cudaFree (d->groups);
-        for (int i = 0; i < 2; i++) {
+        cudaEvent_t *ev[kEvents];
+
+        for (int i = 0; i < 2; i++)
           cudaFreeHost (d->chunk[i]);
-          if (d->chunk_done[i])
-            cudaEventDestroy (d->chunk_done[i]);
-          if (d->uploaded[i])
-            cudaEventDestroy (d->uploaded[i]);
-          if (d->used[i])
-            cudaEventDestroy (d->used[i]);
-          if (d->made[i])
-            cudaEventDestroy (d->made[i]);
-          if (d->fetched[i])
-            cudaEventDestroy (d->fetched[i]);
-        }
-        if (d->staged)
-          cudaEventDestroy (d->staged);
-        if (d->reordered)
-          cudaEventDestroy (d->reordered);
+        dev_events (d, ev);
+        for (int i = 0; i < kEvents; i++)
+          if (*ev[i])
+            cudaEventDestroy (*ev[i]);
         if (d->up)
           cudaStreamDestroy (d->up);
         if (d->down)
@@ -324,6 +343,7 @@ dev_init (SfDev * d, CqSfCuda * cu, CqError * err)
   size_t cells, scaled, free_bytes = 0, total = 0, resident;
   const char *what = "cannot select the CUDA device";
   cudaError_t e;
+  cudaEvent_t *ev[kEvents];
   cq::SfConst *k = &d->k;
 
   d->g = g;
@@ -399,8 +419,9 @@ dev_init (SfDev * d, CqSfCuda * cu, CqError * err)
   /* every device: a download stream and the events of pieces made */
   what = "cannot create a CUDA stream";
   e = cudaStreamCreateWithFlags (&d->down, cudaStreamNonBlocking);
+  dev_events (d, ev);
   for (int i = 0; i < 2 && e == cudaSuccess; i++)
-    e = cudaEventCreateWithFlags (&d->made[i], cudaEventDisableTiming);
+    e = cudaEventCreateWithFlags (ev[i], cudaEventDisableTiming);
   if (e != cudaSuccess)
     return cq_cuda_error_for (err, e, what, "CUDA device %d", d->ordinal);
   if (!d->resident) {
@@ -417,19 +438,8 @@ dev_init (SfDev * d, CqSfCuda * cu, CqError * err)
     e = cudaStreamCreateWithFlags (&d->up, cudaStreamNonBlocking);
     if (e == cudaSuccess)
       what = "cannot create CUDA events";
-    for (int i = 0; i < 2 && e == cudaSuccess; i++) {
-      e = cudaEventCreateWithFlags (&d->chunk_done[i], cudaEventDisableTiming);
-      if (e == cudaSuccess)
-        e = cudaEventCreateWithFlags (&d->uploaded[i], cudaEventDisableTiming);
-      if (e == cudaSuccess)
-        e = cudaEventCreateWithFlags (&d->used[i], cudaEventDisableTiming);
-      if (e == cudaSuccess)
-        e = cudaEventCreateWithFlags (&d->fetched[i], cudaEventDisableTiming);
-    }
-    if (e == cudaSuccess)
-      e = cudaEventCreateWithFlags (&d->staged, cudaEventDisableTiming);
-    if (e == cudaSuccess)
-      e = cudaEventCreateWithFlags (&d->reordered, cudaEventDisableTiming);
+    for (int i = 2; i < kEvents && e == cudaSuccess; i++)
+      e = cudaEventCreateWithFlags (ev[i], cudaEventDisableTiming);
     if (e == cudaSuccess) {
       what = "cannot allocate 128 MiB of pinned host memory (staging)";
       e = cudaHostAlloc ((void **) &d->chunk[0], kChunk,
@@ -462,27 +472,18 @@ dev_init (SfDev * d, CqSfCuda * cu, CqError * err)
   }
   if (e == cudaSuccess && d->resident) {
     what = "cannot allocate the volume";
-    e = cudaMalloc ((void **) &d->volz, voxels * sizeof (float));
-    /* on the device's stream: the legacy default stream does not order
-     * against a non-blocking one, and a zeroing left there could land
-     * after the first set_volume */
-    if (e == cudaSuccess)
-      e = cudaMemsetAsync (d->volz, 0, voxels * sizeof (float), d->stream);
+    e = alloc_zeros (&d->volz, voxels, d->stream);
     if (e == cudaSuccess) {
       what = "cannot allocate the projections";
       e = cudaMalloc ((void **) &d->proj, cells * sizeof (float));
     }
     /* the padding zero for good */
     if (e == cudaSuccess)
-      e = cudaMalloc ((void **) &d->scaled, scaled * sizeof (float));
-    if (e == cudaSuccess)
-      e = cudaMemsetAsync (d->scaled, 0, scaled * sizeof (float), d->stream);
+      e = alloc_zeros (&d->scaled, scaled, d->stream);
     if (e == cudaSuccess) {
       what = "cannot allocate the backprojected volume";
-      e = cudaMalloc ((void **) &d->vol, voxels * sizeof (float));
+      e = alloc_zeros (&d->vol, voxels, d->stream);
     }
-    if (e == cudaSuccess)
-      e = cudaMemsetAsync (d->vol, 0, voxels * sizeof (float), d->stream);
   }
   if (e == cudaSuccess)
     e = cudaStreamSynchronize (d->stream);
