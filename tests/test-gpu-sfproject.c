@@ -162,6 +162,17 @@ out:
   return fail;
 }
 
+/* check () of the first views with the field-of-view mask off, then on. */
+static int
+check_both_masks (const char *name, const CqSfGeometry * g)
+{
+  CqSfGeometry masked = *g;
+  int fails = check (name, g, 0);
+
+  masked.fov_mask = 1;
+  return fails + check (name, &masked, 0);
+}
+
 /* Two contexts of different geometries used in turn give each its own
  * projections: neither sees the other's geometry or views. */
 static int
@@ -230,10 +241,7 @@ main (int argc, char **argv)
     }
     cq_sf_cuda_free (probe);
   }
-  fails += check ("asymmetric 40x36x28, 45 views of 72x50", &g, 0);
-  g.fov_mask = 1;
-  fails += check ("asymmetric 40x36x28, 45 views of 72x50", &g, 0);
-  g.fov_mask = 0;
+  fails += check_both_masks ("asymmetric 40x36x28, 45 views of 72x50", &g);
   /* helical: 12 mm a rotation, the second rotation's views (z 10.7 to
    * 22.4 mm): the rows climb past the volume's top (z 18.8 mm), from 39
    * to 21 of the 50 seeing it */
@@ -243,13 +251,10 @@ main (int argc, char **argv)
   fails += check_two_contexts (&g);
   if (!quick) {
     g = cq_test_seed_geometry (256, 64);
-    fails += check ("seed 256^3, 64 views of 256^2", &g, 0);
-    g.fov_mask = 1;
-    fails += check ("seed 256^3, 64 views of 256^2", &g, 0);
+    fails += check_both_masks ("seed 256^3, 64 views of 256^2", &g);
     /* helical, 160 mm a rotation: views 64 to 127, z 160 to 317.5 mm: the
      * volume (z up to 128 mm) in 100 of the 256 rows at first, in none
      * from about view 110 on */
-    g.fov_mask = 0;
     g.helical_pitch = 160;
     fails += check ("seed 256^3, helical, views 64 to 127", &g, 64);
     /* 3 cells a footprint and more: voxels larger than the cells */
