@@ -1567,19 +1567,29 @@ cq_sf_cuda_set_volume (CqSfCuda * cu, const float *volume, CqError * err)
   return run_all (&job, err);
 }
 
+/* *job: `what` on views [first, first + n) of cu, once they are checked. */
+static CqStatus
+views_job (CqSfCuda * cu, int what, unsigned first, unsigned n, SfJob * job,
+    CqError * err)
+{
+  if (check_views (cu, first, n, err) != CQ_OK)
+    return CQ_ERROR_INVALID;
+  memset (job, 0, sizeof (*job));
+  job->cu = cu;
+  job->what = what;
+  job->first = first;
+  job->n = n;
+  return CQ_OK;
+}
+
 extern "C" CqStatus
 cq_sf_cuda_project (CqSfCuda * cu, unsigned first_view, unsigned n_views,
     float *proj, CqError * err)
 {
   SfJob job;
 
-  if (check_views (cu, first_view, n_views, err) != CQ_OK)
+  if (views_job (cu, JOB_PROJECT, first_view, n_views, &job, err) != CQ_OK)
     return CQ_ERROR_INVALID;
-  memset (&job, 0, sizeof (job));
-  job.cu = cu;
-  job.what = JOB_PROJECT;
-  job.first = first_view;
-  job.n = n_views;
   job.out = proj;
   for (unsigned w = 0; w < cu->n_dev; w++) {
     unsigned f, m;
@@ -1598,13 +1608,9 @@ cq_sf_cuda_backproject (CqSfCuda * cu, const float *proj,
 {
   SfJob job;
 
-  if (check_views (cu, first_view, n_views, err) != CQ_OK)
+  if (views_job (cu, JOB_BACKPROJECT, first_view, n_views, &job, err)
+      != CQ_OK)
     return CQ_ERROR_INVALID;
-  memset (&job, 0, sizeof (job));
-  job.cu = cu;
-  job.what = JOB_BACKPROJECT;
-  job.first = first_view;
-  job.n = n_views;
   job.in = proj;
   job.out = volume;
   return run_all (&job, err);
