@@ -16,9 +16,9 @@
 
 #include <pthread.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cq-copy.h"
+#include "cq-pool.h"
 
 #define MAX_HELPERS 3
 /* below this, waking the helpers costs about what they save */
@@ -107,24 +107,8 @@ pool_after_fork_in_child (void)
 static void
 pool_init (void)
 {
-  long cores = sysconf (_SC_NPROCESSORS_ONLN);
-  unsigned want = cores > 1 ? (unsigned) (cores - 1) : 0, i;
-  pthread_attr_t attr;
-
-  if (want > MAX_HELPERS)
-    want = MAX_HELPERS;
-  if (pthread_atfork (NULL, NULL, pool_after_fork_in_child) != 0)
-    want = 0;
-  pthread_attr_init (&attr);
-  pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
-  for (i = 0; i < want; i++) {
-    pthread_t t;
-
-    if (pthread_create (&t, &attr, helper_main, (void *) (size_t) i) != 0)
-      break;
-  }
-  pthread_attr_destroy (&attr);
-  pool.helpers = i;
+  pool.helpers = cq_helpers_start (MAX_HELPERS, helper_main,
+      pool_after_fork_in_child);
 }
 
 unsigned

@@ -134,28 +134,40 @@ pool_after_fork_in_child (void)
   pool.n_idle = 0;
 }
 
-static void
-pool_init (void)
+unsigned
+cq_helpers_start (unsigned max, void *(*helper_main) (void *),
+    void (*after_fork_in_child) (void))
 {
   long cores = sysconf (_SC_NPROCESSORS_ONLN);
   unsigned want = cores > 1 ? (unsigned) (cores - 1) : 0, i;
   pthread_attr_t attr;
 
-  if (want > MAX_HELPERS)
-    want = MAX_HELPERS;
-  if (pthread_atfork (NULL, NULL, pool_after_fork_in_child) != 0)
+  if (want > max)
+    want = max;
+  if (pthread_atfork (NULL, NULL, after_fork_in_child) != 0)
     want = 0;
   pthread_attr_init (&attr);
   pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
   for (i = 0; i < want; i++) {
     pthread_t t;
 
-    pthread_cond_init (&pool.helper[i].wake, NULL);
     if (pthread_create (&t, &attr, helper_main, (void *) (size_t) i) != 0)
       break;
   }
   pthread_attr_destroy (&attr);
-  pool.helpers = i;
+  return i;
+}
+
+static void
+pool_init (void)
+{
+  unsigned i;
+
+  /* each helper's condition before it runs */
+  for (i = 0; i < MAX_HELPERS; i++)
+    pthread_cond_init (&pool.helper[i].wake, NULL);
+  pool.helpers = cq_helpers_start (MAX_HELPERS, helper_main,
+      pool_after_fork_in_child);
 }
 
 unsigned

@@ -30,6 +30,14 @@ unsigned cq_pool_threads (void);
  * for 0, at most `limit` and at least 1. */
 unsigned cq_pool_split (unsigned requested, unsigned limit);
 
+/* Starts detached helper threads running helper_main ((void *) i) for
+ * i = 0, 1, …: one for each online CPU but the caller's, at most max, and
+ * none where after_fork_in_child (run in a child of fork, which has none
+ * of them) cannot be registered. Returns how many started. The pool's
+ * start, and that of cq-copy.c's own helpers. */
+unsigned cq_helpers_start (unsigned max, void *(*helper_main) (void *),
+    void (*after_fork_in_child) (void));
+
 #ifdef __cplusplus
 }
 #endif

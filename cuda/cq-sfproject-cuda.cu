@@ -163,18 +163,6 @@ rows_a_slice (const CqSfGeometry * g)
   return most * g->dz / g->dv;
 }
 
-static size_t
-slice_bytes (const CqSfGeometry * g)
-{
-  return (size_t) g->nx * g->ny * sizeof (float);
-}
-
-static size_t
-view_bytes (const CqSfGeometry * g)
-{
-  return (size_t) g->nu * g->nv * sizeof (float);
-}
-
 /* The backprojector's warps: runs of 16 columns along x of one voxel row,
  * covering in each row the columns the field-of-view mask keeps (all of
  * them without it; with it a column more on each side than the double
@@ -233,6 +221,34 @@ column_groups (const CqSfGeometry * g, int2 ** out)
 
 /* ---- a device's life ---- */
 
+/* A device's events: made (every device's) first, then the streamed
+ * ones' in the order they are created. */
+static const int kEvents = 12;
+
+static void
+dev_events (SfDev * d, cudaEvent_t * ev[kEvents])
+{
+  cudaEvent_t *all[kEvents] = { &d->made[0], &d->made[1],
+    &d->chunk_done[0], &d->uploaded[0], &d->used[0], &d->fetched[0],
+    &d->chunk_done[1], &d->uploaded[1], &d->used[1], &d->fetched[1],
+    &d->staged, &d->reordered
+  };
+
+  memcpy (ev, all, sizeof (all));
+}
+
+/* n floats on the device, zeroed on stream (the device's: the legacy
+ * default stream does not order against a non-blocking one, and a
+ * zeroing left there could land after the first set_volume). */
+static cudaError_t
+alloc_zeros (float **p, size_t n, cudaStream_t stream)
+{
+  cudaError_t e = cudaMalloc ((void **) p, n * sizeof (float));
+
+  return e == cudaSuccess ? cudaMemsetAsync (*p, 0, n * sizeof (float),
+      stream) : e;
+}
+
 static void
 dev_free_streamed (SfDev * d, int proj, int back)
 {
@@ -279,23 +295,14 @@ dev_free (SfDev * d)
         cudaFree (d->slots);
         cudaFree (d->pixels);
         cudaFree (d->groups);
-        for (int i = 0; i < 2; i++) {
+        cudaEvent_t *ev[kEvents];
+
+        for (int i = 0; i < 2; i++)
           cudaFreeHost (d->chunk[i]);
-          if (d->chunk_done[i])
-            cudaEventDestroy (d->chunk_done[i]);
-          if (d->uploaded[i])
-            cudaEventDestroy (d->uploaded[i]);
-          if (d->used[i])
-            cudaEventDestroy (d->used[i]);
-          if (d->made[i])
-            cudaEventDestroy (d->made[i]);
-          if (d->fetched[i])
-            cudaEventDestroy (d->fetched[i]);
-        }
-        if (d->staged)
-          cudaEventDestroy (d->staged);
-        if (d->reordered)
-          cudaEventDestroy (d->reordered);
+        dev_events (d, ev);
+        for (int i = 0; i < kEvents; i++)
+          if (*ev[i])
+            cudaEventDestroy (*ev[i]);
         if (d->up)
           cudaStreamDestroy (d->up);
         if (d->down)
@@ -311,17 +318,19 @@ no_room (const SfDev * d, int back, CqError * err)
 {
   const CqSfGeometry *g = d->g;
   /* a view (or one view's band for a slice) and two slices */
-  const size_t least = cq_sf_stream_fixed_bytes (g) + 2 * slice_bytes (g) +
-      (back ? (size_t) cq_sf_max_band_rows (g, d->za, d->zb, 1) *
-      d->k.bpitch * sizeof (float) : view_bytes (g));
+  const size_t least = cq_sf_stream_fixed_bytes (g) +
+      2 * cq_sf_slice_bytes (g) + (back ? (size_t) cq_sf_max_band_rows (g,
+          d->za, d->zb, 1) * d->k.bpitch * sizeof (float) :
+      cq_sf_view_bytes (g));
 
   return cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "CUDA device %d: the "
       "%s of a %ux%ux%u volume (%zu MiB), %u views of %ux%u (%zu MiB), "
       "needs %zu KiB at least; it has %zu KiB (%s; %zu MiB free)",
       d->ordinal, back ? "backprojector" : "projector", g->nx, g->ny, g->nz,
-      slice_bytes (g) * g->nz / kMiB, d->views_max, g->nu, g->nv,
-      view_bytes (g) * d->views_max / kMiB, least / 1024, d->budget / 1024,
-      d->limited ? "the limit" : "free, less 256 MiB", d->free_bytes / kMiB);
+      cq_sf_slice_bytes (g) * g->nz / kMiB, d->views_max, g->nu, g->nv,
+      cq_sf_view_bytes (g) * d->views_max / kMiB, least / 1024,
+      d->budget / 1024, d->limited ? "the limit" : "free, less 256 MiB",
+      d->free_bytes / kMiB);
 }
 
 /* The device's streams, budget, plan and (resident) buffers, in its
@@ -334,6 +343,7 @@ dev_init (SfDev * d, CqSfCuda * cu, CqError * err)
   size_t cells, scaled, free_bytes = 0, total = 0, resident;
   const char *what = "cannot select the CUDA device";
   cudaError_t e;
+  cudaEvent_t *ev[kEvents];
   cq::SfConst *k = &d->k;
 
   d->g = g;
@@ -411,8 +421,9 @@ dev_init (SfDev * d, CqSfCuda * cu, CqError * err)
   /* every device: a download stream and the events of pieces made */
   what = "cannot create a CUDA stream";
   e = cudaStreamCreateWithFlags (&d->down, cudaStreamNonBlocking);
+  dev_events (d, ev);
   for (int i = 0; i < 2 && e == cudaSuccess; i++)
-    e = cudaEventCreateWithFlags (&d->made[i], cudaEventDisableTiming);
+    e = cudaEventCreateWithFlags (ev[i], cudaEventDisableTiming);
   if (e != cudaSuccess)
     return cq_cuda_error_for (err, e, what, "CUDA device %d", d->ordinal);
   if (!d->resident) {
@@ -429,19 +440,8 @@ dev_init (SfDev * d, CqSfCuda * cu, CqError * err)
     e = cudaStreamCreateWithFlags (&d->up, cudaStreamNonBlocking);
     if (e == cudaSuccess)
       what = "cannot create CUDA events";
-    for (int i = 0; i < 2 && e == cudaSuccess; i++) {
-      e = cudaEventCreateWithFlags (&d->chunk_done[i], cudaEventDisableTiming);
-      if (e == cudaSuccess)
-        e = cudaEventCreateWithFlags (&d->uploaded[i], cudaEventDisableTiming);
-      if (e == cudaSuccess)
-        e = cudaEventCreateWithFlags (&d->used[i], cudaEventDisableTiming);
-      if (e == cudaSuccess)
-        e = cudaEventCreateWithFlags (&d->fetched[i], cudaEventDisableTiming);
-    }
-    if (e == cudaSuccess)
-      e = cudaEventCreateWithFlags (&d->staged, cudaEventDisableTiming);
-    if (e == cudaSuccess)
-      e = cudaEventCreateWithFlags (&d->reordered, cudaEventDisableTiming);
+    for (int i = 2; i < kEvents && e == cudaSuccess; i++)
+      e = cudaEventCreateWithFlags (ev[i], cudaEventDisableTiming);
     if (e == cudaSuccess) {
       what = "cannot allocate 128 MiB of pinned host memory (staging)";
       e = cudaHostAlloc ((void **) &d->chunk[0], kChunk,
@@ -474,27 +474,18 @@ dev_init (SfDev * d, CqSfCuda * cu, CqError * err)
   }
   if (e == cudaSuccess && d->resident) {
     what = "cannot allocate the volume";
-    e = cudaMalloc ((void **) &d->volz, voxels * sizeof (float));
-    /* on the device's stream: the legacy default stream does not order
-     * against a non-blocking one, and a zeroing left there could land
-     * after the first set_volume */
-    if (e == cudaSuccess)
-      e = cudaMemsetAsync (d->volz, 0, voxels * sizeof (float), d->stream);
+    e = alloc_zeros (&d->volz, voxels, d->stream);
     if (e == cudaSuccess) {
       what = "cannot allocate the projections";
       e = cudaMalloc ((void **) &d->proj, cells * sizeof (float));
     }
     /* the padding zero for good */
     if (e == cudaSuccess)
-      e = cudaMalloc ((void **) &d->scaled, scaled * sizeof (float));
-    if (e == cudaSuccess)
-      e = cudaMemsetAsync (d->scaled, 0, scaled * sizeof (float), d->stream);
+      e = alloc_zeros (&d->scaled, scaled, d->stream);
     if (e == cudaSuccess) {
       what = "cannot allocate the backprojected volume";
-      e = cudaMalloc ((void **) &d->vol, voxels * sizeof (float));
+      e = alloc_zeros (&d->vol, voxels, d->stream);
     }
-    if (e == cudaSuccess)
-      e = cudaMemsetAsync (d->vol, 0, voxels * sizeof (float), d->stream);
   }
   if (e == cudaSuccess)
     e = cudaStreamSynchronize (d->stream);
@@ -986,7 +977,7 @@ ensure_project_buffers (SfDev * d, CqError * err)
     e = cudaMalloc ((void **) &d->zslab, (size_t) d->pp.band * rc);
   if (e == cudaSuccess)
     e = cudaMalloc ((void **) &d->acc, (size_t) d->pp.batch *
-        view_bytes (d->g));
+        cq_sf_view_bytes (d->g));
   if (e != cudaSuccess) {
     dev_free_streamed (d, 1, 0);
     return cq_cuda_error_for (err, e, "cannot allocate the projector's "
@@ -1060,8 +1051,8 @@ stream_project_pass (SfDev * d, const float *volume, unsigned first,
   if (ret != CQ_OK)
     return ret;
   if (band < g->ny)
-    CQ_CUDA_TRY (cudaMemsetAsync (d->acc, 0, n * view_bytes (g), d->stream),
-        err, "cannot clear the projections");
+    CQ_CUDA_TRY (cudaMemsetAsync (d->acc, 0, n * cq_sf_view_bytes (g),
+            d->stream), err, "cannot clear the projections");
   for (j0 = 0; j0 < g->ny; j0 += band) {
     const unsigned jn = g->ny - j0 < band ? g->ny - j0 : band;
     cq::SfConst kk = d->k;
@@ -1088,7 +1079,7 @@ static CqStatus
 ensure_back_buffers (SfDev * d, CqError * err)
 {
   const size_t band = (size_t) d->bp.rows * d->bp.views * d->k.bpitch *
-      sizeof (float), slab = (size_t) d->bp.slab * slice_bytes (d->g);
+      sizeof (float), slab = (size_t) d->bp.slab * cq_sf_slice_bytes (d->g);
   const int bufs = d->bp.dbl ? 2 : 1;
   cudaError_t e = cudaSuccess;
 
@@ -1174,7 +1165,7 @@ stream_backproject (SfDev * d, const float *proj, unsigned first,
     CQ_CUDA_TRY (cudaStreamWaitEvent (d->stream, d->fetched[o], 0), err,
         "cannot backproject");
     if (r0 == r1)
-      CQ_CUDA_TRY (cudaMemsetAsync (d->out[o], 0, kn * slice_bytes (g),
+      CQ_CUDA_TRY (cudaMemsetAsync (d->out[o], 0, kn * cq_sf_slice_bytes (g),
               d->stream), err, "cannot clear a slab");
     for (unsigned v0 = 0; r0 < r1 && v0 < n; v0 += per, step++) {
       const unsigned nv = n - v0 < per ? n - v0 : per;
@@ -1252,7 +1243,7 @@ stream_backproject (SfDev * d, const float *proj, unsigned first,
 static CqStatus
 ensure_pinned_volume (CqSfCuda * cu, CqError * err)
 {
-  const size_t bytes = slice_bytes (&cu->g) * cu->g.nz;
+  const size_t bytes = cq_sf_slice_bytes (&cu->g) * cu->g.nz;
 
   if (cu->volume)
     return CQ_OK;
@@ -1341,7 +1332,7 @@ static CqStatus
 dev_project (CqSfCuda * cu, SfDev * d, unsigned first, unsigned n,
     float *proj, CqError * err)
 {
-  const size_t pv = view_bytes (d->g);
+  const size_t pv = cq_sf_view_bytes (d->g);
   CqStatus ret;
 
   if (n == 0)
@@ -1422,7 +1413,7 @@ dev_backproject (SfDev * d, const float *proj, unsigned first, unsigned n,
         "the backprojector failed");
     return CQ_OK;
   }
-  CQ_CUDA_TRY (cudaMemcpyAsync (d->proj, proj, view_bytes (d->g) * n,
+  CQ_CUDA_TRY (cudaMemcpyAsync (d->proj, proj, cq_sf_view_bytes (d->g) * n,
           cudaMemcpyHostToDevice, d->stream), err,
       "cannot upload the projections");
   {
@@ -1563,13 +1554,28 @@ cq_sf_cuda_set_volume (CqSfCuda * cu, const float *volume, CqError * err)
       return ret;
     /* kept batches in flight may still read the copy before */
     drain (cu);
-    cq_copy_rows (cu->volume, slice_bytes (&cu->g), volume,
-        slice_bytes (&cu->g), slice_bytes (&cu->g), cu->g.nz);
+    cq_copy_rows (cu->volume, cq_sf_slice_bytes (&cu->g), volume,
+        cq_sf_slice_bytes (&cu->g), cq_sf_slice_bytes (&cu->g), cu->g.nz);
   }
   job.cu = cu;
   job.what = JOB_SET_VOLUME;
   job.in = volume;
   return run_all (&job, err);
+}
+
+/* *job: `what` on views [first, first + n) of cu, once they are checked. */
+static CqStatus
+views_job (CqSfCuda * cu, int what, unsigned first, unsigned n, SfJob * job,
+    CqError * err)
+{
+  if (check_views (cu, first, n, err) != CQ_OK)
+    return CQ_ERROR_INVALID;
+  memset (job, 0, sizeof (*job));
+  job->cu = cu;
+  job->what = what;
+  job->first = first;
+  job->n = n;
+  return CQ_OK;
 }
 
 extern "C" CqStatus
@@ -1578,13 +1584,8 @@ cq_sf_cuda_project (CqSfCuda * cu, unsigned first_view, unsigned n_views,
 {
   SfJob job;
 
-  if (check_views (cu, first_view, n_views, err) != CQ_OK)
+  if (views_job (cu, JOB_PROJECT, first_view, n_views, &job, err) != CQ_OK)
     return CQ_ERROR_INVALID;
-  memset (&job, 0, sizeof (job));
-  job.cu = cu;
-  job.what = JOB_PROJECT;
-  job.first = first_view;
-  job.n = n_views;
   job.out = proj;
   for (unsigned w = 0; w < cu->n_dev; w++) {
     unsigned f, m;
@@ -1603,13 +1604,9 @@ cq_sf_cuda_backproject (CqSfCuda * cu, const float *proj,
 {
   SfJob job;
 
-  if (check_views (cu, first_view, n_views, err) != CQ_OK)
+  if (views_job (cu, JOB_BACKPROJECT, first_view, n_views, &job, err)
+      != CQ_OK)
     return CQ_ERROR_INVALID;
-  memset (&job, 0, sizeof (job));
-  job.cu = cu;
-  job.what = JOB_BACKPROJECT;
-  job.first = first_view;
-  job.n = n_views;
   job.in = proj;
   job.out = volume;
   return run_all (&job, err);

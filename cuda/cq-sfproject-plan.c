@@ -72,18 +72,6 @@ cq_sf_zone (unsigned nz, unsigned w, unsigned n, unsigned *za, unsigned *zb)
   *zb = b;
 }
 
-static size_t
-slice_bytes (const CqSfGeometry * g)
-{
-  return (size_t) g->nx * g->ny * sizeof (float);
-}
-
-static size_t
-view_bytes (const CqSfGeometry * g)
-{
-  return (size_t) g->nu * g->nv * sizeof (float);
-}
-
 /* the device's arrays of views: (cos, sin), the axial offset, the slot */
 #define VIEW_ARRAYS (2048 * (3 * sizeof (float) + sizeof (int)))
 
@@ -97,8 +85,8 @@ padded_row (const CqSfGeometry * g)
 size_t
 cq_sf_resident_bytes (const CqSfGeometry * g, unsigned views_max)
 {
-  return 2 * slice_bytes (g) * g->nz + (view_bytes (g) + padded_row (g) *
-      g->nv) * views_max + cq_sf_stream_fixed_bytes (g);
+  return 2 * cq_sf_slice_bytes (g) * g->nz + (cq_sf_view_bytes (g) +
+      padded_row (g) * g->nv) * views_max + cq_sf_stream_fixed_bytes (g);
 }
 
 size_t
@@ -123,7 +111,7 @@ int
 cq_sf_plan_project (const CqSfGeometry * g, size_t avail, unsigned views_max,
     CqSfProjPlan * pp)
 {
-  const size_t ps = slice_bytes (g), pv = view_bytes (g);
+  const size_t ps = cq_sf_slice_bytes (g), pv = cq_sf_view_bytes (g);
   /* a row of columns: what a band holds for each of its rows */
   const size_t pr = (size_t) g->nx * g->nz * sizeof (float);
   const size_t whole = ps * g->nz;
@@ -165,7 +153,7 @@ cq_sf_plan_project_bytes (const CqSfGeometry * g, const CqSfProjPlan * pp)
   /* the band (z fastest) and its stage (x fastest), rows of columns */
   return (size_t) pp->band * g->nx * ((size_t) g->nz + pp->stage) *
       sizeof (float)
-      + (size_t) pp->batch * view_bytes (g);
+      + (size_t) pp->batch * cq_sf_view_bytes (g);
 }
 
 static size_t
@@ -175,8 +163,8 @@ back_bytes (const CqSfGeometry * g, unsigned slab, unsigned rows,
   const size_t bufs = dbl ? 2 : 1;
 
   return bufs * rows * (size_t) views * padded_row (g)
-      + bufs * slab * slice_bytes (g)
-      + (views < views_max ? slab * slice_bytes (g) : 0);
+      + bufs * slab * cq_sf_slice_bytes (g)
+      + (views < views_max ? slab * cq_sf_slice_bytes (g) : 0);
 }
 
 size_t
@@ -241,7 +229,7 @@ cq_sf_plan_backproject (const CqSfGeometry * g, size_t avail,
     for (dbl = 1; dbl >= 0; dbl--) {
       const size_t bufs = dbl ? 2 : 1;
       const size_t per_view = bufs * (size_t) rows * padded_row (g);
-      const size_t slabs = (bufs + 1) * slab * slice_bytes (g);
+      const size_t slabs = (bufs + 1) * slab * cq_sf_slice_bytes (g);
       size_t views;
 
       if (avail <= slabs || per_view == 0)

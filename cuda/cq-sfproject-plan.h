@@ -55,6 +55,19 @@ typedef struct
   int dbl;
 } CqSfBackPlan;
 
+/* Bytes of a slice of the volume and of a view, in floats. */
+static inline size_t
+cq_sf_slice_bytes (const CqSfGeometry * g)
+{
+  return (size_t) g->nx * g->ny * sizeof (float);
+}
+
+static inline size_t
+cq_sf_view_bytes (const CqSfGeometry * g)
+{
+  return (size_t) g->nu * g->nv * sizeof (float);
+}
+
 /* The least and the most magnification D / (R − q) of the volume: at the
  * voxel corners farthest from and nearest to the source. */
 void cq_sf_magnifications (const CqSfGeometry * g, double *least,

@@ -1096,6 +1096,34 @@ pyr_pair (const unsigned short *row, int x, const SsimParams & p)
   return load1 (row, x, p) + load1 (row, x + 1, p);
 }
 
+/* Stores k as sample (x, y) of frame f's level l. */
+__device__ __forceinline__ void
+pyr_store (const PyrParams & d, int l, int f, int x, int y, unsigned k)
+{
+  ((unsigned *) ((unsigned char *) d.out[l][f] + (size_t) y *
+          d.pitch[l]))[x] = k;
+}
+
+/* Pyramid level l of an H × W tile from the 2H × 2W tile of the level
+ * before (src, in shared memory): the 2x2 sums into dst for the next
+ * level and out to the level's frames. */
+template < int H, int W > __device__ __forceinline__ void
+pyr_level (const PyrParams & d, int l, const unsigned (&src)[2][2 * H][2 * W],
+    unsigned (&dst)[2][H][W], int tx, int ty)
+{
+  const int x = blockIdx.x * W + tx, y = blockIdx.y * H + ty;
+
+#pragma unroll
+  for (int f = 0; f < 2; f++) {
+    const unsigned k = src[f][2 * ty][2 * tx] + src[f][2 * ty][2 * tx + 1] +
+        src[f][2 * ty + 1][2 * tx] + src[f][2 * ty + 1][2 * tx + 1];
+
+    dst[f][ty][tx] = k;
+    if (x < d.w[l] && y < d.h[l])
+      pyr_store (d, l, f, x, y, k);
+  }
+}
+
 template < typename T > __global__ void
 __launch_bounds__ (256)
 msssim_pyramid_kernel (PyrParams d)
@@ -1116,42 +1144,17 @@ msssim_pyramid_kernel (PyrParams d)
       if (ok) {
         k = pyr_pair (row_of < T > (base, pitch, 2 * y), 2 * x, d.in) +
             pyr_pair (row_of < T > (base, pitch, 2 * y + 1), 2 * x, d.in);
-        ((unsigned *) ((unsigned char *) d.out[0][f] + (size_t) y *
-                d.pitch[0]))[x] = k;
+        pyr_store (d, 0, f, x, y, k);
       }
       s1[f][ty][tx] = k;
     }
   }
   __syncthreads ();
-  if (tx < 16 && ty < 4) {
-    const int x = blockIdx.x * 16 + tx, y = blockIdx.y * 4 + ty;
-
-#pragma unroll
-    for (int f = 0; f < 2; f++) {
-      const unsigned k = s1[f][2 * ty][2 * tx] + s1[f][2 * ty][2 * tx + 1] +
-          s1[f][2 * ty + 1][2 * tx] + s1[f][2 * ty + 1][2 * tx + 1];
-
-      s2[f][ty][tx] = k;
-      if (x < d.w[1] && y < d.h[1])
-        ((unsigned *) ((unsigned char *) d.out[1][f] + (size_t) y *
-                d.pitch[1]))[x] = k;
-    }
-  }
+  if (tx < 16 && ty < 4)
+    pyr_level < 4, 16 > (d, 1, s1, s2, tx, ty);
   __syncthreads ();
-  if (tx < 8 && ty < 2) {
-    const int x = blockIdx.x * 8 + tx, y = blockIdx.y * 2 + ty;
-
-#pragma unroll
-    for (int f = 0; f < 2; f++) {
-      const unsigned k = s2[f][2 * ty][2 * tx] + s2[f][2 * ty][2 * tx + 1] +
-          s2[f][2 * ty + 1][2 * tx] + s2[f][2 * ty + 1][2 * tx + 1];
-
-      s3[f][ty][tx] = k;
-      if (x < d.w[2] && y < d.h[2])
-        ((unsigned *) ((unsigned char *) d.out[2][f] + (size_t) y *
-                d.pitch[2]))[x] = k;
-    }
-  }
+  if (tx < 8 && ty < 2)
+    pyr_level < 2, 8 > (d, 2, s2, s3, tx, ty);
   __syncthreads ();
   if (tx < 4 && ty < 1) {
     const int x = blockIdx.x * 4 + tx, y = blockIdx.y;
@@ -1162,8 +1165,7 @@ msssim_pyramid_kernel (PyrParams d)
           s3[f][1][2 * tx] + s3[f][1][2 * tx + 1];
 
       if (x < d.w[3] && y < d.h[3])
-        ((unsigned *) ((unsigned char *) d.out[3][f] + (size_t) y *
-                d.pitch[3]))[x] = k;
+        pyr_store (d, 3, f, x, y, k);
     }
   }
 }

@@ -165,6 +165,28 @@ cq_test_xorshift (uint64_t * state)
   return *state;
 }
 
+/* A uniform double in [0, 1): 53 bits of a xorshift64 step of *state. */
+static inline double
+cq_test_uniform (uint64_t * state)
+{
+  return (cq_test_xorshift (state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* The SF tests' phantom at voxel (i, j, k): an ellipsoid with texture
+ * inside (smooth and sharp structure), 1 + 0.3 sin 5x cos 3z + 0.2 u with
+ * u drawn from *state (only inside); 0 outside. */
+static inline double
+cq_test_ellipsoid (const CqSfGeometry * g, unsigned i, unsigned j,
+    unsigned k, uint64_t * state)
+{
+  double x = cq_sf_voxel_x (g, i) / (0.4 * g->nx * g->dx);
+  double y = cq_sf_voxel_y (g, j) / (0.3 * g->ny * g->dx);
+  double z = cq_sf_voxel_z (g, k) / (0.45 * g->nz * g->dz);
+
+  return x * x + y * y + z * z <= 1 ? 1.0 + 0.3 * sin (5 * x) * cos (3 * z)
+      + 0.2 * cq_test_uniform (state) : 0.0;
+}
+
 /* Benchmarks: a textured frame a (texture: with a slow ramp) and a noisy
  * copy b, n bytes each. */
 static inline void

@@ -375,33 +375,42 @@ GST_START_TEST (test_poisson_flat_field)
 
 GST_END_TEST;
 
-static void
-expect_start_error (const gchar * props, const gchar * needle1,
-    const gchar * needle2)
+/* Plays the pipeline desc (freed) and returns the error it posts, its
+ * debug text in *debug; fails where none comes (props names the case). */
+static GError *
+play_error (gchar * desc, const gchar * props, gchar ** debug)
 {
-  gchar *desc = g_strdup_printf ("cudasfproject backend=%s %s ! fakesink",
-      backend, props);
   GstElement *p = gst_parse_launch (desc, NULL);
   GstBus *bus = gst_element_get_bus (p);
   GstMessage *m;
   GError *error = NULL;
-  gchar *debug = NULL, *text;
 
   gst_element_set_state (p, GST_STATE_PLAYING);
   m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR);
   fail_unless (m != NULL, "no error for %s", props);
-  gst_message_parse_error (m, &error, &debug);
+  gst_message_parse_error (m, &error, debug);
+  gst_message_unref (m);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (desc);
+  return error;
+}
+
+static void
+expect_start_error (const gchar * props, const gchar * needle1,
+    const gchar * needle2)
+{
+  gchar *debug = NULL, *text;
+  GError *error = play_error (g_strdup_printf ("cudasfproject backend=%s "
+          "%s ! fakesink", backend, props), props, &debug);
+
   text = g_strdup_printf ("%s\n%s", error->message, debug);
   fail_unless (strstr (text, needle1) && strstr (text, needle2),
       "%s: %s", props, text);
   g_free (text);
   g_error_free (error);
   g_free (debug);
-  gst_message_unref (m);
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (p);
-  g_free (desc);
 }
 
 GST_START_TEST (test_errors)
@@ -905,18 +914,10 @@ expect_device_error (const gchar * props, GQuark domain, gint code,
     const gchar * needle)
 {
   const gchar *be = g_str_equal (backend, "cpu") ? "auto" : backend;
-  gchar *desc = g_strdup_printf ("cudasfproject backend=%s " SMALL
-      "views=4 %s ! fakesink", be, props);
-  GstElement *p = gst_parse_launch (desc, NULL);
-  GstBus *bus = gst_element_get_bus (p);
-  GstMessage *m;
-  GError *error = NULL;
   gchar *debug = NULL;
+  GError *error = play_error (g_strdup_printf ("cudasfproject backend=%s "
+          SMALL "views=4 %s ! fakesink", be, props), props, &debug);
 
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  m = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND, GST_MESSAGE_ERROR);
-  fail_unless (m != NULL, "no error for %s", props);
-  gst_message_parse_error (m, &error, &debug);
   fail_unless (error->domain == domain && error->code == code,
       "%s: %s (%s)", props, error->message, g_quark_to_string
       (error->domain));
@@ -924,11 +925,6 @@ expect_device_error (const gchar * props, GQuark domain, gint code,
       error->message);
   g_error_free (error);
   g_free (debug);
-  gst_message_unref (m);
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (p);
-  g_free (desc);
 }
 
 GST_START_TEST (test_device_ids_errors)

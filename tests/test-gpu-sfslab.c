@@ -46,10 +46,10 @@ static uint64_t rng = 0x2545f4914f6cdd1dull;
 static double
 uniform (void)
 {
-  return (cq_test_xorshift (&rng) >> 11) * (1.0 / 9007199254740992.0);
+  return cq_test_uniform (&rng);
 }
 
-/* An ellipsoid with texture inside (non-negative), or signed noise. */
+/* The phantom (cq_test_ellipsoid: non-negative), or signed noise. */
 static void
 fill_volume (const CqSfGeometry * g, float *vol, int is_signed)
 {
@@ -58,16 +58,12 @@ fill_volume (const CqSfGeometry * g, float *vol, int is_signed)
   for (k = 0; k < g->nz; k++)
     for (j = 0; j < g->ny; j++)
       for (i = 0; i < g->nx; i++) {
-        double x = cq_sf_voxel_x (g, i) / (0.4 * g->nx * g->dx);
-        double y = cq_sf_voxel_y (g, j) / (0.3 * g->ny * g->dx);
-        double z = cq_sf_voxel_z (g, k) / (0.45 * g->nz * g->dz);
         size_t at = ((size_t) k * g->ny + j) * g->nx + i;
 
         if (is_signed)
           vol[at] = (float) (2 * uniform () - 1);
         else
-          vol[at] = x * x + y * y + z * z <= 1 ? (float) (1.0 + 0.3 *
-              sin (5 * x) * cos (3 * z) + 0.2 * uniform ()) : 0.0f;
+          vol[at] = (float) cq_test_ellipsoid (g, i, j, k, &rng);
       }
 }
 

@@ -1004,6 +1004,25 @@ check_cover (const CqSfGeometry * g, unsigned slab, unsigned views)
   check_cover_views (g, slab, 0, g->n_views, views);
 }
 
+/* The benchmark's large cone: 2048³ of 0.125 mm, 720 views of 2048² of
+ * 0.25 mm, R 1024, D 2048. */
+static CqSfGeometry
+large_cone_geometry (void)
+{
+  CqSfGeometry g;
+
+  memset (&g, 0, sizeof (g));
+  g.nx = g.ny = g.nz = 2048;
+  g.dx = g.dz = 0.125;
+  g.nu = g.nv = 2048;
+  g.du = g.dv = 0.25;
+  g.sod = 1024;
+  g.sdd = 2048;
+  g.n_views = 720;
+  g.direction = 1;
+  return g;
+}
+
 GST_START_TEST (test_slab_rows_cover)
 {
   CqSfGeometry g = cq_test_seed_geometry (64, 36);
@@ -1024,16 +1043,8 @@ GST_START_TEST (test_slab_rows_cover)
   g.nv = 400;
   g.dv = 0.3;
   check_cover (&g, 4, 45);
-  /* the benchmark's large cone: 2048³ of 0.125 mm, 2048² of 0.25 mm */
-  memset (&g, 0, sizeof (g));
-  g.nx = g.ny = g.nz = 2048;
-  g.dx = g.dz = 0.125;
-  g.nu = g.nv = 2048;
-  g.du = g.dv = 0.25;
-  g.sod = 1024;
-  g.sdd = 2048;
-  g.n_views = 720;
-  g.direction = 1;
+  /* the benchmark's large cone */
+  g = large_cone_geometry ();
   check_cover (&g, 192, 8);
   /* helical: a call's views at several places along the helix */
   g = cq_test_seed_geometry (64, 36);
@@ -1101,15 +1112,7 @@ GST_START_TEST (test_plans)
    * projection sets (86.5 GiB, the resident layout) nor ... but the
    * projector holds the whole volume and all views, the backprojector
    * one slab of all of it and all views' rows */
-  memset (&g, 0, sizeof (g));
-  g.nx = g.ny = g.nz = 2048;
-  g.dx = g.dz = 0.125;
-  g.nu = g.nv = 2048;
-  g.du = g.dv = 0.25;
-  g.sod = 1024;
-  g.sdd = 2048;
-  g.n_views = 720;
-  g.direction = 1;
+  g = large_cone_geometry ();
   avail = 78 * gib;
   fail_unless (cq_sf_resident_bytes (&g, 720) > avail);
   fail_unless (cq_sf_plan_project (&g, avail, 720, &pp));

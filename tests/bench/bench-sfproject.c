@@ -74,9 +74,8 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static float
 uniform (int is_signed)
 {
-  double u;
+  double u = cq_test_uniform (&rng_state);
 
-  u = (cq_test_xorshift (&rng_state) >> 11) * (1.0 / 9007199254740992.0);
   return (float) (is_signed ? 2 * u - 1 : u);
 }
 
