@@ -653,17 +653,18 @@ launch_project (SfDev * d, const cq::SfConst & kk, const float *volz,
   const dim3 grid ((d->g->nu + cq::kSfStrip - 1) / cq::kSfStrip,
       (d->g->nv + rows - 1) / rows, n);
 
-#define CQ_SF_PROJECT(KERNEL, HELICAL) \
-  cq::KERNEL < ROWS, HELICAL ><<<grid, cq::kSfProjThreads, 0, d->stream>>> \
-      (kk, d->views, d->slots, volz, (int) n_x, d->proj_window, proj)
+#define CQ_SF_PROJECT(HELICAL, BAND) \
+  cq::sf_project_kernel < ROWS, HELICAL, BAND ><<<grid, cq::kSfProjThreads, \
+      0, d->stream>>> (kk, d->views, d->slots, volz, (int) n_x, \
+      d->proj_window, proj)
   if (d->g->helical_pitch > 0 && band)
-    CQ_SF_PROJECT (sf_project_band_kernel, true);
+    CQ_SF_PROJECT (true, true);
   else if (d->g->helical_pitch > 0)
-    CQ_SF_PROJECT (sf_project_kernel, true);
+    CQ_SF_PROJECT (true, false);
   else if (band)
-    CQ_SF_PROJECT (sf_project_band_kernel, false);
+    CQ_SF_PROJECT (false, true);
   else
-    CQ_SF_PROJECT (sf_project_kernel, false);
+    CQ_SF_PROJECT (false, false);
 #undef CQ_SF_PROJECT
 }
 

@@ -550,13 +550,16 @@ sf_project_block (const SfConst & sf, float c, float sn, int slot,
  * block's copy of the geometry; a circular orbit's are all zlv, and its
  * code stays as it was. BAND: volz holds the rows of columns [j0, j0 +
  * jn) only (a band of the streamed volume), whose share of each ray is
- * added to proj instead of written. */
-template < int ROWS, bool HELICAL, bool BAND > __device__ __forceinline__
-    void
-sf_project_launch_block (const SfConst & sf, const float2 * __restrict__ views,
+ * added to proj instead of written; four blocks an SM (its tests took two
+ * registers more than the 128 that allow four; 0, no minimum, leaves the
+ * resident instances as they were). */
+template < int ROWS, bool HELICAL, bool BAND > __global__ void
+__launch_bounds__ (kSfProjThreads, BAND ? 4 : 0)
+sf_project_kernel (const SfConst sf, const float2 * __restrict__ views,
     const int *__restrict__ slots, const float *__restrict__ volz, int n_x,
-    int window, float *proj, SfProjShared < ROWS > &sh)
+    int window, float *proj)
 {
+  __shared__ SfProjShared < ROWS > sh;
   const int slot = __ldg (slots + blockIdx.z);
   const float2 cs = __ldg (views + slot);
   SfConst sv = sf;
@@ -569,32 +572,6 @@ sf_project_launch_block (const SfConst & sf, const float2 * __restrict__ views,
   else
     sf_project_block < false, ROWS, BAND > (sv, cs.x, cs.y, slot, volz, proj,
         sh, window);
-}
-
-template < int ROWS, bool HELICAL > __global__ void
-__launch_bounds__ (kSfProjThreads)
-sf_project_kernel (const SfConst sf, const float2 * __restrict__ views,
-    const int *__restrict__ slots, const float *__restrict__ volz, int n_x,
-    int window, float *proj)
-{
-  __shared__ SfProjShared < ROWS > sh;
-
-  sf_project_launch_block < ROWS, HELICAL, false > (sf, views, slots, volz,
-      n_x, window, proj, sh);
-}
-
-/* A band's launch: four blocks an SM (its tests took two registers more
- * than the 128 that allow four). */
-template < int ROWS, bool HELICAL > __global__ void
-__launch_bounds__ (kSfProjThreads, 4)
-sf_project_band_kernel (const SfConst sf, const float2 * __restrict__ views,
-    const int *__restrict__ slots, const float *__restrict__ volz, int n_x,
-    int window, float *proj)
-{
-  __shared__ SfProjShared < ROWS > sh;
-
-  sf_project_launch_block < ROWS, HELICAL, true > (sf, views, slots, volz,
-      n_x, window, proj, sh);
 }
 
 /* Scales projections by l_θ / du, the cell side of Aᵀ, into rows of
