@@ -134,9 +134,10 @@ cq_align_cuda_thumbnail_device (CqAlignCuda * cu, unsigned slot,
 {
   const CqAlignPlane *pl = &cu->shape.plane;
   cq::AlignThumbParams p;
+  CqStatus st = cq_align_cuda_check_slot (cu, slot, err);
 
-  if (cq_align_cuda_check_slot (cu, slot, err) != CQ_OK)
-    return err->status;
+  if (st != CQ_OK)
+    return st;
   if (cu->shape.tw == 0 || cu->shape.th == 0)
     return CQ_OK;
   CQ_CUDA_ENTER (cu->target, err);
@@ -165,8 +166,10 @@ extern "C" CqStatus
 cq_align_cuda_thumbnail_host (CqAlignCuda * cu, unsigned slot,
     const void *data, size_t stride, CqError * err)
 {
-  if (cq_align_cuda_check_slot (cu, slot, err) != CQ_OK)
-    return err->status;
+  CqStatus st = cq_align_cuda_check_slot (cu, slot, err);
+
+  if (st != CQ_OK)
+    return st;
   CQ_CUDA_ENTER (cu->target, err);
   /* the staging buffer is free: every upload below is waited for */
   cq_align_thumbnail_cpu (&cu->shape, data, stride, cu->staging,
@@ -185,15 +188,16 @@ cq_align_cuda_distances (CqAlignCuda * cu, unsigned probe,
     const unsigned *slots, unsigned n, uint64_t * distances, CqError * err)
 {
   cq::AlignDistanceParams p;
+  CqStatus st = cq_align_cuda_check_slot (cu, probe, err);
 
-  if (cq_align_cuda_check_slot (cu, probe, err) != CQ_OK)
-    return err->status;
+  if (st != CQ_OK)
+    return st;
   if (n > CQ_ALIGN_MAX_SLOTS)
     return cq_error_set (err, CQ_ERROR_INVALID, "%u candidates: at most %u",
         n, CQ_ALIGN_MAX_SLOTS);
   for (unsigned i = 0; i < n; i++) {
-    if (cq_align_cuda_check_slot (cu, slots[i], err) != CQ_OK)
-      return err->status;
+    if ((st = cq_align_cuda_check_slot (cu, slots[i], err)) != CQ_OK)
+      return st;
     p.slots[i] = (unsigned short) slots[i];
   }
   if (n == 0)
@@ -223,8 +227,10 @@ extern "C" CqStatus
 cq_align_cuda_download (CqAlignCuda * cu, unsigned slot, uint32_t * thumb,
     CqError * err)
 {
-  if (cq_align_cuda_check_slot (cu, slot, err) != CQ_OK)
-    return err->status;
+  CqStatus st = cq_align_cuda_check_slot (cu, slot, err);
+
+  if (st != CQ_OK)
+    return st;
   CQ_CUDA_ENTER (cu->target, err);
   CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
       "the thumbnail kernels failed");
