@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include "cq-align.h"
 #include "cq-cuda.h"
 #include "cq-sharpness.h"
 #include "cq-ssim.h"
@@ -538,4 +539,65 @@ cq_sf_cuda_stream (CqSfCuda * cuda)
 {
   (void) cuda;
   return NULL;
+}
+
+CqAlignCuda *
+cq_align_cuda_new_for (const CqCudaTarget * target,
+    const CqAlignPlane * plane, unsigned slots, CqError * err)
+{
+  (void) target;
+  (void) plane;
+  (void) slots;
+  cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+  return NULL;
+}
+
+CqStatus
+cq_align_cuda_thumbnail_device (CqAlignCuda * cuda, unsigned slot,
+    const void *data, size_t pitch, CqError * err)
+{
+  (void) cuda;
+  (void) slot;
+  (void) data;
+  (void) pitch;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_align_cuda_thumbnail_host (CqAlignCuda * cuda, unsigned slot,
+    const void *data, size_t stride, CqError * err)
+{
+  (void) cuda;
+  (void) slot;
+  (void) data;
+  (void) stride;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_align_cuda_distances (CqAlignCuda * cuda, unsigned probe,
+    const unsigned *slots, unsigned n, uint64_t * distances, CqError * err)
+{
+  (void) cuda;
+  (void) probe;
+  (void) slots;
+  (void) n;
+  (void) distances;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_align_cuda_download (CqAlignCuda * cuda, unsigned slot, uint32_t * thumb,
+    CqError * err)
+{
+  (void) cuda;
+  (void) slot;
+  (void) thumb;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+void
+cq_align_cuda_free (CqAlignCuda * cuda)
+{
+  (void) cuda;
 }

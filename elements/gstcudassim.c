@@ -320,6 +320,7 @@ gst_cuda_ssim_init (GstCudaSsim * self)
       "CudaSsimMeta");
   self->pairing = gst_cuda_qa_pairing_new (GST_AGGREGATOR (self),
       gst_cuda_ssim_drain, &self->reference_pad, &self->distorted_pad);
+  gst_cuda_qa_pairing_set_device (self->pairing, self->dev);
 }
 
 static void
@@ -464,6 +465,7 @@ gst_cuda_ssim_stop (GstAggregator * agg)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (agg);
 
+  gst_cuda_qa_pairing_stop (self->pairing);
   gst_cuda_qa_device_stop (self->dev);
   gst_cuda_ssim_free_backends (self);
   gst_cuda_qa_report_stop (self->report);

@@ -1,5 +1,13 @@
 /* GStreamer CUDA video quality: frame alignment by content.
  *
+ * The thumbnails and distances are the compute library's (cq-align.h):
+ * on the CUDA backend, when the reference frames come as CUDAMemory, in
+ * device memory of their context, made by a kernel straight from the
+ * frame's plane (no download); otherwise on the CPU from a read mapping.
+ * Every thumbnail has a slot of the library's object: a reference frame's
+ * while it is in the ring, the distorted frame's (the probe) for a search.
+ * The decision stays here.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #ifdef HAVE_CONFIG_H
@@ -9,19 +17,18 @@
 #include <math.h>
 
 #include "gstcudaqaalign.h"
+#include "gstcudaqacuda.h"
+#include "cq-align.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_qa_align_debug);
 #define GST_CAT_DEFAULT gst_cuda_qa_align_debug
-
-/* Thumbnails are at most this wide: a 2x2..NxN average of the luma. */
-#define THUMB_MAX_WIDTH 320
 
 typedef struct
 {
   GstBuffer *buf;
   guint64 index;                /* reference frame number */
   GstClockTime rt;
-  gfloat *thumb;                /* NULL: could not be read */
+  gint slot;                    /* of its thumbnail; -1: none */
   gboolean paired;
 } GstCudaQaAlignRef;
 
@@ -29,6 +36,7 @@ struct _GstCudaQaAlign
 {
   GstElement *element;          /* not a reference: the helper is its part */
   gchar *message_name;
+  GstCudaQaDevice *dev;         /* borrowed; NULL: the CPU searches */
   GstCudaQaAlignMode mode;
   guint window;
   gdouble min_margin;
@@ -36,9 +44,26 @@ struct _GstCudaQaAlign
   guint64 next_ref, next_dist;  /* the next frames' numbers */
   gint64 offset;                /* reference number - distorted number */
   gboolean decided;             /* a search decided (start: searching ends) */
-  guint factor, tw, th;         /* thumbnails: tw x th averages of factor² */
-  gfloat *dist_thumb;
   guint64 changes, dropped, repeated, undecided;
+
+  /* the search, set up at a stream's first thumbnail (setup_done); neither
+   * object where the format has no usable first component */
+  gboolean setup_done;
+  GstVideoFormat format;        /* what it was set up for */
+  gint width, height;
+  CqAlignCpu *cpu;
+  CqAlignCuda *cuda;
+  GstCudaContext *cuda_ctx;     /* where cuda lives: device frames of it
+                                 * are read in place */
+  gdouble norm;                 /* factor⁴ tw th: distance to mean squared
+                                 * difference of the block means */
+  guint n_slots, probe;         /* probe: the distorted frame's slot */
+  guint *free_slots, n_free;
+  guint *cand_slots;            /* a search's candidates (n_slots each) */
+  GstCudaQaAlignRef **cands;
+  guint64 *distances;
+  GPtrArray *queued;            /* frames whose thumbnail kernel may still
+                                 * read them (until the next search) */
 };
 
 GType
@@ -77,14 +102,23 @@ gst_cuda_qa_align_new (GstElement * element, const gchar * message_name)
   align->element = element;
   align->message_name = g_strdup_printf ("%s-aligned", message_name);
   g_queue_init (&align->ring);
+  align->queued = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
   return align;
 }
 
-static void
-gst_cuda_qa_align_ref_free (GstCudaQaAlignRef * r)
+void
+gst_cuda_qa_align_set_device (GstCudaQaAlign * align, GstCudaQaDevice * dev)
 {
+  align->dev = dev;
+}
+
+static void
+gst_cuda_qa_align_ref_free (GstCudaQaAlign * align, GstCudaQaAlignRef * r)
+{
+  if (r->slot >= 0)
+    align->free_slots[align->n_free++] = (guint) r->slot;
   gst_buffer_unref (r->buf);
-  g_free (r->thumb);
   g_free (r);
 }
 
@@ -100,7 +134,7 @@ gst_cuda_qa_align_pop (GstCudaQaAlign * align, guint64 * unpaired)
         " (%" GST_TIME_FORMAT ") matched no distorted frame", r->index,
         GST_TIME_ARGS (GST_BUFFER_PTS (r->buf)));
   }
-  gst_cuda_qa_align_ref_free (r);
+  gst_cuda_qa_align_ref_free (align, r);
 }
 
 void
@@ -110,13 +144,48 @@ gst_cuda_qa_align_flush (GstCudaQaAlign * align, guint64 * unpaired)
     gst_cuda_qa_align_pop (align, unpaired);
 }
 
-void
-gst_cuda_qa_align_free (GstCudaQaAlign * align)
+/* The search's objects go (the CUDA one once its kernels are done, so the
+ * frames they read can go too), with the thumbnails of the frames in the
+ * ring; the next thumbnail sets it up again. */
+static void
+gst_cuda_qa_align_drop_search (GstCudaQaAlign * align)
+{
+  GList *l;
+
+  for (l = align->ring.head; l; l = l->next)
+    ((GstCudaQaAlignRef *) l->data)->slot = -1;
+  g_clear_pointer (&align->cuda, cq_align_cuda_free);
+  g_clear_pointer (&align->cpu, cq_align_cpu_free);
+  g_ptr_array_set_size (align->queued, 0);
+  gst_cuda_qa_context_clear (&align->cuda_ctx);
+  g_clear_pointer (&align->free_slots, g_free);
+  g_clear_pointer (&align->cand_slots, g_free);
+  g_clear_pointer (&align->cands, g_free);
+  g_clear_pointer (&align->distances, g_free);
+  align->n_slots = align->n_free = 0;
+  align->setup_done = FALSE;
+}
+
+static void
+gst_cuda_qa_align_release (GstCudaQaAlign * align)
 {
   guint64 ignored = 0;
 
   gst_cuda_qa_align_flush (align, &ignored);
-  g_free (align->dist_thumb);
+  gst_cuda_qa_align_drop_search (align);
+}
+
+void
+gst_cuda_qa_align_stop (GstCudaQaAlign * align)
+{
+  gst_cuda_qa_align_release (align);
+}
+
+void
+gst_cuda_qa_align_free (GstCudaQaAlign * align)
+{
+  gst_cuda_qa_align_release (align);
+  g_ptr_array_unref (align->queued);
   g_free (align->message_name);
   g_free (align);
 }
@@ -125,9 +194,7 @@ void
 gst_cuda_qa_align_reset (GstCudaQaAlign * align, GstCudaQaAlignMode mode,
     guint window, gdouble min_margin)
 {
-  guint64 ignored = 0;
-
-  gst_cuda_qa_align_flush (align, &ignored);
+  gst_cuda_qa_align_release (align);
   align->mode = mode;
   align->window = window;
   align->min_margin = min_margin;
@@ -135,8 +202,6 @@ gst_cuda_qa_align_reset (GstCudaQaAlign * align, GstCudaQaAlignMode mode,
   align->offset = 0;
   align->decided = FALSE;
   align->changes = align->dropped = align->repeated = align->undecided = 0;
-  align->tw = align->th = 0;
-  g_clear_pointer (&align->dist_thumb, g_free);
 }
 
 /* Frames on each side of the expected one that the next distorted frame
@@ -181,53 +246,161 @@ gst_cuda_qa_align_trim (GstCudaQaAlign * align, guint64 * unpaired)
     gst_cuda_qa_align_pop (align, unpaired);
 }
 
-/* The thumbnail of buf: tw x th means of factor x factor blocks of the
- * first component (luma, or R of RGB), in 8-bit units. NULL if buf cannot
- * be read as info. */
-static gfloat *
-gst_cuda_qa_align_thumbnail (GstCudaQaAlign * align, GstBuffer * buf,
+static int
+gst_cuda_qa_align_push_context (void *ctx)
+{
+  return gst_cuda_qa_context_push (ctx);
+}
+
+static void
+gst_cuda_qa_align_pop_context (void *ctx)
+{
+  gst_cuda_qa_context_pop (ctx);
+}
+
+/* The search for frames of info, at the first thumbnail (buf): on CUDA
+ * when the element measures there and buf is CUDAMemory (thumbnails in
+ * its context), else on the CPU. Thumbnails are block means of the first
+ * component (luma, or R of RGB) in 8-bit units (cq-align.h). FALSE: no
+ * thumbnails this stream (every search undecided). */
+static gboolean
+gst_cuda_qa_align_setup (GstCudaQaAlign * align, GstBuffer * buf,
     const GstVideoInfo * info)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
-  guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
-  guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, 0);
-  GstVideoFrame frame;
-  const guint8 *data;
-  gint stride, pstride;
-  gfloat *thumb;
-  guint x, y, i, j, f;
+  CqError err = { CQ_OK, "" };
+  CqAlignPlane plane = { 0, };
+  GstCudaContext *ctx = NULL;
+  guint factor, tw, th, i;
 
-  if (!align->tw) {
-    align->factor = MAX (1, (GST_VIDEO_INFO_WIDTH (info) + THUMB_MAX_WIDTH -
-            1) / THUMB_MAX_WIDTH);
-    align->tw = GST_VIDEO_INFO_WIDTH (info) / align->factor;
-    align->th = GST_VIDEO_INFO_HEIGHT (info) / align->factor;
+  align->setup_done = TRUE;
+  align->format = GST_VIDEO_INFO_FORMAT (info);
+  align->width = GST_VIDEO_INFO_WIDTH (info);
+  align->height = GST_VIDEO_INFO_HEIGHT (info);
+  plane.width = GST_VIDEO_INFO_WIDTH (info);
+  plane.height = GST_VIDEO_INFO_HEIGHT (info);
+  plane.layout.depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+  plane.layout.shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, 0);
+  plane.layout.kind = plane.layout.depth > 8 ? CQ_LAYOUT_GRAY16 :
+      CQ_LAYOUT_GRAY8;
+  plane.sample_stride = MAX (GST_VIDEO_INFO_COMP_PSTRIDE (info, 0), 0);
+  /* every reference frame a search may need, and the distorted one */
+  align->n_slots = MIN (2 * align->window + 3, CQ_ALIGN_MAX_SLOTS);
+  if (cq_align_check (&plane, align->n_slots, &err) != CQ_OK)
+    goto unusable;
+
+  if (align->dev && gst_cuda_qa_device_is_cuda (align->dev))
+    ctx = gst_cuda_qa_buffer_context (buf);
+  if (ctx) {
+    CqCudaTarget target = { CQ_CUDA_CURRENT_CONTEXT,
+      gst_cuda_qa_align_push_context, gst_cuda_qa_align_pop_context, ctx
+    };
+
+    align->cuda = cq_align_cuda_new_for (&target, &plane, align->n_slots, &err);
+    if (align->cuda)
+      align->cuda_ctx = gst_cuda_qa_context_ref (ctx);
+    else
+      GST_WARNING_OBJECT (align->element, "searching on the CPU: %s",
+          err.message);
   }
-  if (!gst_video_frame_map (&frame, (GstVideoInfo *) info, buf, GST_MAP_READ))
-    return NULL;
-  f = align->factor;
-  data = GST_VIDEO_FRAME_COMP_DATA (&frame, 0);
-  stride = GST_VIDEO_FRAME_COMP_STRIDE (&frame, 0);
-  pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, 0);
-  thumb = g_new (gfloat, (gsize) align->tw * align->th);
-  for (y = 0; y < align->th; y++)
-    for (x = 0; x < align->tw; x++) {
-      guint64 sum = 0;
+  if (!align->cuda) {
+    align->cpu = cq_align_cpu_new (&plane, align->n_slots, &err);
+    if (!align->cpu)
+      goto unusable;
+  }
+  cq_align_thumb_size (&plane, &factor, &tw, &th);
+  align->norm = MAX ((gdouble) factor * factor * factor * factor * tw * th,
+      1.0);
+  align->probe = align->n_slots - 1;
+  align->free_slots = g_new (guint, align->n_slots);
+  for (i = 0; i < align->probe; i++)
+    align->free_slots[i] = align->probe - 1 - i;
+  align->n_free = align->probe;
+  align->cand_slots = g_new (guint, align->n_slots);
+  align->cands = g_new (GstCudaQaAlignRef *, align->n_slots);
+  align->distances = g_new (guint64, align->n_slots);
+  GST_INFO_OBJECT (align->element, "searching with %ux%u thumbnails "
+      "(%ux%u blocks) of %s %ux%u on %s", tw, th, factor, factor,
+      GST_VIDEO_INFO_NAME (info), plane.width, plane.height,
+      align->cuda ? "CUDA" : "the CPU");
+  return TRUE;
 
-      for (j = 0; j < f; j++) {
-        const guint8 *row = data + (gsize) (y * f + j) * stride;
+unusable:
+  GST_WARNING_OBJECT (align->element, "no alignment thumbnails of %s: %s",
+      GST_VIDEO_INFO_NAME (info), err.message);
+  align->n_slots = 0;
+  return FALSE;
+}
 
-        for (i = 0; i < f; i++) {
-          const guint8 *s = row + (gsize) (x * f + i) * pstride;
+/* The thumbnail of buf (read as info) into slot. FALSE if it cannot be
+ * made. */
+static gboolean
+gst_cuda_qa_align_thumbnail (GstCudaQaAlign * align, GstBuffer * buf,
+    const GstVideoInfo * info, guint slot)
+{
+  CqError err = { CQ_OK, "" };
+  GstVideoFrame frame;
+  gboolean device;
+  CqStatus ret;
 
-          sum += depth > 8 ? (GST_READ_UINT16_LE (s) >> shift) >> (depth -
-              8) : *s;
-        }
-      }
-      thumb[y * align->tw + x] = (gfloat) sum / (gfloat) (f * f);
-    }
+  device = align->cuda && gst_cuda_qa_buffer_context (buf) == align->cuda_ctx;
+  if (device ? !gst_cuda_qa_frame_map_device (&frame, info, buf) :
+      !gst_video_frame_map (&frame, (GstVideoInfo *) info, buf, GST_MAP_READ))
+    goto map_failed;
+  if (device)
+    ret = cq_align_cuda_thumbnail_device (align->cuda, slot,
+        GST_VIDEO_FRAME_COMP_DATA (&frame, 0),
+        GST_VIDEO_FRAME_COMP_STRIDE (&frame, 0), &err);
+  else if (align->cuda)
+    ret = cq_align_cuda_thumbnail_host (align->cuda, slot,
+        GST_VIDEO_FRAME_COMP_DATA (&frame, 0),
+        GST_VIDEO_FRAME_COMP_STRIDE (&frame, 0), &err);
+  else
+    ret = cq_align_cpu_thumbnail (align->cpu, slot,
+        GST_VIDEO_FRAME_COMP_DATA (&frame, 0),
+        GST_VIDEO_FRAME_COMP_STRIDE (&frame, 0), &err);
   gst_video_frame_unmap (&frame);
-  return thumb;
+  if (ret != CQ_OK)
+    goto failed;
+  /* the kernel reads the frame later: it stays until the next search */
+  if (device)
+    g_ptr_array_add (align->queued, gst_buffer_ref (buf));
+  return TRUE;
+
+  /* ERRORS */
+map_failed:
+  {
+    GST_WARNING_OBJECT (align->element, "cannot map a %" G_GSIZE_FORMAT
+        "-byte buffer as %s for its thumbnail", gst_buffer_get_size (buf),
+        GST_VIDEO_INFO_NAME (info));
+    return FALSE;
+  }
+failed:
+  {
+    GST_WARNING_OBJECT (align->element, "no thumbnail: %s", err.message);
+    return FALSE;
+  }
+}
+
+/* Whether thumbnails can be made for info (setting the search up at the
+ * stream's first, buf). */
+static gboolean
+gst_cuda_qa_align_can_search (GstCudaQaAlign * align, GstBuffer * buf,
+    const GstVideoInfo * info)
+{
+  if (!info)
+    return FALSE;
+  /* new caps: earlier thumbnails compare with nothing of the new size */
+  if (align->setup_done && (align->format != GST_VIDEO_INFO_FORMAT (info)
+          || align->width != GST_VIDEO_INFO_WIDTH (info)
+          || align->height != GST_VIDEO_INFO_HEIGHT (info))) {
+    GST_INFO_OBJECT (align->element, "the format changed: searching again "
+        "from the next reference frames");
+    gst_cuda_qa_align_drop_search (align);
+  }
+  if (!align->setup_done)
+    gst_cuda_qa_align_setup (align, buf, info);
+  return align->n_slots > 0;
 }
 
 void
@@ -239,25 +412,19 @@ gst_cuda_qa_align_push_reference (GstCudaQaAlign * align, GstBuffer * ref,
   r->buf = ref;
   r->index = align->next_ref++;
   r->rt = rt;
-  if (info)
-    r->thumb = gst_cuda_qa_align_thumbnail (align, ref, info);
+  r->slot = -1;
+  /* start searches no more once it decided */
+  if (gst_cuda_qa_align_reach (align) > 0
+      && gst_cuda_qa_align_can_search (align, ref, info) && align->n_free > 0) {
+    guint slot = align->free_slots[--align->n_free];
+
+    if (gst_cuda_qa_align_thumbnail (align, ref, info, slot))
+      r->slot = (gint) slot;
+    else
+      align->free_slots[align->n_free++] = slot;
+  }
   g_queue_push_tail (&align->ring, r);
   gst_cuda_qa_align_trim (align, unpaired);
-}
-
-/* Mean squared difference of two thumbnails. */
-static gdouble
-gst_cuda_qa_align_distance (GstCudaQaAlign * align, const gfloat * a,
-    const gfloat * b)
-{
-  gsize i, n = (gsize) align->tw * align->th;
-  gdouble sum = 0.0;
-
-  for (i = 0; i < n; i++) {
-    gdouble d = (gdouble) a[i] - (gdouble) b[i];
-    sum += d * d;
-  }
-  return sum / (gdouble) MAX (n, 1);
 }
 
 static void
@@ -287,41 +454,61 @@ gst_cuda_qa_align_post (GstCudaQaAlign * align, GstBuffer * dist,
       gst_message_new_element (GST_OBJECT (align->element), s));
 }
 
-/* Compares the distorted frame with the candidates; a decisive best match
- * sets the offset. */
+/* Compares the distorted frame with the candidates (ring order: of
+ * equal distances the first wins); a decisive best match sets the
+ * offset. */
 static void
 gst_cuda_qa_align_search (GstCudaQaAlign * align, GstBuffer * dist,
     GstClockTime dist_rt, const GstVideoInfo * info)
 {
   gint64 lo = gst_cuda_qa_align_expected (align) - align->window;
   gint64 hi = gst_cuda_qa_align_expected (align) + align->window;
+  CqError err = { CQ_OK, "" };
   GstCudaQaAlignRef *best = NULL;
-  gdouble d1 = INFINITY, d2 = INFINITY, margin;
+  guint64 d1 = 0, d2 = 0;
+  gboolean have2 = FALSE;
+  gdouble margin;
   gint64 previous = align->offset;
+  guint i, n = 0;
+  CqStatus ret;
   GList *l;
 
-  g_free (align->dist_thumb);
-  align->dist_thumb = info ? gst_cuda_qa_align_thumbnail (align, dist,
-      info) : NULL;
-  if (!align->dist_thumb)
+  if (!gst_cuda_qa_align_can_search (align, dist, info)
+      || !gst_cuda_qa_align_thumbnail (align, dist, info, align->probe))
     goto undecided;
   for (l = align->ring.head; l; l = l->next) {
     GstCudaQaAlignRef *r = l->data;
-    gdouble d;
 
-    if ((gint64) r->index < lo || (gint64) r->index > hi || !r->thumb)
+    if ((gint64) r->index < lo || (gint64) r->index > hi || r->slot < 0)
       continue;
-    d = gst_cuda_qa_align_distance (align, align->dist_thumb, r->thumb);
-    if (d < d1) {
+    align->cands[n] = r;
+    align->cand_slots[n++] = (guint) r->slot;
+  }
+  if (align->cuda)
+    ret = cq_align_cuda_distances (align->cuda, align->probe,
+        align->cand_slots, n, align->distances, &err);
+  else
+    ret = cq_align_cpu_distances (align->cpu, align->probe,
+        align->cand_slots, n, align->distances, &err);
+  /* the kernels that read queued frames are done */
+  g_ptr_array_set_size (align->queued, 0);
+  if (ret != CQ_OK)
+    goto failed;
+  for (i = 0; i < n; i++) {
+    guint64 d = align->distances[i];
+
+    if (!best || d < d1) {
+      have2 = best != NULL;
       d2 = d1;
       d1 = d;
-      best = r;
-    } else if (d < d2) {
+      best = align->cands[i];
+    } else if (!have2 || d < d2) {
+      have2 = TRUE;
       d2 = d;
     }
   }
   /* one candidate alone, or none: nothing to tell apart */
-  margin = best && isfinite (d2) && d2 > 0.0 ? (d2 - d1) / d2 : 0.0;
+  margin = best && have2 && d2 > 0 ? (gdouble) (d2 - d1) / (gdouble) d2 : 0.0;
   if (!best || margin < align->min_margin)
     goto undecided;
   align->offset = (gint64) best->index - (gint64) align->next_dist;
@@ -336,11 +523,15 @@ gst_cuda_qa_align_search (GstCudaQaAlign * align, GstBuffer * dist,
   align->decided = TRUE;
   return;
 
+failed:
+  GST_WARNING_OBJECT (align->element, "alignment search failed: %s",
+      err.message);
 undecided:
   align->undecided++;
   GST_DEBUG_OBJECT (align->element, "distorted frame %" G_GUINT64_FORMAT
       ": no decisive match (best %g, second %g), keeping offset %"
-      G_GINT64_FORMAT, align->next_dist, d1, d2, align->offset);
+      G_GINT64_FORMAT, align->next_dist, best ? d1 / align->norm : INFINITY,
+      have2 ? d2 / align->norm : INFINITY, align->offset);
 }
 
 GstBuffer *

@@ -16,7 +16,10 @@
  *
  * The ring holds the reference buffers themselves (a reference each, so
  * in whatever memory they came: host, or CUDAMemory on the CUDA backend),
- * plus a host thumbnail each, computed through a read mapping.
+ * plus a thumbnail each in the compute library's search object
+ * (cq-align.h): in device memory, made from the frame in place, on the
+ * CUDA backend with CUDAMemory reference frames; in host memory, through
+ * a read mapping, otherwise.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -25,6 +28,8 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
+
+#include "gstcudaqadevice.h"
 
 G_BEGIN_DECLS
 
@@ -43,6 +48,15 @@ typedef struct _GstCudaQaAlign GstCudaQaAlign;
 GstCudaQaAlign *gst_cuda_qa_align_new (GstElement * element,
     const gchar * message_name);
 void gst_cuda_qa_align_free (GstCudaQaAlign * align);
+
+/* The element's device helper (borrowed, may be NULL): when it measures
+ * on CUDA, CUDAMemory frames are searched on the device. */
+void gst_cuda_qa_align_set_device (GstCudaQaAlign * align,
+    GstCudaQaDevice * dev);
+
+/* The element stops: the ring empties and the search's objects (device
+ * memory included) go. */
+void gst_cuda_qa_align_stop (GstCudaQaAlign * align);
 
 /* A new stream: empties the ring, offset and counts to zero, with these
  * settings. */

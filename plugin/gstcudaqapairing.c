@@ -94,6 +94,19 @@ gst_cuda_qa_pairing_free (GstCudaQaPairing * pairing)
 }
 
 void
+gst_cuda_qa_pairing_set_device (GstCudaQaPairing * pairing,
+    GstCudaQaDevice * dev)
+{
+  gst_cuda_qa_align_set_device (pairing->align, dev);
+}
+
+void
+gst_cuda_qa_pairing_stop (GstCudaQaPairing * pairing)
+{
+  gst_cuda_qa_align_stop (pairing->align);
+}
+
+void
 gst_cuda_qa_pairing_install (GObjectClass * klass, guint first_prop_id)
 {
   GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |

@@ -59,6 +59,15 @@ GstCudaQaPairing *gst_cuda_qa_pairing_new (GstAggregator * agg,
     GstAggregatorPad ** reference, GstAggregatorPad ** distorted);
 void gst_cuda_qa_pairing_free (GstCudaQaPairing * pairing);
 
+/* The element's device helper (borrowed), for the alignment search
+ * (gst_cuda_qa_align_set_device). */
+void gst_cuda_qa_pairing_set_device (GstCudaQaPairing * pairing,
+    GstCudaQaDevice * dev);
+
+/* The element stops: frames held for alignment and its search's
+ * resources go. */
+void gst_cuda_qa_pairing_stop (GstCudaQaPairing * pairing);
+
 /* Installs the properties align, align-window and align-margin with IDs
  * first_prop_id ... + N_PROPS - 1. */
 void gst_cuda_qa_pairing_install (GObjectClass * klass, guint first_prop_id);

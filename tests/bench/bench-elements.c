@@ -12,7 +12,12 @@
  * The gauss11 cases give issue 15's comparisons: align=continuous (window
  * 15) against align=none, and MS-SSIM on. The repeated frames are static
  * content to the alignment: every search runs in full (and stays
- * undecided), which is its cost per pair.
+ * undecided), which is its cost per pair. With alignment the appsrcs
+ * queue align-window + 8 frames (shallow copies) whatever their bytes:
+ * the element takes a distorted frame only once the reference stream is
+ * `window` frames past it, and the alternate pushes of one thread would
+ * otherwise block on the distorted queue (max-bytes' default holds one
+ * frame) before the reference stream gets there.
  * Last, cudasfproject ! cudasharpness with the frames in system memory and
  * in CUDAMemory, and cudasfproject at its default geometry with and without
  * noise.
@@ -176,6 +181,19 @@ parse_or_exit (const gchar * desc)
   return pipeline;
 }
 
+/* The appsrcs' queue limits: align-window (default 15) + 8 frames with
+ * alignment, else 8 frames (and max-bytes' default). */
+static gchar *
+queue_limits (const gchar * props)
+{
+  const gchar *w = strstr (props, "align-window=");
+
+  if (!strstr (props, "align=") || strstr (props, "align=none"))
+    return g_strdup ("max-buffers=8");
+  return g_strdup_printf ("max-buffers=%u max-bytes=0",
+      (w ? (guint) atoi (w + strlen ("align-window=")) : 15) + 8);
+}
+
 static gdouble
 run (const gchar * element, const gchar * props, Mem mem, guint w, guint h,
     guint count)
@@ -199,13 +217,16 @@ run (const gchar * element, const gchar * props, Mem mem, guint w, guint h,
         gst_caps_features_new ("memory:CUDAMemory", NULL));
   caps_str = gst_caps_to_string (caps);
   gst_caps_unref (caps);
-  if (n_src == 2)
+  if (n_src == 2) {
+    gchar *limits = queue_limits (props);
+
     desc = g_strdup_printf ("cudassim name=e %s post-messages=false ! "
         "fakesink name=sink sync=false appsrc name=s0 format=time block=true "
-        "max-buffers=8 caps=\"%s\" ! e.reference appsrc name=s1 format=time "
-        "block=true max-buffers=8 caps=\"%s\" ! e.distorted", props,
-        caps_str, caps_str);
-  else if (g_str_equal (element, "none"))
+        "%s caps=\"%s\" ! e.reference appsrc name=s1 format=time "
+        "block=true %s caps=\"%s\" ! e.distorted", props, limits, caps_str,
+        limits, caps_str);
+    g_free (limits);
+  } else if (g_str_equal (element, "none"))
     desc = g_strdup_printf ("appsrc name=s0 format=time block=true "
         "max-buffers=8 caps=\"%s\" ! fakesink name=sink sync=false", caps_str);
   else
