@@ -384,25 +384,21 @@ gst_cuda_sharpness_start (GstBaseTransform * trans)
 {
   GstCudaSharpness *self = GST_CUDA_SHARPNESS (trans);
   const gchar *fields[CQ_METRIC_COUNT];
-  GstCudaQaBackend backend;
   GstCudaQaLogFormat log_format;
-  gint device_id, in_flight;
   gchar *location;
   guint metrics, i, n = 0;
   gboolean ret;
 
   GST_OBJECT_LOCK (self);
   metrics = self->metrics;
-  backend = self->settings.backend;
-  device_id = self->settings.cuda_device_id;
-  in_flight = self->settings.frames_in_flight;
   location = g_strdup (self->settings.location);
   log_format = self->settings.log_format;
   GST_OBJECT_UNLOCK (self);
 
   if (metrics == 0)
     goto no_metrics;
-  if (!gst_cuda_qa_device_start (self->dev, backend, device_id, in_flight))
+  if (!gst_cuda_qa_settings_start_device (&self->settings, G_OBJECT (self),
+          self->dev))
     goto no_backend;
 
   self->active_metrics = metrics;
@@ -593,8 +589,7 @@ gst_cuda_sharpness_complete (GstElement * element, gpointer item,
   GstCudaSharpnessPending *p = item;
   CqError err = { CQ_OK, "" };
   gdouble values[CQ_METRIC_COUNT];
-  gboolean post, ok;
-  GstClockTime interval;
+  gboolean ok;
   guint i, n = 0;
 
   ok = self->collect (self, p, &err);
@@ -605,14 +600,10 @@ gst_cuda_sharpness_complete (GstElement * element, gpointer item,
   for (i = 0; i < CQ_METRIC_COUNT; i++)
     if (self->active_metrics & (1u << i))
       values[n++] = p->scores[i];
-  GST_OBJECT_LOCK (self);
-  post = self->settings.post_messages;
-  interval = self->settings.interval;
-  GST_OBJECT_UNLOCK (self);
   /* the frame's mapping is gone: a shallow copy at most */
   *out = gst_buffer_make_writable (p->buf);
-  gst_cuda_qa_report_frame (self->report, *out, &trans->segment, values,
-      post, interval);
+  gst_cuda_qa_settings_report_frame (&self->settings, G_OBJECT (self),
+      self->report, *out, &trans->segment, values);
   return GST_FLOW_OK;
 
   /* ERRORS */
@@ -653,16 +644,13 @@ gst_cuda_sharpness_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
     case GST_EVENT_EOS:{
       GstStructure *extra;
-      gboolean post;
 
       gst_cuda_qa_device_drain (self->dev, TRUE);
-      GST_OBJECT_LOCK (self);
-      post = self->settings.post_messages;
-      GST_OBJECT_UNLOCK (self);
       extra = gst_structure_new ("extra", "gaps", G_TYPE_UINT64, self->gaps,
           NULL);
       gst_cuda_qa_device_describe (self->dev, extra);
-      gst_cuda_qa_report_finish (self->report, post, extra);
+      gst_cuda_qa_settings_finish_report (&self->settings, G_OBJECT (self),
+          self->report, extra);
       gst_structure_free (extra);
       break;
     }

@@ -435,17 +435,12 @@ static gboolean
 gst_cuda_ssim_start (GstAggregator * agg)
 {
   GstCudaSsim *self = GST_CUDA_SSIM (agg);
-  GstCudaQaBackend backend;
-  gint device_id, in_flight;
 
   GST_OBJECT_LOCK (self);
   self->active_window = (CqSsimWindow) self->window;
   self->active_planes = self->planes;
   self->fields.per_plane = self->planes == GST_CUDA_SSIM_PLANES_ALL;
   self->fields.msssim = self->ms_ssim;
-  backend = self->settings.backend;
-  device_id = self->settings.cuda_device_id;
-  in_flight = self->settings.frames_in_flight;
   g_free (self->active_location);
   self->active_location = g_strdup (self->settings.location);
   self->active_log_format = self->settings.log_format;
@@ -457,7 +452,8 @@ gst_cuda_ssim_start (GstAggregator * agg)
   gst_cuda_qa_pairing_reset (self->pairing);
   self->fields.aligned = gst_cuda_qa_pairing_aligns (self->pairing);
   gst_video_info_init (&self->measured_info);
-  return gst_cuda_qa_device_start (self->dev, backend, device_id, in_flight);
+  return gst_cuda_qa_settings_start_device (&self->settings, G_OBJECT (self),
+      self->dev);
 }
 
 static gboolean
@@ -737,8 +733,7 @@ gst_cuda_ssim_complete (GstElement * element, gpointer item, GstBuffer ** out)
   GstCudaSsimPending *p = item;
   gdouble values[MAX_FIELDS];
   CqError err = { CQ_OK, "" };
-  gboolean ok, post;
-  GstClockTime interval;
+  gboolean ok;
   GstBuffer *dist;
 
   ok = self->collect (self, p, &err);
@@ -749,14 +744,10 @@ gst_cuda_ssim_complete (GstElement * element, gpointer item, GstBuffer ** out)
 
   gst_cuda_qa_ssim_field_values (&self->fields, &self->pl, p->sums,
       p->ref_pts, values);
-  GST_OBJECT_LOCK (self);
-  post = self->settings.post_messages;
-  interval = self->settings.interval;
-  GST_OBJECT_UNLOCK (self);
   /* the frames' mappings are gone: a shallow copy at most */
   dist = gst_buffer_make_writable (dist);
-  gst_cuda_qa_report_frame (self->report, dist, &p->segment, values, post,
-      interval);
+  gst_cuda_qa_settings_report_frame (&self->settings, G_OBJECT (self),
+      self->report, dist, &p->segment, values);
   *out = dist;
   return GST_FLOW_OK;
 
@@ -924,19 +915,16 @@ static void
 gst_cuda_ssim_finish (GstCudaSsim * self)
 {
   GstStructure *extra;
-  gboolean post;
 
   if (!self->report_started)
     gst_cuda_ssim_start_report (self);
-  GST_OBJECT_LOCK (self);
-  post = self->settings.post_messages;
-  GST_OBJECT_UNLOCK (self);
   extra = gst_structure_new_empty ("extra");
   gst_cuda_qa_pairing_summary (self->pairing, extra);
   gst_structure_set (extra, "window", G_TYPE_STRING,
       cq_ssim_window_name (self->active_window), NULL);
   gst_cuda_qa_device_describe (self->dev, extra);
-  gst_cuda_qa_report_finish (self->report, post, extra);
+  gst_cuda_qa_settings_finish_report (&self->settings, G_OBJECT (self),
+      self->report, extra);
   gst_structure_free (extra);
 }
 

@@ -465,42 +465,38 @@ gst_cuda_qa_report_check_alert (GstCudaQaReport * report, guint64 frame,
 {
   const gchar *metric = report->fields[report->alert_field];
   GstCudaQaAlert *a = &report->alert;
+  GstCudaQaAlertEvent event = gst_cuda_qa_alert_update (a, frame, value);
   GstStructure *s;
   gchar *name;
 
-  switch (gst_cuda_qa_alert_update (a, frame, value)) {
-    case GST_CUDA_QA_ALERT_FIRED:
-      name = g_strdup_printf ("%s-alert", report->name);
-      s = gst_structure_new (name,
-          "timestamp", G_TYPE_UINT64, pts,
-          "stream-time", G_TYPE_UINT64, st,
-          "running-time", G_TYPE_UINT64, rt,
-          "duration", G_TYPE_UINT64, dur,
-          "frame", G_TYPE_UINT64, frame,
-          "first-frame", G_TYPE_UINT64, a->first_bad,
-          "metric", G_TYPE_STRING, metric,
-          "value", G_TYPE_DOUBLE, value,
-          "bound", G_TYPE_DOUBLE, a->bound,
-          "threshold", G_TYPE_DOUBLE, a->bound, metric, G_TYPE_DOUBLE, value,
-          NULL);
-      break;
-    case GST_CUDA_QA_ALERT_CLEARED:
-      name = g_strdup_printf ("%s-alert-cleared", report->name);
-      s = gst_structure_new (name,
-          "timestamp", G_TYPE_UINT64, pts,
-          "stream-time", G_TYPE_UINT64, st,
-          "running-time", G_TYPE_UINT64, rt,
-          "frame", G_TYPE_UINT64, frame,
-          "first-frame", G_TYPE_UINT64, a->first_bad,
-          "last-frame", G_TYPE_UINT64, a->last_bad,
-          "frames", G_TYPE_UINT64, gst_cuda_qa_alert_episode_frames (a),
-          "metric", G_TYPE_STRING, metric,
-          "worst", G_TYPE_DOUBLE, a->worst, NULL);
-      break;
-    default:
-      return;
-  }
+  if (event == GST_CUDA_QA_ALERT_NONE)
+    return;
+  /* both start with the frame's times, in this order */
+  name = g_strdup_printf (event == GST_CUDA_QA_ALERT_FIRED ? "%s-alert" :
+      "%s-alert-cleared", report->name);
+  s = gst_structure_new (name,
+      "timestamp", G_TYPE_UINT64, pts,
+      "stream-time", G_TYPE_UINT64, st,
+      "running-time", G_TYPE_UINT64, rt, NULL);
   g_free (name);
+  if (event == GST_CUDA_QA_ALERT_FIRED)
+    gst_structure_set (s,
+        "duration", G_TYPE_UINT64, dur,
+        "frame", G_TYPE_UINT64, frame,
+        "first-frame", G_TYPE_UINT64, a->first_bad,
+        "metric", G_TYPE_STRING, metric,
+        "value", G_TYPE_DOUBLE, value,
+        "bound", G_TYPE_DOUBLE, a->bound,
+        "threshold", G_TYPE_DOUBLE, a->bound, metric, G_TYPE_DOUBLE, value,
+        NULL);
+  else
+    gst_structure_set (s,
+        "frame", G_TYPE_UINT64, frame,
+        "first-frame", G_TYPE_UINT64, a->first_bad,
+        "last-frame", G_TYPE_UINT64, a->last_bad,
+        "frames", G_TYPE_UINT64, gst_cuda_qa_alert_episode_frames (a),
+        "metric", G_TYPE_STRING, metric,
+        "worst", G_TYPE_DOUBLE, a->worst, NULL);
   if (report->metrics)
     gst_cuda_qa_metrics_alert (report->metrics, metric, a->active, a->fired);
   gst_element_post_message (report->element,

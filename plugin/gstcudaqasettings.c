@@ -146,6 +146,48 @@ gst_cuda_qa_settings_configure_report (GstCudaQaSettings * settings,
   GST_OBJECT_UNLOCK (object);
 }
 
+gboolean
+gst_cuda_qa_settings_start_device (GstCudaQaSettings * settings,
+    GObject * object, GstCudaQaDevice * dev)
+{
+  GstCudaQaBackend backend;
+  gint device_id, in_flight;
+
+  GST_OBJECT_LOCK (object);
+  backend = settings->backend;
+  device_id = settings->cuda_device_id;
+  in_flight = settings->frames_in_flight;
+  GST_OBJECT_UNLOCK (object);
+  return gst_cuda_qa_device_start (dev, backend, device_id, in_flight);
+}
+
+void
+gst_cuda_qa_settings_report_frame (GstCudaQaSettings * settings,
+    GObject * object, GstCudaQaReport * report, GstBuffer * buf,
+    const GstSegment * segment, const gdouble * values)
+{
+  gboolean post;
+  GstClockTime interval;
+
+  GST_OBJECT_LOCK (object);
+  post = settings->post_messages;
+  interval = settings->interval;
+  GST_OBJECT_UNLOCK (object);
+  gst_cuda_qa_report_frame (report, buf, segment, values, post, interval);
+}
+
+void
+gst_cuda_qa_settings_finish_report (GstCudaQaSettings * settings,
+    GObject * object, GstCudaQaReport * report, const GstStructure * extra)
+{
+  gboolean post;
+
+  GST_OBJECT_LOCK (object);
+  post = settings->post_messages;
+  GST_OBJECT_UNLOCK (object);
+  gst_cuda_qa_report_finish (report, post, extra);
+}
+
 /* The setting prop_id names (installed from first_prop_id); -1 for the
  * element's own properties, -2 for an ID past the settings' (warned). */
 static gint

@@ -15,6 +15,7 @@
 #include <gst/gst.h>
 
 #include "gstcudaqabackend.h"
+#include "gstcudaqadevice.h"
 #include "gstcudaqareport.h"
 
 G_BEGIN_DECLS
@@ -47,6 +48,22 @@ void gst_cuda_qa_settings_init (GstCudaQaSettings * settings);
 void gst_cuda_qa_settings_configure_report (GstCudaQaSettings * settings,
     GObject * object, GstCudaQaReport * report);
 void gst_cuda_qa_settings_clear (GstCudaQaSettings * settings);
+
+/* Starts the device on the backend, cuda-device-id and frames-in-flight
+ * read under the object lock (gst_cuda_qa_device_start). */
+gboolean gst_cuda_qa_settings_start_device (GstCudaQaSettings * settings,
+    GObject * object, GstCudaQaDevice * dev);
+
+/* Hands a frame's scores to the report (gst_cuda_qa_report_frame) with
+ * post-messages and interval read under the object lock. */
+void gst_cuda_qa_settings_report_frame (GstCudaQaSettings * settings,
+    GObject * object, GstCudaQaReport * report, GstBuffer * buf,
+    const GstSegment * segment, const gdouble * values);
+
+/* Finishes the report (gst_cuda_qa_report_finish) with post-messages read
+ * under the object lock. */
+void gst_cuda_qa_settings_finish_report (GstCudaQaSettings * settings,
+    GObject * object, GstCudaQaReport * report, const GstStructure * extra);
 
 /* For set_property / get_property, first: FALSE when prop_id is below
  * first_prop_id (one of the element's own, which GObject has checked);

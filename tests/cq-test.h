@@ -34,23 +34,41 @@ cq_test_gray8_plane (unsigned w, unsigned h)
   return p;
 }
 
+/* A circular cone-beam geometry, centred, counter-clockwise from angle 0:
+ * nx × ny × nz voxels of dx × dx × dz mm, views of nu × nv cells of du × dv
+ * mm, source at sod from the axis and sdd from the detector; the other
+ * fields 0. */
+static inline CqSfGeometry
+cq_test_cone_geometry (unsigned nx, unsigned ny, unsigned nz, double dx,
+    double dz, unsigned nu, unsigned nv, double du, double dv, double sod,
+    double sdd, unsigned views)
+{
+  CqSfGeometry g;
+
+  memset (&g, 0, sizeof (g));
+  g.nx = nx;
+  g.ny = ny;
+  g.nz = nz;
+  g.dx = dx;
+  g.dz = dz;
+  g.nu = nu;
+  g.nv = nv;
+  g.du = du;
+  g.dv = dv;
+  g.sod = sod;
+  g.sdd = sdd;
+  g.n_views = views;
+  g.direction = 1;
+  return g;
+}
+
 /* The seed's CT geometry (seed 000) scaled to n³ voxels of 1 mm and n²
  * cells of 2 mm, R = 4n, D = 8n: magnification 2 at the axis. */
 static inline CqSfGeometry
 cq_test_seed_geometry (unsigned n, unsigned views)
 {
-  CqSfGeometry g;
-
-  memset (&g, 0, sizeof (g));
-  g.nx = g.ny = g.nz = n;
-  g.dx = g.dz = 1.0;
-  g.nu = g.nv = n;
-  g.du = g.dv = 2.0;
-  g.sod = 4.0 * n;
-  g.sdd = 8.0 * n;
-  g.n_views = views;
-  g.direction = 1;
-  return g;
+  return cq_test_cone_geometry (n, n, n, 1.0, 1.0, n, n, 2.0, 2.0, 4.0 * n,
+      8.0 * n, views);
 }
 
 /* The SF tests' asymmetric geometry: offsets everywhere, Δz ≠ Δ,
@@ -58,26 +76,14 @@ cq_test_seed_geometry (unsigned n, unsigned views)
 static inline CqSfGeometry
 cq_test_asymmetric_geometry (void)
 {
-  CqSfGeometry g;
+  CqSfGeometry g = cq_test_cone_geometry (40, 36, 28, 1.0, 1.3, 72, 50, 1.1,
+      1.4, 120, 230, 45);
 
-  memset (&g, 0, sizeof (g));
-  g.nx = 40;
-  g.ny = 36;
-  g.nz = 28;
-  g.dx = 1.0;
-  g.dz = 1.3;
   g.offset_x = 1.7;
   g.offset_y = -2.2;
   g.offset_z = 0.6;
-  g.nu = 72;
-  g.nv = 50;
-  g.du = 1.1;
-  g.dv = 1.4;
   g.offset_u = -2.5;
   g.offset_v = 1.1;
-  g.sod = 120;
-  g.sdd = 230;
-  g.n_views = 45;
   g.start_angle = 0.3;
   g.direction = -1;
   return g;
@@ -87,22 +93,8 @@ cq_test_asymmetric_geometry (void)
 static inline CqSfGeometry
 cq_test_wide_geometry (void)
 {
-  CqSfGeometry g;
-
-  memset (&g, 0, sizeof (g));
-  g.nx = 48;
-  g.ny = 40;
-  g.nz = 36;
-  g.dx = 4.0;
-  g.dz = 3.0;
-  g.nu = 150;
-  g.nv = 130;
-  g.du = g.dv = 1.5;
-  g.sod = 400;
-  g.sdd = 700;
-  g.n_views = 30;
-  g.direction = 1;
-  return g;
+  return cq_test_cone_geometry (48, 40, 36, 4.0, 3.0, 150, 130, 1.5, 1.5, 400,
+      700, 30);
 }
 
 /* Narrow voxels on coarse cells: many columns a projector strip, rows
@@ -110,21 +102,10 @@ cq_test_wide_geometry (void)
 static inline CqSfGeometry
 cq_test_narrow_geometry (void)
 {
-  CqSfGeometry g;
+  CqSfGeometry g = cq_test_cone_geometry (160, 160, 20, 0.25, 0.5, 24, 16,
+      4.0, 4.0, 100, 200, 24);
 
-  memset (&g, 0, sizeof (g));
-  g.nx = g.ny = 160;
-  g.nz = 20;
-  g.dx = 0.25;
-  g.dz = 0.5;
-  g.nu = 24;
-  g.nv = 16;
-  g.du = g.dv = 4.0;
-  g.sod = 100;
-  g.sdd = 200;
-  g.n_views = 24;
   g.start_angle = 0.2;
-  g.direction = 1;
   return g;
 }
 

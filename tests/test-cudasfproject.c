@@ -134,16 +134,7 @@ library_projection (guint views, guint view, gdouble pitch)
   gdouble *vol = g_new (gdouble, n), *proj = g_new (gdouble, 48 * 40);
   CqError err;
 
-  memset (&g, 0, sizeof (g));
-  g.nx = g.ny = g.nz = 32;
-  g.dx = g.dz = 1;
-  g.nu = 48;
-  g.nv = 40;
-  g.du = g.dv = 1;
-  g.sod = 200;
-  g.sdd = 400;
-  g.n_views = views;
-  g.direction = 1;
+  g = cq_test_cone_geometry (32, 32, 32, 1, 1, 48, 40, 1, 1, 200, 400, views);
   g.helical_pitch = pitch;
   cq_phantom_fill (CQ_PHANTOM_SHEPP_LOGAN, &g, f);
   for (i = 0; i < n; i++)

@@ -733,6 +733,21 @@ fill_luma (guint x, guint y, gpointer user_data)
   return (guint) p->luma[y * p->w + x] << p->shift;
 }
 
+/* Every score of a w × h frame of format whose luma is p's. */
+static void
+measure_luma (const gchar * format, guint w, guint h, LumaPlane * p,
+    guint index, gdouble * scores)
+{
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%u,height=%u",
+      format, w, h);
+  GstStructure *s = measure_frame ("cudasharpness backend=cpu metrics=all",
+      caps, make_frame (caps, fill_luma, p, index));
+
+  get_all (s, scores);
+  gst_structure_free (s);
+  g_free (caps);
+}
+
 GST_START_TEST (test_formats_same_luma)
 {
   const gchar *formats8[] = { "I420", "YV12", "NV12", "NV21", "Y42B", "Y444" };
@@ -741,8 +756,6 @@ GST_START_TEST (test_formats_same_luma)
   LumaPlane p8 = { w, luma8, 0 }, p10 = { w, luma10, 0 };
   GRand *rand = g_rand_new_with_seed (5);
   gdouble ref[CQ_METRIC_COUNT], got[CQ_METRIC_COUNT];
-  GstStructure *s;
-  gchar *caps;
   guint i;
 
   for (i = 0; i < w * h; i++) {
@@ -750,50 +763,21 @@ GST_START_TEST (test_formats_same_luma)
     luma10[i] = g_rand_int_range (rand, 0, 1024);
   }
 
-  caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%u,height=%u", w, h);
-  s = measure_frame ("cudasharpness backend=cpu metrics=all", caps,
-      make_frame (caps, fill_luma, &p8, 0));
-  get_all (s, ref);
-  gst_structure_free (s);
-  g_free (caps);
+  measure_luma ("GRAY8", w, h, &p8, 0, ref);
   for (i = 0; i < G_N_ELEMENTS (formats8); i++) {
-    caps = g_strdup_printf ("video/x-raw,format=%s,width=%u,height=%u",
-        formats8[i], w, h);
-    s = measure_frame ("cudasharpness backend=cpu metrics=all", caps,
-        make_frame (caps, fill_luma, &p8, i + 1));
-    get_all (s, got);
+    measure_luma (formats8[i], w, h, &p8, i + 1, got);
     fail_unless (memcmp (got, ref, sizeof (ref)) == 0, "%s differs",
         formats8[i]);
-    gst_structure_free (s);
-    g_free (caps);
   }
 
   /* 10-bit: GRAY16_LE of the same values is the reference; P010 keeps
    * them in the high bits */
-  caps = g_strdup_printf ("video/x-raw,format=GRAY16_LE,width=%u,height=%u",
-      w, h);
-  s = measure_frame ("cudasharpness backend=cpu metrics=all", caps,
-      make_frame (caps, fill_luma, &p10, 0));
-  get_all (s, ref);
-  gst_structure_free (s);
-  g_free (caps);
-  caps = g_strdup_printf ("video/x-raw,format=I420_10LE,width=%u,height=%u",
-      w, h);
-  s = measure_frame ("cudasharpness backend=cpu metrics=all", caps,
-      make_frame (caps, fill_luma, &p10, 1));
-  get_all (s, got);
+  measure_luma ("GRAY16_LE", w, h, &p10, 0, ref);
+  measure_luma ("I420_10LE", w, h, &p10, 1, got);
   fail_unless (memcmp (got, ref, sizeof (ref)) == 0, "I420_10LE differs");
-  gst_structure_free (s);
-  g_free (caps);
   p10.shift = 6;
-  caps = g_strdup_printf ("video/x-raw,format=P010_10LE,width=%u,height=%u",
-      w, h);
-  s = measure_frame ("cudasharpness backend=cpu metrics=all", caps,
-      make_frame (caps, fill_luma, &p10, 2));
-  get_all (s, got);
+  measure_luma ("P010_10LE", w, h, &p10, 2, got);
   fail_unless (memcmp (got, ref, sizeof (ref)) == 0, "P010_10LE differs");
-  gst_structure_free (s);
-  g_free (caps);
   g_rand_free (rand);
 }
 
@@ -811,7 +795,7 @@ GST_START_TEST (test_rgb_gray)
 
   for (f = 0; f < G_N_ELEMENTS (formats); f++) {
     gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%u,height=%u",
-        formats[f], w, h), *gcaps;
+        formats[f], w, h);
     GstBuffer *in = make_frame (caps, NULL, NULL, f);
     GstVideoInfo info;
     GstVideoFrame frame;
@@ -840,16 +824,10 @@ GST_START_TEST (test_rgb_gray)
     s = measure_frame ("cudasharpness backend=cpu metrics=all", caps, in);
     get_all (s, got);
     gst_structure_free (s);
-    gcaps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%u,height=%u",
-        w, h);
-    s = measure_frame ("cudasharpness backend=cpu metrics=all", gcaps,
-        make_frame (gcaps, fill_luma, &p, 0));
-    get_all (s, ref);
-    gst_structure_free (s);
+    measure_luma ("GRAY8", w, h, &p, 0, ref);
     fail_unless (memcmp (got, ref, sizeof (ref)) == 0, "%s differs",
         formats[f]);
     g_free (caps);
-    g_free (gcaps);
   }
 }
 

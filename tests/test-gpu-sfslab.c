@@ -481,19 +481,8 @@ main (int argc, char **argv)
         "150x130", &g, 1000000);
     /* tall slices on fine rows (the walking backprojector), four rows a
      * projector lane */
-    memset (&g, 0, sizeof (g));
-    g.nx = g.ny = 64;
-    g.nz = 96;
-    g.dx = 1.0;
-    g.dz = 0.5;
-    g.nu = 96;
-    g.nv = 300;
-    g.du = 2.0;
-    g.dv = 0.4;
-    g.sod = 256;
-    g.sdd = 512;
-    g.n_views = 40;
-    g.direction = 1;
+    g = cq_test_cone_geometry (64, 64, 96, 1.0, 0.5, 96, 300, 2.0, 0.4, 256,
+        512, 40);
     fails += check_streamed ("tall slices 64x64x96, 40 views of 96x300", &g,
         (size_t) 3 << 20);
     fails += check_streamed ("tall slices", &g, (size_t) 3 << 19);

@@ -99,16 +99,10 @@ main (void)
   g = cq_test_seed_geometry (40, 32);
   fails += check ("seed geometry 40^3, 32 views of 40^2", &g, 1);
   fails += check ("seed geometry 40^3, 32 views of 40^2", &g, 0);
-  g.nx = 36;
-  g.ny = 30;
-  g.nz = 20;
-  g.dz = 1.5;
-  g.nu = 60;
-  g.nv = 28;
-  g.du = 1.7;
-  g.dv = 2.3;
+  /* the seed's R and D at 40³ */
+  g = cq_test_cone_geometry (36, 30, 20, 1.0, 1.5, 60, 28, 1.7, 2.3, 160, 320,
+      27);
   g.offset_u = 1.3;
-  g.n_views = 27;
   g.start_angle = 0.4;
   g.direction = -1;
   fails += check ("asymmetric 36x30x20, 27 views of 60x28", &g, 1);

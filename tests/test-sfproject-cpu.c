@@ -1009,18 +1009,8 @@ check_cover (const CqSfGeometry * g, unsigned slab, unsigned views)
 static CqSfGeometry
 large_cone_geometry (void)
 {
-  CqSfGeometry g;
-
-  memset (&g, 0, sizeof (g));
-  g.nx = g.ny = g.nz = 2048;
-  g.dx = g.dz = 0.125;
-  g.nu = g.nv = 2048;
-  g.du = g.dv = 0.25;
-  g.sod = 1024;
-  g.sdd = 2048;
-  g.n_views = 720;
-  g.direction = 1;
-  return g;
+  return cq_test_cone_geometry (2048, 2048, 2048, 0.125, 0.125, 2048, 2048,
+      0.25, 0.25, 1024, 2048, 720);
 }
 
 GST_START_TEST (test_slab_rows_cover)

@@ -70,12 +70,8 @@ main (int argc, char **argv)
     const unsigned views = 16, reps = iterations / 20 + 2;
     double *vol, *proj, t0;
 
-    const CqSfGeometry small = {.nx = 16,.ny = 16,.nz = 16,.dx = 1.0,
-      .dz = 1.0,.nu = 24,.nv = 24,.du = 1.0,.dv = 1.0,.sdd = 1000.0,
-      .sod = 500.0,.n_views = 360,.direction = 1
-    };
-
-    g = small;
+    g = cq_test_cone_geometry (16, 16, 16, 1.0, 1.0, 24, 24, 1.0, 1.0, 500.0,
+        1000.0, 360);
     vol = calloc ((size_t) g.nx * g.ny * g.nz, sizeof (double));
     proj = calloc ((size_t) g.nu * g.nv * views, sizeof (double));
     for (i = 0; i < g.nx * g.ny * g.nz; i++)
