@@ -317,11 +317,12 @@ static CqStatus
 no_room (const SfDev * d, int back, CqError * err)
 {
   const CqSfGeometry *g = d->g;
-  /* a view (or one view's band for a slice) and two slices */
-  const size_t least = cq_sf_stream_fixed_bytes (g) +
-      2 * cq_sf_slice_bytes (g) + (back ? (size_t) cq_sf_max_band_rows (g,
-          d->za, d->zb, 1) * d->k.bpitch * sizeof (float) :
-      cq_sf_view_bytes (g));
+  /* the projector: a view and two rows of columns (a band and its stage);
+   * the backprojector: one view's band of rows for a slice, two slices */
+  const size_t least = cq_sf_stream_fixed_bytes (g) + (back ?
+      2 * cq_sf_slice_bytes (g) + (size_t) cq_sf_max_band_rows (g, d->za,
+          d->zb, 1) * d->k.bpitch * sizeof (float) :
+      2 * (size_t) g->nx * g->nz * sizeof (float) + cq_sf_view_bytes (g));
 
   return cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY, "CUDA device %d: the "
       "%s of a %ux%ux%u volume (%zu MiB), %u views of %ux%u (%zu MiB), "

@@ -44,20 +44,6 @@ content_of (guint k, guint j, gboolean drop_repeat)
   return c;
 }
 
-static CqSsimPlane
-gray_plane (void)
-{
-  CqSsimPlane p;
-
-  memset (&p, 0, sizeof (p));
-  p.width = W;
-  p.height = H;
-  p.layout.kind = CQ_LAYOUT_GRAY8;
-  p.layout.depth = 8;
-  p.sample_stride = 1;
-  return p;
-}
-
 static gdouble
 expected_ssim (guint ref, guint dist)
 {
@@ -70,7 +56,7 @@ expected_ssim (guint ref, guint dist)
   size_t strides[1] = { W };
   double v;
 
-  p = gray_plane ();
+  p = cq_test_gray8_plane (W, H);
   cpu = cq_ssim_cpu_new (CQ_SSIM_BOX8, &p, 1, 1, &err);
   fail_unless (cpu != NULL);
   fail_unless_equals_int (cq_ssim_cpu_measure (cpu, a, strides, b, strides,
@@ -352,7 +338,7 @@ GST_START_TEST (test_msssim_field)
   size_t strides[1] = { W };
   gdouble v;
 
-  p = gray_plane ();
+  p = cq_test_gray8_plane (W, H);
   cpu = cq_ssim_cpu_new (CQ_SSIM_BOX8, &p, 1, 1, &err);
   fail_unless_equals_int (cq_ssim_cpu_set_msssim (cpu, 1, &err), CQ_OK);
   fail_unless_equals_int (cq_ssim_cpu_measure (cpu, a, strides, b, strides,
