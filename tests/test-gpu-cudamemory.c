@@ -199,14 +199,17 @@ assert_same_scores (const Scores * a, const Scores * b, gdouble tol,
   }
 }
 
-/* sys (ending in cudasharpness ! appsink name=sink) stays in system memory,
- * dev in CUDAMemory, and both give the same scores, bit for bit, and with
- * frames, the same pixels. */
-static void
-assert_cuda_memory_same (const gchar * sys, const gchar * dev, gboolean frames)
+/* sys stays in system memory, dev (its elements in names given the CUDA
+ * contexts in ctxs, as run_scores_in) delivers CUDAMemory, and both give
+ * the same meta_name scores, bit for bit, and with frames, the same
+ * pixels. Returns dev's scores. */
+static Scores *
+run_same_as_system (const gchar * sys, const gchar * dev,
+    const gchar * meta_name, gboolean frames, const gchar * const *names,
+    GstCudaContext ** ctxs)
 {
-  Scores *a = run_scores (sys, "CudaSharpnessMeta", frames);
-  Scores *b = run_scores (dev, "CudaSharpnessMeta", frames);
+  Scores *a = run_scores (sys, meta_name, frames);
+  Scores *b = run_scores_in (dev, meta_name, frames, names, ctxs);
   guint i;
 
   fail_if (a->cuda_caps, "%s is not in system memory", sys);
@@ -217,7 +220,25 @@ assert_cuda_memory_same (const gchar * sys, const gchar * dev, gboolean frames)
     fail_unless (g_bytes_equal (g_ptr_array_index (a->frames, i),
             g_ptr_array_index (b->frames, i)), "%s: frame %u differs", dev, i);
   scores_free (a);
-  scores_free (b);
+  return b;
+}
+
+/* src ! sys_link ! cudasharpness (backend=cuda metrics=all, then props)
+ * against src ! dev_link ! the same: see run_same_as_system. A link is
+ * empty or starts with "!". */
+static void
+assert_sharpness_memory_same (const gchar * src, const gchar * sys_link,
+    const gchar * dev_link, const gchar * props, gboolean frames)
+{
+  gchar *sys = g_strdup_printf ("%s %s ! cudasharpness backend=cuda "
+      "metrics=all %s ! appsink name=sink sync=false", src, sys_link, props);
+  gchar *dev = g_strdup_printf ("%s %s ! cudasharpness backend=cuda "
+      "metrics=all %s ! appsink name=sink sync=false", src, dev_link, props);
+
+  scores_free (run_same_as_system (sys, dev, "CudaSharpnessMeta", frames,
+          NULL, NULL));
+  g_free (sys);
+  g_free (dev);
 }
 
 static gboolean
@@ -243,14 +264,9 @@ GST_START_TEST (test_sharpness_cuda_memory_equals_system)
       gchar *src = g_strdup_printf ("videotestsrc pattern=ball num-buffers=5 "
           "! video/x-raw,format=%s,width=%d,height=%d,framerate=30/1",
           formats[k], quick ? 352 : 1280, quick ? 288 : 720);
-      gchar *sys = g_strdup_printf ("%s ! cudasharpness backend=cuda "
-          "metrics=all %s ! appsink name=sink sync=false", src, rois[r]);
-      gchar *dev = g_strdup_printf ("%s ! cudaupload ! "
-          "video/x-raw(memory:CUDAMemory) ! cudasharpness backend=cuda "
-          "metrics=all %s ! appsink name=sink sync=false", src, rois[r]);
-      assert_cuda_memory_same (sys, dev, FALSE);
-      g_free (sys);
-      g_free (dev);
+
+      assert_sharpness_memory_same (src, "", "! cudaupload ! "
+          "video/x-raw(memory:CUDAMemory)", rois[r], FALSE);
       g_free (src);
     }
 }
@@ -479,12 +495,8 @@ GST_START_TEST (test_memory_of_another_context)
   dev = g_strdup_printf ("%s ! cudaupload name=up ! "
       "video/x-raw(memory:CUDAMemory) ! cudasharpness name=m backend=cuda "
       "metrics=all ! appsink name=sink sync=false", src);
-  a = run_scores (sys, "CudaSharpnessMeta", FALSE);
-  b = run_scores_in (dev, "CudaSharpnessMeta", FALSE, names, ctx);
-  fail_unless (b->cuda_caps);
-  assert_same_scores (a, b, 0, dev);
-  scores_free (a);
-  scores_free (b);
+  scores_free (run_same_as_system (sys, dev, "CudaSharpnessMeta", FALSE,
+          names, ctx));
   g_free (sys);
   g_free (dev);
 
@@ -517,33 +529,33 @@ GST_START_TEST (test_memory_of_another_context)
 
 GST_END_TEST;
 
+/* cudasfproject's frames to cudasharpness in system memory, then in any
+ * memory (CUDAMemory, as cudasharpness takes it): 16, then 8 bit */
+static const gchar *const sf_links[][2] = {
+  {"! video/x-raw,format=GRAY16_LE", "! video/x-raw(ANY),format=GRAY16_LE"},
+  {"! video/x-raw,format=GRAY8", "! video/x-raw(ANY),format=GRAY8"}
+};
+
 /* cudasfproject writes its frames into CUDAMemory when cudasharpness
  * downstream asks for it: the same pixels (pitched rows read back) and the
  * same scores as through system memory, with and without noise (drawn on
  * the device, keyed by the frame: the same either way), 8 and 16 bit. */
 GST_START_TEST (test_sfproject_cuda_memory)
 {
-  const gchar *formats[] = { "GRAY16_LE", "GRAY8" };
   const gchar *noise[] = { "", "noise=true seed=7 photons=5000",
     "noise=true seed=7 photons=5000 electronic-noise=4"
   };
   guint k, n;
 
-  for (k = 0; k < G_N_ELEMENTS (formats); k++)
+  for (k = 0; k < G_N_ELEMENTS (sf_links); k++)
     for (n = 0; n < G_N_ELEMENTS (noise); n++) {
       gchar *src = g_strdup_printf ("cudasfproject backend=cuda "
           "num-buffers=%d volume-width=48 volume-height=48 volume-depth=32 "
           "detector-width=%d detector-height=45 views=16 %s", quick ? 3 : 20,
           quick ? 61 : 301, noise[n]);
-      gchar *sys = g_strdup_printf ("%s ! video/x-raw,format=%s ! "
-          "cudasharpness backend=cuda metrics=all ! appsink name=sink "
-          "sync=false", src, formats[k]);
-      gchar *dev = g_strdup_printf ("%s ! video/x-raw(ANY),format=%s ! "
-          "cudasharpness backend=cuda metrics=all ! appsink name=sink "
-          "sync=false", src, formats[k]);
-      assert_cuda_memory_same (sys, dev, TRUE);
-      g_free (sys);
-      g_free (dev);
+
+      assert_sharpness_memory_same (src, sf_links[k][0], sf_links[k][1], "",
+          TRUE);
       g_free (src);
     }
 }
@@ -570,15 +582,9 @@ GST_START_TEST (test_sfproject_cuda_memory_split)
           "num-buffers=%d volume-width=48 volume-height=48 volume-depth=32 "
           "detector-width=61 detector-height=45 views=16 %s %s",
           quick ? 5 : 20, split[k], noise[n]);
-      gchar *sys = g_strdup_printf ("%s ! video/x-raw,format=GRAY16_LE ! "
-          "cudasharpness backend=cuda metrics=all ! appsink name=sink "
-          "sync=false", src);
-      gchar *dev = g_strdup_printf ("%s ! video/x-raw(ANY),format=GRAY16_LE "
-          "! cudasharpness backend=cuda metrics=all ! appsink name=sink "
-          "sync=false", src);
-      assert_cuda_memory_same (sys, dev, TRUE);
-      g_free (sys);
-      g_free (dev);
+
+      assert_sharpness_memory_same (src, sf_links[0][0], sf_links[0][1], "",
+          TRUE);
       g_free (src);
     }
 }
@@ -590,8 +596,8 @@ GST_START_TEST (test_nvdec)
 {
   const gchar *dir = g_getenv ("H264_DIR");
   GstElementFactory *f = gst_element_factory_find ("nvh264dec");
-  gchar *ref, *dist, *dec_ref, *dec_dist, *a_desc, *b_desc;
-  Scores *a, *b;
+  gchar *ref, *dist, *dec_ref, *dec_dist, *dev_desc, *sys_desc;
+  Scores *dev;
   gdouble ssim;
   guint i;
 
@@ -609,40 +615,34 @@ GST_START_TEST (test_nvdec)
   dec_dist = g_strdup_printf ("filesrc location=%s ! qtdemux ! h264parse ! "
       "nvh264dec ! video/x-raw(memory:CUDAMemory)", dist);
 
-  a_desc = g_strdup_printf ("%s ! cudasharpness metrics=all ! "
+  dev_desc = g_strdup_printf ("%s ! cudasharpness metrics=all ! "
       "appsink name=sink sync=false", dec_dist);
-  b_desc = g_strdup_printf ("%s ! cudadownload ! video/x-raw ! "
+  sys_desc = g_strdup_printf ("%s ! cudadownload ! video/x-raw ! "
       "cudasharpness metrics=all ! appsink name=sink sync=false", dec_dist);
-  a = run_scores (a_desc, "CudaSharpnessMeta", FALSE);
-  b = run_scores (b_desc, "CudaSharpnessMeta", FALSE);
-  fail_unless (a->cuda_caps);
-  fail_unless_equals_int (a->metas->len, 60);
-  assert_same_scores (a, b, 0, a_desc);
-  scores_free (a);
-  scores_free (b);
-  g_free (a_desc);
-  g_free (b_desc);
+  dev = run_same_as_system (sys_desc, dev_desc, "CudaSharpnessMeta", FALSE,
+      NULL, NULL);
+  fail_unless_equals_int (dev->metas->len, 60);
+  scores_free (dev);
+  g_free (dev_desc);
+  g_free (sys_desc);
 
-  a_desc = g_strdup_printf ("cudassim name=q planes=all ! appsink name=sink "
+  dev_desc = g_strdup_printf ("cudassim name=q planes=all ! appsink name=sink "
       "sync=false %s ! q.reference %s ! q.distorted", dec_ref, dec_dist);
-  b_desc = g_strdup_printf ("cudassim name=q planes=all ! appsink name=sink "
+  sys_desc = g_strdup_printf ("cudassim name=q planes=all ! appsink name=sink "
       "sync=false %s ! cudadownload ! video/x-raw ! q.reference %s ! "
       "cudadownload ! video/x-raw ! q.distorted", dec_ref, dec_dist);
-  a = run_scores (a_desc, "CudaSsimMeta", FALSE);
-  b = run_scores (b_desc, "CudaSsimMeta", FALSE);
-  fail_unless (a->cuda_caps);
-  fail_unless_equals_int (a->metas->len, 60);
-  assert_same_scores (a, b, 0, a_desc);
+  dev = run_same_as_system (sys_desc, dev_desc, "CudaSsimMeta", FALSE, NULL,
+      NULL);
+  fail_unless_equals_int (dev->metas->len, 60);
   /* a 300 kbit/s re-encode of a near-lossless reference */
-  for (i = 0; i < a->metas->len; i++) {
-    fail_unless (gst_structure_get_double (g_ptr_array_index (a->metas, i),
+  for (i = 0; i < dev->metas->len; i++) {
+    fail_unless (gst_structure_get_double (g_ptr_array_index (dev->metas, i),
             "ssim", &ssim));
     fail_unless (ssim > 0.5 && ssim < 1.0, "frame %u: ssim %g", i, ssim);
   }
-  scores_free (a);
-  scores_free (b);
-  g_free (a_desc);
-  g_free (b_desc);
+  scores_free (dev);
+  g_free (dev_desc);
+  g_free (sys_desc);
   g_free (dec_ref);
   g_free (dec_dist);
   g_free (ref);
