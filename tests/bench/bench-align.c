@@ -9,7 +9,10 @@
  * CUDA device is usable, the same from device memory (thumbnail kernels
  * back to back, mean per kernel; one synchronous distances call) and a
  * thumbnail of a host frame on the CUDA backend (made on the CPU,
- * uploaded), from pageable and from pinned memory.
+ * uploaded), from pageable and from pinned memory. Last, the CPU work
+ * in 1, 2, 4, ... parts over the worker pool (up to its threads: lines
+ * "CPU, parts: n", beside the parts the library picks), to
+ * check the library's SPLIT_SAMPLES and SPLIT_TERMS (cq-align.c).
  *
  *   bench-align [--iterations N] [--size WxH]
  *
@@ -20,6 +23,7 @@
 #include <string.h>
 
 #include "cq-align.h"
+#include "cq-align-local.h"
 #include "cq-cuda.h"
 #include "cq-pool.h"
 #include "../cq-test.h"
@@ -55,8 +59,7 @@ cpu_thumbnail_same (void *user, CqError * err)
 {
   Bench *b = user;
 
-  return cq_align_cpu_thumbnail (b->cpu, PROBE, b->frames[0], b->stride,
-      err);
+  return cq_align_cpu_thumbnail (b->cpu, PROBE, b->frames[0], b->stride, err);
 }
 
 static CqStatus
@@ -204,6 +207,76 @@ bench_cuda (Bench * b, const CqAlignPlane * plane, int iters)
   b->cu = NULL;
 }
 
+typedef struct
+{
+  CqAlignShape shape;
+  uint16_t *scratch;
+  uint32_t *thumbs;             /* SLOTS x elems */
+  size_t elems;
+  Bench *b;
+  unsigned parts;
+} Parts;
+
+static CqStatus
+parts_thumbnail (void *user, CqError * err)
+{
+  Parts *p = user;
+  Bench *b = p->b;
+  const uint8_t *frame = b->frames[b->next++ % b->n_frames];
+
+  (void) err;
+  cq_align_thumbnail_cpu (&p->shape, frame, b->stride,
+      p->thumbs + (b->next % SLOTS) * p->elems, p->scratch);
+  return CQ_OK;
+}
+
+static CqStatus
+parts_distances (void *user, CqError * err)
+{
+  Parts *p = user;
+
+  (void) err;
+  cq_align_distances_cpu (p->thumbs + PROBE * p->elems, p->thumbs,
+      p->elems, p->elems, p->b->slots, CANDIDATES, p->parts, p->b->distances);
+  return CQ_OK;
+}
+
+/* The CPU thumbnail and distances in 1, 2, 4, ... parts. */
+static void
+bench_parts (Bench * b, const CqAlignPlane * plane, int iters)
+{
+  const unsigned threads = cq_pool_threads ();
+  Parts p;
+  unsigned parts, i;
+  double thumb, dist;
+
+  memset (&p, 0, sizeof (p));
+  p.b = b;
+  cq_align_shape_init (&p.shape, plane);
+  printf ("| %ux%u | CPU, the library's parts | %u | | %u |\n",
+      plane->width, plane->height, p.shape.bands,
+      cq_align_distance_parts ((size_t) p.shape.tw * p.shape.th, CANDIDATES));
+  p.elems = (size_t) p.shape.tw * p.shape.th;
+  p.thumbs = calloc (SLOTS * p.elems + 1, sizeof (uint32_t));
+  for (parts = 1; parts <= threads; parts *= 2) {
+    p.shape.bands = parts;
+    p.parts = parts;
+    p.scratch = malloc (cq_align_scratch_bytes (&p.shape));
+    for (i = 0; i < SLOTS; i++)
+      cq_align_thumbnail_cpu (&p.shape, b->frames[i % b->n_frames],
+          b->stride, p.thumbs + i * p.elems, p.scratch);
+    b->next = 0;
+    thumb = cq_test_time_calls (parts_thumbnail, &p, iters) * 1e6;
+    dist = cq_test_time_calls (parts_distances, &p, iters) * 1e6;
+    printf ("| %ux%u | CPU, parts: %u | %.1f | | %.1f |\n", plane->width,
+        plane->height, parts, thumb, dist);
+    free (p.scratch);
+    if (parts < threads && parts * 2 > threads)
+      parts = threads / 2;      /* the last round: every thread */
+  }
+  free (p.thumbs);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -255,6 +328,7 @@ main (int argc, char **argv)
     bench_cpu (&b, &plane, iters);
     if (have_cuda)
       bench_cuda (&b, &plane, iters);
+    bench_parts (&b, &plane, iters);
     fflush (stdout);
     for (k = 0; k < b.n_frames; k++)
       free (b.frames[k]);
@@ -264,7 +338,8 @@ main (int argc, char **argv)
       "or more, read from memory; one frame: from cache). Distances: one "
       "probe to %u candidates, mean µs per call. CUDA device: thumbnail "
       "kernels back to back (mean per kernel), distances synchronous; CUDA, "
-      "host frames: the CPU thumbnail and its upload per call.%s\n", SET_BYTES >> 20,
-      CANDIDATES, have_cuda ? "" : " No CUDA device: CPU only.");
+      "host frames: the CPU thumbnail and its upload per call.%s\n",
+      SET_BYTES >> 20, CANDIDATES,
+      have_cuda ? "" : " No CUDA device: CPU only.");
   return 0;
 }
