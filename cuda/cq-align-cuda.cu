@@ -145,7 +145,6 @@ cq_align_cuda_thumbnail_device (CqAlignCuda * cu, unsigned slot,
   p.pitch = pitch;
   p.sample_stride = pl->sample_stride;
   p.factor = cu->shape.factor;
-  p.rows = cu->shape.rows;
   p.tw = cu->shape.tw;
   p.th = cu->shape.th;
   p.shift = pl->layout.shift;

@@ -12,10 +12,9 @@
 namespace cq
 {
 
-/* Thumbnails: one thread a block of factor x factor samples (of which it
- * adds rows 0, CQ_ALIGN_ROW_STEP, ...: cq-align.h), neighbouring threads
- * on neighbouring blocks of a row (so a warp reads 32 x factor adjacent
- * samples of each source row it adds). */
+/* Thumbnails: one thread a block of factor x factor samples, neighbouring
+ * threads on neighbouring blocks of a row (so a warp reads 32 x factor
+ * adjacent samples of each source row). */
 constexpr unsigned kAlignThumbX = 32, kAlignThumbY = 8;
 /* Distances: one block a candidate. */
 constexpr unsigned kAlignDistThreads = 512;
@@ -25,7 +24,7 @@ struct AlignThumbParams
   const unsigned char *data;
   size_t pitch;
   unsigned sample_stride;
-  unsigned factor, rows, tw, th; /* rows: of a block, added */
+  unsigned factor, tw, th;
   unsigned shift, mask, down;   /* 16-bit: ((w >> shift) & mask) >> down */
   unsigned *thumb;
 };
@@ -42,8 +41,7 @@ align_thumb_kernel (AlignThumbParams p)
       (size_t) tx * p.factor * p.sample_stride;
   unsigned sum = 0;
 
-  for (unsigned j = 0; j < p.rows; j++,
-      row += (size_t) CQ_ALIGN_ROW_STEP * p.pitch) {
+  for (unsigned j = 0; j < p.factor; j++, row += p.pitch) {
     const unsigned char *s = row;
 
     for (unsigned i = 0; i < p.factor; i++, s += p.sample_stride) {

@@ -16,9 +16,8 @@ extern "C" {
 typedef struct
 {
   CqAlignPlane plane;
-  unsigned factor, rows, tw, th;
-  unsigned bands;               /* thumbnail rows are split into this many
-                                 * parts over the pool (1: none) */
+  unsigned factor, tw, th;
+  unsigned bands;               /* thumbnail rows are split into this many */
 } CqAlignShape;
 
 void cq_align_shape_init (CqAlignShape * shape, const CqAlignPlane * plane);
@@ -26,19 +25,10 @@ void cq_align_shape_init (CqAlignShape * shape, const CqAlignPlane * plane);
 /* Scratch a thumbnail needs: bands x tw x factor 16-bit column sums. */
 size_t cq_align_scratch_bytes (const CqAlignShape * shape);
 
-/* The thumbnail of the plane at data into thumb (tw x th), in
- * shape->bands parts over the worker pool. */
+/* The thumbnail of the plane at data into thumb (tw x th), over the
+ * worker pool. */
 void cq_align_thumbnail_cpu (const CqAlignShape * shape, const void *data,
     size_t stride, uint32_t * thumb, uint16_t * scratch);
-
-/* The parts that n distances of elems terms each are split into. */
-unsigned cq_align_distance_parts (size_t elems, unsigned n);
-
-/* distances[i] = Σ (probe - thumbs[slots[i] x slot_elems])² over elems
- * terms, i < n, in `parts` groups of candidates over the worker pool. */
-void cq_align_distances_cpu (const uint32_t * probe, const uint32_t * thumbs,
-    size_t slot_elems, size_t elems, const unsigned *slots, unsigned n,
-    unsigned parts, uint64_t * distances);
 
 #ifdef __cplusplus
 }

@@ -1,27 +1,19 @@
 /* cudaquality compute library: the search of frame alignment by content.
  *
  * Which reference frame a distorted frame shows is decided by comparing
- * thumbnails. The thumbnail of a plane (luma, or the first component)
- * of width x height samples is tw x th integer sums over factor x factor
+ * thumbnails. The thumbnail of a plane (luma, or the first component) of
+ * width x height samples is tw x th integer sums of factor x factor
  * blocks of its samples in 8-bit units, factor = ceil (width /
  * CQ_ALIGN_MAX_WIDTH) (at least 1), tw = width / factor, th = height /
- * factor (the right and bottom remainders are left out). Of each block
- * only rows 0, CQ_ALIGN_ROW_STEP, 2 CQ_ALIGN_ROW_STEP, ... (those less
- * than factor: rows = ceil (factor / CQ_ALIGN_ROW_STEP), at least one) are
- * added, every sample of them: the value at (tx, ty) is the sum of sample
- * (tx factor + i, ty factor + j) over i < factor and j < factor, j a
- * multiple of CQ_ALIGN_ROW_STEP: rows x factor samples. Reading a third
- * of the rows reads a third of the plane's bytes; leaving out columns
- * would not (the cache lines of a row are read whole). An 8-bit sample
+ * factor (the right and bottom remainders are left out). An 8-bit sample
  * counts as it is; a 16-bit one as (word >> shift), masked to depth bits,
- * >> (depth - 8). sum / (rows factor) is the mean of the block's rows
- * read; sums keep every later step in integers.
+ * >> (depth - 8). The block means (sum / factor²) are the thumbnail
+ * cudassim has always compared; sums keep every later step in integers.
  *
  * The distance of two thumbnails is Σ (a - b)² over their sums, exact
  * (64-bit integers) and so the same on both backends whatever the order of
- * the additions; distance / ((rows factor)² tw th) is the mean squared
- * difference of those means. Every thumbnail of a plane has the same
- * factor and rows, so its distances compare.
+ * the additions; distance / (factor⁴ tw th) is the mean squared difference
+ * of the block means.
  *
  * An object holds `slots` thumbnails (a ring that the caller manages:
  * reference frames in some slots, the distorted frame in another) and
@@ -39,10 +31,8 @@
 extern "C" {
 #endif
 
-/* Thumbnails are at most this wide (160 x 90 at 1080p and at 4K). */
-#define CQ_ALIGN_MAX_WIDTH 160
-/* A block's sum adds every this many rows of it, from its first. */
-#define CQ_ALIGN_ROW_STEP 3
+/* Thumbnails are at most this wide. */
+#define CQ_ALIGN_MAX_WIDTH 320
 /* The most slots an object holds (cudassim's largest window, 250, needs
  * 2 x 250 + 1 reference frames and the distorted one). */
 #define CQ_ALIGN_MAX_SLOTS 512
@@ -65,15 +55,13 @@ typedef struct
 CqStatus cq_align_check (const CqAlignPlane * plane, unsigned slots,
     CqError * err);
 
-/* The thumbnail's block side (factor), the rows of a block that its sum
- * adds (rows) and its size (tw x th) for plane. */
+/* The thumbnail's block side and size for plane. */
 void cq_align_thumb_size (const CqAlignPlane * plane, unsigned *factor,
-    unsigned *rows, unsigned *tw, unsigned *th);
+    unsigned *tw, unsigned *th);
 
 /* ---- CPU backend ----
- * The thumbnail of a large frame is split into a few bands of rows, many
- * distances into a few groups of candidates, over the worker pool
- * (cq-pool.h); small work stays on the calling thread. */
+ * The thumbnail of a large frame is split into bands of rows, the
+ * distances into candidates, over the worker pool (cq-pool.h). */
 
 typedef struct CqAlignCpu CqAlignCpu;
 

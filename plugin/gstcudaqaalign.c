@@ -55,9 +55,8 @@ struct _GstCudaQaAlign
   CqAlignCuda *cuda;
   GstCudaContext *cuda_ctx;     /* where cuda lives: device frames of it
                                  * are read in place */
-  gdouble norm;                 /* (rows factor)² tw th: distance to mean
-                                 * squared difference of the block means
-                                 * (of the rows read: cq-align.h) */
+  gdouble norm;                 /* factor⁴ tw th: distance to mean squared
+                                 * difference of the block means */
   guint n_slots, probe;         /* probe: the distorted frame's slot */
   guint *free_slots, n_free;
   guint *cand_slots;            /* a search's candidates (n_slots each) */
@@ -261,10 +260,9 @@ gst_cuda_qa_align_pop_context (void *ctx)
 
 /* The search for frames of info, at the first thumbnail (buf): on CUDA
  * when the element measures there and buf is CUDAMemory (thumbnails in
- * its context), else on the CPU. Thumbnails are block sums of the first
- * component (luma, or R of RGB) in 8-bit units, over every third row of
- * a block (cq-align.h). FALSE: no thumbnails this stream (every search
- * undecided). */
+ * its context), else on the CPU. Thumbnails are block means of the first
+ * component (luma, or R of RGB) in 8-bit units (cq-align.h). FALSE: no
+ * thumbnails this stream (every search undecided). */
 static gboolean
 gst_cuda_qa_align_setup (GstCudaQaAlign * align, GstBuffer * buf,
     const GstVideoInfo * info)
@@ -273,7 +271,7 @@ gst_cuda_qa_align_setup (GstCudaQaAlign * align, GstBuffer * buf,
   CqError err = { CQ_OK, "" };
   CqAlignPlane plane = { 0, };
   GstCudaContext *ctx = NULL;
-  guint factor, rows, tw, th, i;
+  guint factor, tw, th, i;
 
   align->setup_done = TRUE;
   align->format = GST_VIDEO_INFO_FORMAT (info);
@@ -310,8 +308,9 @@ gst_cuda_qa_align_setup (GstCudaQaAlign * align, GstBuffer * buf,
     if (!align->cpu)
       goto unusable;
   }
-  cq_align_thumb_size (&plane, &factor, &rows, &tw, &th);
-  align->norm = MAX ((gdouble) rows * factor * rows * factor * tw * th, 1.0);
+  cq_align_thumb_size (&plane, &factor, &tw, &th);
+  align->norm = MAX ((gdouble) factor * factor * factor * factor * tw * th,
+      1.0);
   align->probe = align->n_slots - 1;
   align->free_slots = g_new (guint, align->n_slots);
   for (i = 0; i < align->probe; i++)
@@ -321,9 +320,9 @@ gst_cuda_qa_align_setup (GstCudaQaAlign * align, GstBuffer * buf,
   align->cands = g_new (GstCudaQaAlignRef *, align->n_slots);
   align->distances = g_new (guint64, align->n_slots);
   GST_INFO_OBJECT (align->element, "searching with %ux%u thumbnails "
-      "(%ux%u blocks, %u of their rows added) of %s %ux%u on %s", tw, th,
-      factor, factor, rows, GST_VIDEO_INFO_NAME (info), plane.width,
-      plane.height, align->cuda ? "CUDA" : "the CPU");
+      "(%ux%u blocks) of %s %ux%u on %s", tw, th, factor, factor,
+      GST_VIDEO_INFO_NAME (info), plane.width, plane.height,
+      align->cuda ? "CUDA" : "the CPU");
   return TRUE;
 
 unusable:

@@ -1,8 +1,7 @@
 /* The alignment search of the compute library (cq-align.h) against a naive
  * double-precision reference written here: every thumbnail value (the
- * means of each block's rows 0, 3, 6, ..., sum / (rows factor)) equal,
- * every distance (/ (rows factor)²) within 1e-12 relative of
- * Σ (mean_a - mean_b)². 8-bit samples packed and every
+ * block means, sum / factor²) equal, every distance (/ factor⁴) within
+ * 1e-12 relative of Σ (mean_a - mean_b)². 8-bit samples packed and every
  * 2 or 4 bytes (YUY2, UYVY, RGBx luma), 16-bit samples at depth 10 (bits
  * above it set, which must be masked), P010's shift 6 and depth 16; sizes
  * from a few samples to 4K (thumbnails and distances split over the pool),
@@ -91,18 +90,16 @@ fill (const Case * c, size_t stride, unsigned k, uint8_t * data)
     }
 }
 
-/* The naive mean of thumbnail value (tx, ty), in 8-bit units: block
- * (tx, ty) of f x f samples, its rows 0, 3, 6, ... (less than f; every
- * sample of them). */
+/* The naive block mean of thumbnail value (tx, ty), in 8-bit units. */
 static double
 naive_mean (const Case * c, const uint8_t * data, size_t stride,
     unsigned f, unsigned tx, unsigned ty)
 {
-  double sum = 0.0, n = 0.0;
+  double sum = 0.0;
   unsigned i, j;
 
-  for (j = 0; j < f; j += 3)
-    for (i = 0; i < f; i++, n++) {
+  for (j = 0; j < f; j++)
+    for (i = 0; i < f; i++) {
       const uint8_t *s = data + (size_t) (ty * f + j) * stride + c->offset +
           (size_t) (tx * f + i) * c->sample_stride;
 
@@ -115,7 +112,7 @@ naive_mean (const Case * c, const uint8_t * data, size_t stride,
             (c->depth - 8));
       }
     }
-  return sum / n;
+  return sum / ((double) f * f);
 }
 
 static void
@@ -136,20 +133,14 @@ check_results (const Case * c, const char *backend, uint8_t ** frames,
     size_t stride, uint32_t ** thumbs, const uint64_t * dist)
 {
   static const unsigned order[] = { 3, 0, 2, 1 };
-  unsigned f, rows, tw, th, k, x, y, i;
+  unsigned f, tw, th, k, x, y, i;
   CqAlignPlane plane;
-  double *means[N_FRAMES], samples;
+  double *means[N_FRAMES];
 
   memset (&plane, 0, sizeof (plane));
   plane.width = c->width;
   plane.height = c->height;
-  cq_align_thumb_size (&plane, &f, &rows, &tw, &th);
-  /* the samples a value adds, counted here, not taken from rows */
-  samples = 0.0;
-  for (y = 0; y < f; y += 3)
-    samples += f;
-  check (samples == (double) rows * f, "rows is not the count of rows "
-      "0, 3, 6, ... of a block", c, backend, 0);
+  cq_align_thumb_size (&plane, &f, &tw, &th);
   for (k = 0; k < N_FRAMES; k++) {
     int equal = 1;
 
@@ -159,13 +150,13 @@ check_results (const Case * c, const char *backend, uint8_t ** frames,
         double m = naive_mean (c, frames[k], stride, f, x, y);
 
         means[k][y * tw + x] = m;
-        equal &= thumbs[k][y * tw + x] / samples == m;
+        equal &= thumbs[k][y * tw + x] / ((double) f * f) == m;
       }
     check (equal, "thumbnail differs from the naive block means", c,
         backend, k);
   }
   for (i = 0; i < 4; i++) {
-    double naive = 0.0, got = (double) dist[i] / (samples * samples);
+    double naive = 0.0, got = (double) dist[i] / ((double) f * f * f * f);
     size_t n = (size_t) tw * th;
     size_t j;
 
@@ -198,7 +189,7 @@ run_case (const Case * c, int cuda)
   uint8_t *frames[N_FRAMES];
   uint32_t *thumbs[N_FRAMES], *cuda_thumbs[N_FRAMES];
   uint64_t dist[4], cuda_dist[4];
-  unsigned f, rows, tw, th, k;
+  unsigned f, tw, th, k;
   size_t elems;
 
   memset (&plane, 0, sizeof (plane));
@@ -208,7 +199,7 @@ run_case (const Case * c, int cuda)
   plane.layout.depth = c->depth;
   plane.layout.shift = c->shift;
   plane.sample_stride = c->sample_stride;
-  cq_align_thumb_size (&plane, &f, &rows, &tw, &th);
+  cq_align_thumb_size (&plane, &f, &tw, &th);
   elems = (size_t) tw * th;
   for (k = 0; k < N_FRAMES; k++) {
     frames[k] = malloc (stride * c->height);
@@ -280,9 +271,8 @@ run_case (const Case * c, int cuda)
     cq_cuda_free (0, dev);
     cq_align_cuda_free (cu);
   }
-  printf ("%-22s %ux%u thumbnails of %ux%u blocks (%u of their rows): "
-      "distances %llu %llu %llu %llu\n", c->name, tw, th, f, f, rows,
-      (unsigned long long) dist[0],
+  printf ("%-22s %ux%u thumbnails of %ux%u blocks: distances %llu %llu "
+      "%llu %llu\n", c->name, tw, th, f, f, (unsigned long long) dist[0],
       (unsigned long long) dist[1], (unsigned long long) dist[2],
       (unsigned long long) dist[3]);
   cq_align_cpu_free (cpu);
