@@ -220,6 +220,21 @@ cq_test_time_calls (CqStatus (*call) (void *user, CqError * err), void *user,
   return (cq_test_now_s () - t0) / iters;
 }
 
+/* Benchmarks: `--iterations N` and `--size WxH` (the only frame size to
+ * run) wherever they stand in argv; the others are left to the caller. */
+static inline void
+cq_test_bench_size_args (int argc, char **argv, int *iters,
+    unsigned *only_w, unsigned *only_h)
+{
+  int i;
+
+  for (i = 1; i < argc - 1; i++)
+    if (strcmp (argv[i], "--iterations") == 0)
+      *iters = atoi (argv[i + 1]);
+    else if (strcmp (argv[i], "--size") == 0)
+      sscanf (argv[i + 1], "%ux%u", only_w, only_h);
+}
+
 /* Benchmarks: prints device 0 (or why there is none) and its host-to-device
  * bandwidths in GB/s, which it returns. */
 static inline void

@@ -208,18 +208,13 @@ int
 main (int argc, char **argv)
 {
   static const unsigned sizes[][2] = { {1920, 1080}, {3840, 2160} };
-  int iters = 200, i;
+  int iters = 200;
   unsigned only_w = 0, only_h = 0, si;
   CqError err;
   int have_cuda = cq_cuda_device_count (&err) > 0;
   double bw_pageable, bw_pinned;
 
-  for (i = 1; i < argc - 1; i++)
-    if (strcmp (argv[i], "--iterations") == 0)
-      iters = atoi (argv[i + 1]);
-    else if (strcmp (argv[i], "--size") == 0)
-      sscanf (argv[i + 1], "%ux%u", &only_w, &only_h);
-
+  cq_test_bench_size_args (argc, argv, &iters, &only_w, &only_h);
   cq_test_bench_device (have_cuda, &err, &bw_pageable, &bw_pinned);
   printf ("CPU threads of the worker pool: %u\n\n", cq_pool_threads ());
   printf ("| frame | backend | thumbnail µs (frames in turn) | "

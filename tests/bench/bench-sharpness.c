@@ -74,12 +74,7 @@ main (int argc, char **argv)
   int have_cuda = cq_cuda_device_count (&err) > 0;
   double bw_pageable = 0, bw_pinned = 0;
 
-  for (i = 1; i < argc - 1; i++)
-    if (strcmp (argv[i], "--iterations") == 0)
-      iters = atoi (argv[i + 1]);
-    else if (strcmp (argv[i], "--size") == 0)
-      sscanf (argv[i + 1], "%ux%u", &only_w, &only_h);
-
+  cq_test_bench_size_args (argc, argv, &iters, &only_w, &only_h);
   cq_test_bench_device (have_cuda, &err, &bw_pageable, &bw_pinned);
   printf ("\n");
   printf ("| frame | measures | GPU kernel µs | GPU call µs | kernel GB/s | "
