@@ -1,6 +1,7 @@
 /* cudaquality compute library: SF-TR/A2 projector and backprojector on
  * CUDA, the launchers, on one device or several, with the volume resident
- * or streamed through in z-slabs.
+ * or streamed through (bands of columns projecting, z-slabs
+ * backprojecting).
  *
  * A CqSfCuda is a group of devices (SfDev), each with its context, its
  * streams and its share of the work: the projector's views are split
@@ -19,11 +20,12 @@
  *   through small device arrays of the device, so devices and contexts on
  *   other streams never share them.
  * - streamed (they do not): the volume stays in pinned host memory and
- *   goes through the device in z-slabs. The projector takes a batch of
- *   views a pass; a slab is uploaded (on the upload stream, while the slab
- *   before is projected), reordered z-fastest and projected onto the
- *   detector rows it can reach, its share added to the batch's
- *   projections. The backprojector takes the volume's slabs one after the
+ *   goes through the device in pieces. The projector takes a batch of
+ *   views a pass; a band of columns (rows of y, every slice) is uploaded
+ *   (on the upload stream, while the band before is projected), reordered
+ *   z-fastest and projected, walking only its own columns, its share
+ *   added to the batch's projections. The backprojector takes the
+ *   volume's z-slabs one after the
  *   other; for each, the band of detector rows its slices can reach is
  *   uploaded for all views (while the slab before is backprojected), the
  *   slab is backprojected as the resident one would, and downloaded

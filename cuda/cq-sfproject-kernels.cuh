@@ -38,10 +38,11 @@ struct SfConst
   const float *zlvs;            /* zl0 / dv of each launch view (device):
                                  * a helical orbit's differ from zlv */
   /* the slices a launch holds in memory, [z0, z0 + zn) of nz: the whole
-   * volume (0, nz) when it is resident; a z-slab when it is streamed
-   * (the projector's volz has zn slices a column, the backprojector
-   * writes those slices only). Slice indices stay global in the
-   * arithmetic, so a slab sees the very floats of the whole volume. */
+   * volume (0, nz) when it is resident and in every projector launch
+   * (its volz has zn = nz slices a column); a z-slab of a streamed
+   * backprojection (which writes those slices only). Slice indices stay
+   * global in the arithmetic, so a slab sees the very floats of the whole
+   * volume. */
   int z0, zn;
   /* the rows of columns a projector launch holds, [j0, j0 + jn) of ny:
    * (0, ny) resident; a band when the projector streams the volume

@@ -21,12 +21,12 @@ extern "C" {
  * floats stray from these doubles by far less than a row. */
 #define CQ_SF_ROW_MARGIN 4
 
-/* Views a pass over the slabs, streamed: enough that a slab's upload
- * (~0.3 ms a 16 MiB slice at 50 GB/s) hides under its projection (~16 us
- * a 2048² slice and view on the H100). */
+/* Views a pass over the bands, streamed: enough that a band's upload
+ * (~0.3 ms a 16 MiB row of 2048² columns at 50 GB/s) hides under its
+ * projection (~16 us a 2048² row of columns and view on the H100). */
 #define CQ_SF_STREAM_VIEWS 128
 
-/* Slices a piece of the whole volume's upload when one slab holds it. */
+/* Slices a piece of the whole volume's upload when one band holds it. */
 #define CQ_SF_STAGE_SLICES 64
 
 /* Zero floats past a row of the backprojector's scaled projections
