@@ -35,25 +35,49 @@ launch (const cq::SharpnessParams & p, dim3 grid, dim3 block,
   cq::sharpness_kernel < T, SUMS, HIST > <<<grid, block, 0, stream>>> (p);
 }
 
-/* Blocks of the kernel that fit on one SM at once. */
-template < typename T, unsigned SUMS, bool HIST > static int
-resident (int block_threads)
+template < unsigned SUMS, bool HIST > static void
+launch8 (const cq::SharpnessParams & p, dim3 grid, dim3 block,
+    cudaStream_t stream)
+{
+  cq::sharpness8_kernel < SUMS, HIST > <<<grid, block, 0, stream>>> (p);
+}
+
+/* Blocks of a kernel that fit on one SM at once. */
+template < typename K > static int
+resident_of (K kernel, int block_threads)
 {
   int per_sm = 1;
 
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm,
-      cq::sharpness_kernel < T, SUMS, HIST >, block_threads, 0);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm, kernel,
+      block_threads, 0);
   return per_sm > 0 ? per_sm : 1;
 }
 
+template < typename T, unsigned SUMS, bool HIST > static int
+resident (int block_threads)
+{
+  return resident_of (cq::sharpness_kernel < T, SUMS, HIST >, block_threads);
+}
+
+template < unsigned SUMS, bool HIST > static int
+resident8 (int block_threads)
+{
+  return resident_of (cq::sharpness8_kernel < SUMS, HIST >, block_threads);
+}
+
+/* A kernel and the tile it gives a warp: px_per_thread × rows pixels. */
 typedef struct
 {
   LaunchFunc launch;
   ResidentFunc resident;
+  int px_per_thread, rows;
 } KernelEntry;
 
 #define KERNEL_ENTRY(T, SUMS, HIST) \
-  { launch < T, SUMS, HIST >, resident < T, SUMS, HIST > }
+  { launch < T, SUMS, HIST >, resident < T, SUMS, HIST >, \
+    (int) (8 / sizeof (T)), cq::kRows }
+#define KERNEL8_ENTRY(SUMS, HIST) \
+  { launch8 < SUMS, HIST >, resident8 < SUMS, HIST >, cq::kPix8, cq::kRows8 }
 
 struct CqSharpnessCuda
 {
@@ -78,37 +102,53 @@ struct CqSharpnessCuda
   dim3 grid, block;
 };
 
+constexpr unsigned kDefaultSums = cq::sums_needed (CQ_METRIC_DEFAULT);
+constexpr unsigned kAllSums = cq::sums_needed (CQ_METRIC_ALL);
+
+/* Which of the four compiled sets covers metrics: 0 entropy alone (the
+ * histogram only), 1 everything with the histogram, 2 the default set,
+ * 3 everything. */
+static int
+kernel_set (unsigned metrics)
+{
+  const unsigned needed = cq::sums_needed (metrics);
+
+  if (needed == 0)
+    return 0;
+  if (metrics & CQ_METRIC_ENTROPY)
+    return 1;
+  return (needed & ~kDefaultSums) == 0 ? 2 : 3;
+}
+
 template < typename T > static KernelEntry
 pick_kernel_for (unsigned metrics)
 {
-  constexpr unsigned kDefault = cq::sums_needed (CQ_METRIC_DEFAULT);
-  constexpr unsigned kAll = cq::sums_needed (CQ_METRIC_ALL);
-  const unsigned needed = cq::sums_needed (metrics);
-  const bool hist = (metrics & CQ_METRIC_ENTROPY) != 0;
-
-  const KernelEntry entropy_only = KERNEL_ENTRY (T, 0, true);
-  const KernelEntry all_hist = KERNEL_ENTRY (T, kAll, true);
-  const KernelEntry def = KERNEL_ENTRY (T, kDefault, false);
-  const KernelEntry all = KERNEL_ENTRY (T, kAll, false);
-
-  if (needed == 0)              /* entropy alone: the histogram only */
-    return entropy_only;
-  if (hist)
-    return all_hist;
-  if ((needed & ~kDefault) == 0)
-    return def;
-  return all;
+  const KernelEntry entries[] = {
+    KERNEL_ENTRY (T, 0, true), KERNEL_ENTRY (T, kAllSums, true),
+    KERNEL_ENTRY (T, kDefaultSums, false), KERNEL_ENTRY (T, kAllSums, false)
+  };
+  return entries[kernel_set (metrics)];
 }
 
 /* Compiled: the default set, everything, everything with the histogram, and
  * the histogram alone; any other set runs the smallest kernel that covers
- * it and keeps what was asked for. */
+ * it and keeps what was asked for. 8-bit frames run the fp32 kernels
+ * (CQ_SHARPNESS_KERNEL=old in the environment: the integer ones, to
+ * compare). */
 static KernelEntry
 pick_kernel (const CqLayout * layout, unsigned metrics)
 {
+  const char *k = getenv ("CQ_SHARPNESS_KERNEL");
+  const KernelEntry entries8[] = {
+    KERNEL8_ENTRY (0, true), KERNEL8_ENTRY (kAllSums, true),
+    KERNEL8_ENTRY (kDefaultSums, false), KERNEL8_ENTRY (kAllSums, false)
+  };
+
   if (layout->kind == CQ_LAYOUT_GRAY16)
     return pick_kernel_for < unsigned short > (metrics);
-  return pick_kernel_for < unsigned char > (metrics);
+  if (k && strcmp (k, "old") == 0)
+    return pick_kernel_for < unsigned char > (metrics);
+  return entries8[kernel_set (metrics)];
 }
 
 extern "C" void
@@ -143,7 +183,6 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
   int device = target->device;
   cudaError_t e;
   const char *what = "cannot select the CUDA device";
-  const int px_per_thread = layout->kind == CQ_LAYOUT_GRAY16 ? 4 : 8;
 
   if (cq_sharpness_check (layout, width, height, err) != CQ_OK
       || !(cu = cq_cuda_object_new < CqSharpnessCuda > (target, err)))
@@ -156,10 +195,10 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
   cu->row_bytes = (size_t) width * cq_layout_bytes_per_pixel (layout);
   cu->kernel = pick_kernel (layout, metrics);
   cu->block = dim3 (cq::kWarp, cq::kBlockWarps);
-  cu->tiles_x = (width + cq::kWarp * px_per_thread - 1) /
-      (cq::kWarp * px_per_thread);
-  cu->tiles_y = (height + cq::kBlockWarps * cq::kRows - 1) /
-      (cq::kBlockWarps * cq::kRows);
+  cu->tiles_x = (width + cq::kWarp * cu->kernel.px_per_thread - 1) /
+      (cq::kWarp * cu->kernel.px_per_thread);
+  cu->tiles_y = (height + cq::kBlockWarps * cu->kernel.rows - 1) /
+      (cq::kBlockWarps * cu->kernel.rows);
 
   CqCudaScope scope (cu->target);
   e = scope.enter ();

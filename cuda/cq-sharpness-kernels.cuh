@@ -11,7 +11,9 @@
  * frame, so a frame is one kernel launch and one small copy.
  *
  * Integer sums are exact whatever the order of the additions, which is what
- * makes the result identical to the CPU backend's.
+ * makes the result identical to the CPU backend's. 8-bit frames run
+ * sharpness8_kernel (below), which computes the same integers on the fp32
+ * pipes; the integer kernel serves 16-bit frames (and CQ_SHARPNESS_KERNEL=old).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -32,6 +34,17 @@ constexpr int kBlockWarps = 4;  /* warps stacked vertically in a block */
 #endif
 #ifndef CQ_SHARPNESS_MIN_BLOCKS
 #define CQ_SHARPNESS_MIN_BLOCKS 1
+#endif
+/* The 8-bit kernels' tile (build-time knobs to measure others): 4 pixels a
+ * thread and 6 rows a warp measured best at 1080p and 4K on the H100 (8 ×
+ * 18: 4K 20.0 / 46.6 µs default / all against 18.5 / 32.2; fewer, longer
+ * walks leave SMs idle at the end of a frame), 4 blocks of 128 threads an
+ * SM (128 registers). */
+#ifndef CQ_SHARPNESS_PIX8
+#define CQ_SHARPNESS_PIX8 4
+#endif
+#ifndef CQ_SHARPNESS8_MIN_BLOCKS
+#define CQ_SHARPNESS8_MIN_BLOCKS 4
 #endif
 constexpr int kRows = CQ_SHARPNESS_ROWS;        /* rows a warp walks */
 
@@ -255,19 +268,63 @@ atomic_add_128 (unsigned long long *lo_hi, unsigned long long v,
     atomicAdd (lo_hi + 1, hi);
 }
 
+/* The block's totals into the grid's 128-bit accumulators (and its shared
+ * histogram into the global one); the last block to finish publishes the
+ * frame's totals and resets everything for the next frame. Every thread of
+ * the block calls it once. */
+template < unsigned SUMS, bool SMALL_HIST > __device__ __forceinline__ void
+publish_block (const SharpnessParams & p,
+    const unsigned long long (&tot)[CQ_SUM_COUNT], const unsigned *shist)
+{
+  __shared__ unsigned long long block_sums[kBlockWarps][CQ_SUM_COUNT];
+  const int lane = threadIdx.x, warp = threadIdx.y;
+  const int tid = warp * kWarp + lane;
+
+  /* warp shuffles, then the warps' sums in shared memory */
+#pragma unroll
+  for (int i = 0; i < CQ_SUM_COUNT; i++)
+    if (SUMS & (1u << i)) {
+      /* the Laplacian sum is two's complement: the sum stays exact */
+      unsigned long long v = warp_sum (tot[i]);
+      if (lane == 0)
+        block_sums[warp][i] = v;
+    }
+  __syncthreads ();
+
+  if (tid < CQ_SUM_COUNT && (SUMS & (1u << tid))) {
+    unsigned long long v = 0;
+    for (int i = 0; i < kBlockWarps; i++)
+      v += block_sums[i][tid];
+    /* only the Laplacian sum is signed */
+    atomic_add_128 (&p.accum[2 * tid], v, tid == CQ_SUM_LAP
+        && (long long) v < 0);
+  }
+  if (SMALL_HIST) {
+    for (int i = tid; i < 256; i += kWarp * kBlockWarps)
+      if (shist[i])
+        atomicAdd (&p.hist[i], (unsigned long long) shist[i]);
+  }
+
+  if (last_block (p.counter, gridDim.x)) {
+    if (tid < 2 * CQ_SUM_COUNT)
+      p.out[tid] = atomicExch (&p.accum[tid], 0ull);
+    if (tid == 0)
+      *p.counter = 0;
+  }
+}
+
 template < typename T, unsigned SUMS, bool HIST > __global__ void
 __launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS_MIN_BLOCKS)
     sharpness_kernel (SharpnessParams p)
 {
   constexpr int P = Layout < T >::kPix;
   constexpr int V = Layout < T >::kVals;
-  __shared__ unsigned long long block_sums[kBlockWarps][CQ_SUM_COUNT];
   __shared__ unsigned shist[256];
   const int lane = threadIdx.x, warp = threadIdx.y;
   const int tid = warp * kWarp + lane;
   const int w = p.width, h = p.height;
   /* 8-bit histograms go through shared memory, 16-bit ones straight to global */
-  const bool small_hist = HIST && sizeof (T) == 1;
+  constexpr bool small_hist = HIST && sizeof (T) == 1;
   /* the block's totals; two's complement for the signed Laplacian sum */
   unsigned long long tot[CQ_SUM_COUNT] = { };
 
@@ -330,49 +387,407 @@ __launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS_MIN_BLOCKS)
     tot[CQ_SUM_LAP_SQ] += s.lsq;
   }
 
-  /* block reduction: warp shuffles, then the warps' sums in shared memory */
-#define CQ_REDUCE(slot, field)                                          \
-  if (SUMS & (1u << (slot))) {                                          \
-    unsigned long long v = warp_sum (tot[slot]);                        \
-    if (lane == 0)                                                      \
-      block_sums[warp][slot] = v;                                       \
-  }
-  CQ_REDUCE (CQ_SUM_VALUE, val);
-  CQ_REDUCE (CQ_SUM_VALUE_SQ, sq);
-  CQ_REDUCE (CQ_SUM_ROBERTS, rob);
-  CQ_REDUCE (CQ_SUM_TENENGRAD, ten);
-  CQ_REDUCE (CQ_SUM_LAPLACIAN, lpl);
-  CQ_REDUCE (CQ_SUM_SMD, smd);
-  CQ_REDUCE (CQ_SUM_SMD2, smd2);
-  CQ_REDUCE (CQ_SUM_MAXMIN, mm);
-  CQ_REDUCE (CQ_SUM_BRENNER, bren);
-  CQ_REDUCE (CQ_SUM_LAP, lap);  /* two's complement: the sum stays exact */
-  CQ_REDUCE (CQ_SUM_LAP_SQ, lsq);
-#undef CQ_REDUCE
-  __syncthreads ();
+  publish_block < SUMS, small_hist > (p, tot, shist);
+}
 
-  if (tid < CQ_SUM_COUNT && (SUMS & (1u << tid))) {
-    unsigned long long v = 0;
-    for (int i = 0; i < kBlockWarps; i++)
-      v += block_sums[i][tid];
-    /* only the Laplacian sum is signed */
-    atomic_add_128 (&p.accum[2 * tid], v, tid == CQ_SUM_LAP
-        && (long long) v < 0);
+/* ---- 8-bit frames: exact small integers on the fp32 pipes ----
+ *
+ * The kernel above spends ~46 instructions a pixel on the integer pipes,
+ * which issue at half the rate of the fp32 ones. Every quantity of the
+ * measures is a small integer, and fp32 holds integers below 2^24 exactly,
+ * so the same sums can run on the fp32 pipes (where |x| is a free operand
+ * modifier) with every operation exact:
+ * - a sample enters as 2^23 + value, one byte permute (its bits are
+ *   0x4B000000 + value); differences of two such samples are exact, and
+ *   every measure but the variance is built from differences;
+ * - per row, the differences each pixel shares with its neighbours are
+ *   computed once (to the right, two apart, to the row below), and a pixel
+ *   combines them;
+ * - a thread's partial sums over its kRows8 × kPix8 pixels (at most 240)
+ *   stay below 2^24 (largest: 240 × 255² for the squares of differences),
+ *   except Tenengrad and the squared Laplacian (up to 2 · 1020² a pixel):
+ *   those add 2^23 + term, exact below 2^24, as integers through the
+ *   float's bits.
+ * The integer sums are then those of the kernel above, bit for bit.
+ */
+constexpr int kPix8 = CQ_SHARPNESS_PIX8;        /* pixels a thread, 4 or 8 */
+#ifndef CQ_SHARPNESS_ROWS8
+#define CQ_SHARPNESS_ROWS8 6
+#endif
+/* rows a warp walks: a multiple of 3 (the ring of rows), at most 30 (the
+ * 2^24 bound above with 8 pixels a thread) */
+constexpr int kRows8 = CQ_SHARPNESS_ROWS8;
+static_assert (kRows8 % 3 == 0 && kRows8 * kPix8 <= 240,
+    "a walk's fp32 sums must stay exact");
+constexpr int kVals8 = kPix8 + 3;       /* columns c0 - 1 .. c0 + kPix8 + 1 */
+constexpr unsigned kBiasBits = 0x4B000000u;     /* bits of 2^23 */
+constexpr float kBias = 8388608.0f;
+
+/* Byte k of word as the float 2^23 + byte. */
+__device__ __forceinline__ float
+biased_sample (unsigned word, int k)
+{
+  return __uint_as_float (__byte_perm (word, kBiasBits, 0x7540 + k));
+}
+
+/* The integer n of a float 2^23 + n (0 <= n < 2^23), as bits - kBiasBits. */
+__device__ __forceinline__ unsigned
+biased_bits (float t)
+{
+  return __float_as_uint (t);
+}
+
+/* A row of 8-bit samples as fetched: kPix8 bytes and, for the warp's edge
+ * lanes, the columns no lane has (as fetch_row: lane 0 column c0 - 1, the
+ * last lane c0 + kPix8 and c0 + kPix8 + 1). */
+struct RawRow8
+{
+  unsigned word[kPix8 / 4];
+  unsigned edge;
+};
+
+__device__ __forceinline__ RawRow8
+fetch_row8 (const SharpnessParams & p, int y, int c0, int lane)
+{
+  const int w = p.width;
+  const unsigned char *row = p.src + (size_t) cq_reflect101 (y, p.height) *
+      p.pitch;
+  RawRow8 r;
+
+  if (c0 + kPix8 <= w) {
+    if (kPix8 == 8) {
+      uint2 v = __ldg ((const uint2 *) (row + c0));
+      r.word[0] = v.x;
+      r.word[kPix8 / 4 - 1] = v.y;
+    } else {
+      r.word[0] = __ldg ((const unsigned *) (row + c0));
+    }
+  } else {
+    unsigned char *t = (unsigned char *) r.word;
+#pragma unroll
+    for (int k = 0; k < kPix8; k++)
+      t[k] = __ldg (row + cq_reflect101 (c0 + k, w));
   }
-  if (small_hist) {
+  r.edge = 0;
+  if (lane == 0)
+    r.edge = __ldg (row + cq_reflect101 (c0 - 1, w));
+  else if (lane == kWarp - 1)
+    r.edge = (unsigned) __ldg (row + cq_reflect101 (c0 + kPix8, w)) |
+        ((unsigned) __ldg (row + cq_reflect101 (c0 + kPix8 + 1, w)) << 16);
+  return r;
+}
+
+/* The same off the frame's edges (CHECK false: rows and columns need no
+ * reflection): row points at column c0 of the row; the edge lanes read
+ * the aligned word beside their own (lane 0: columns c0 - 4 .. c0 - 1 in
+ * bytes 0..3, so c0 - 1 is byte 3; the last lane: c0 + kPix8 ..). */
+__device__ __forceinline__ RawRow8
+fetch_row8_inside (const unsigned char *row, int edge_offset, bool edge_lane)
+{
+  RawRow8 r;
+
+  if (kPix8 == 8) {
+    uint2 v = __ldg ((const uint2 *) row);
+    r.word[0] = v.x;
+    r.word[kPix8 / 4 - 1] = v.y;
+  } else {
+    r.word[0] = __ldg ((const unsigned *) row);
+  }
+  r.edge = edge_lane ? __ldg ((const unsigned *) (row + edge_offset)) : 0u;
+  return r;
+}
+
+/* f[i] = 2^23 + the sample at column c0 - 1 + i, i < kVals8. */
+template < bool CHECK > __device__ __forceinline__ void
+expand_row8 (const RawRow8 & r, int lane, bool right2, float (&f)[kVals8])
+{
+#pragma unroll
+  for (int k = 0; k < kPix8; k++)
+    f[k + 1] = biased_sample (r.word[k / 4], k % 4);
+  f[0] = __shfl_up_sync (kFullMask, f[kPix8], 1);
+  f[kPix8 + 1] = __shfl_down_sync (kFullMask, f[1], 1);
+  f[kPix8 + 2] = right2 ? __shfl_down_sync (kFullMask, f[2], 1) :
+      f[kPix8 + 1];
+  /* the edge word: fetch_row8's (bytes 0 and 2) or fetch_row8_inside's
+   * (lane 0: byte 3; the last lane: bytes 0 and 1) */
+  if (lane == 0)
+    f[0] = biased_sample (r.edge, CHECK ? 0 : 3);
+  if (lane == kWarp - 1) {
+    f[kPix8 + 1] = biased_sample (r.edge, 0);
+    if (right2)
+      f[kPix8 + 2] = biased_sample (r.edge, CHECK ? 2 : 1);
+  }
+}
+
+/* A thread's partial sums over one walk: exact fp32 (see above), and two
+ * integer sums of biased floats' bits (kBiasBits each term, removed at the
+ * end of the walk). */
+struct Sums8
+{
+  float val, sq, rob, lpl, smd, smd2, mm, bren, lap;
+  unsigned ten, lsq;
+};
+
+/* The walk's column predicates (CHECK only): bit k set where a measure
+ * counts pixel c0 + k (bits, not weights: they stay live all the walk). */
+struct ColMasks8
+{
+  unsigned in, next, interior, two;
+};
+
+__device__ __forceinline__ float
+mask_weight (unsigned bits, int k)
+{
+  return (bits >> k) & 1u ? 1.f : 0.f;
+}
+
+/* One row y of centre samples b (a above, c below): every enabled term of
+ * its kPix8 pixels. d_* are the row differences shared by neighbours:
+ * drb[i] = b[i + 1] - b[i], hd*[k] = row[k + 2] - row[k] (two apart,
+ * centred on pixel k), dda[i] = b[i] - a[i], ddb[i] = c[i] - b[i]. */
+template < unsigned SUMS, bool HIST, bool CHECK > __device__ __forceinline__
+    void
+accumulate8 (const float (&fa)[kVals8], const float (&fb)[kVals8],
+    const float (&fc)[kVals8], const float (&drb)[kPix8 + 1],
+    const float (&hda)[kPix8], const float (&hdb)[kPix8],
+    const float (&hdc)[kPix8], const float (&dda)[kPix8 + 2],
+    const float (&ddb)[kPix8 + 2], bool row_next,
+    bool row_interior, const ColMasks8 & m, Sums8 & s, unsigned *shist)
+{
+  constexpr unsigned kTen = 1u << CQ_SUM_TENENGRAD;
+  constexpr unsigned kLpl = 1u << CQ_SUM_LAPLACIAN;
+  constexpr unsigned kLapVar = (1u << CQ_SUM_LAP) | (1u << CQ_SUM_LAP_SQ);
+  float vd[kPix8 + 2], cmax[kPix8 + 2], cmin[kPix8 + 2];
+  unsigned ten_even = 0;
+
+  /* c - a per column: Tenengrad's vertical gradient */
+#pragma unroll
+  for (int i = 0; i < kPix8 + 2; i++) {
+    if (SUMS & kTen)
+      vd[i] = dda[i] + ddb[i];
+    if (SUMS & (1u << CQ_SUM_MAXMIN)) {
+      cmax[i] = fmaxf (fmaxf (fa[i], fb[i]), fc[i]);
+      cmin[i] = fminf (fminf (fa[i], fb[i]), fc[i]);
+    }
+  }
+
+#pragma unroll
+  for (int k = 0; k < kPix8; k++) {
+    const int i = k + 1;
+    /* weights of this pixel's predicates (all 1 off the frame's edges) */
+    const float w_in = CHECK ? mask_weight (m.in, k) : 1.f;
+    const float w_next = CHECK && !row_next ? 0.f :
+        CHECK ? mask_weight (m.next, k) : 1.f;
+    const float w_int = CHECK && !row_interior ? 0.f :
+        CHECK ? mask_weight (m.interior, k) : 1.f;
+    const float w_two = CHECK ? mask_weight (m.two, k) : 1.f;
+    /* the Laplacian's horizontal and vertical second differences */
+    const float h = drb[i] - drb[i - 1];
+    const float v = ddb[i] - dda[i];
+
+    if (SUMS & (1u << CQ_SUM_VALUE)) {
+      const float g = fb[i] - kBias;
+      s.val = fmaf (g, w_in, s.val);
+      s.sq = fmaf (g * w_in, g, s.sq);
+    }
+    if (SUMS & (1u << CQ_SUM_ROBERTS))
+      s.rob = fmaf (fabsf (fc[i + 1] - fb[i]) + fabsf (fc[i] - fb[i + 1]),
+          w_next, s.rob);
+    if (SUMS & (1u << CQ_SUM_SMD))
+      s.smd = fmaf (fabsf (drb[i]) + fabsf (ddb[i]), w_next, s.smd);
+    if (SUMS & (1u << CQ_SUM_SMD2))
+      s.smd2 = fmaf (fabsf (drb[i] * ddb[i]), w_next, s.smd2);
+    if (SUMS & kTen) {
+      const float gx = fmaf (hdb[k], 2.f, hda[k] + hdc[k]);
+      const float gy = fmaf (vd[i], 2.f, vd[i - 1] + vd[i + 1]);
+      const float t = fmaf (gx, gx, fmaf (gy, gy, kBias));
+      const unsigned bits = (!CHECK || w_int != 0.f) ? biased_bits (t) :
+          kBiasBits;
+      /* two pixels' terms in one three-way add */
+      if (k % 2 == 0)
+        ten_even = bits;
+      else
+        s.ten += ten_even + bits;
+    }
+    if (SUMS & kLpl)
+      s.lpl = fmaf (fabsf (h) + fabsf (v), w_int, s.lpl);
+    if (SUMS & (1u << CQ_SUM_MAXMIN)) {
+      const float mx = fmaxf (fmaxf (cmax[i - 1], cmax[i]), cmax[i + 1]);
+      const float mn = fminf (fminf (cmin[i - 1], cmin[i]), cmin[i + 1]);
+      s.mm = fmaf (mx - mn, w_int, s.mm);
+    }
+    if (SUMS & (1u << CQ_SUM_BRENNER)) {
+      const float d = (fb[i + 2] - fb[i]) * w_two;
+      s.bren = fmaf (d, d, s.bren);
+    }
+    if (SUMS & kLapVar) {
+      const float l = (h + v) * w_in;
+      s.lap += l;
+      s.lsq += biased_bits (fmaf (l, l, kBias));
+    }
+    if (HIST && (!CHECK || w_in != 0.f))
+      atomicAdd (&shist[__float_as_uint (fb[i]) & 0xff], 1u);
+  }
+}
+
+/* A row of the walk and its differences: f as expand_row8 gives it,
+ * dr[i] = f[i + 1] - f[i], hd[k] = f[k + 2] - f[k] (two apart, centred on
+ * pixel k), dd[i] = f[i] - the row above's f[i]. */
+struct Row8
+{
+  float f[kVals8];
+  float dr[kPix8 + 1];
+  float hd[kPix8];
+  float dd[kPix8 + 2];
+};
+
+template < bool CHECK > __device__ __forceinline__ void
+enter_row8 (const RawRow8 & raw, int lane, bool right2, const Row8 & above,
+    Row8 & row)
+{
+  expand_row8 < CHECK > (raw, lane, right2, row.f);
+#pragma unroll
+  for (int i = 0; i < kPix8 + 1; i++)
+    row.dr[i] = row.f[i + 1] - row.f[i];
+#pragma unroll
+  for (int k = 0; k < kPix8; k++)
+    row.hd[k] = row.dr[k + 1] + row.dr[k];
+#pragma unroll
+  for (int i = 0; i < kPix8 + 2; i++)
+    row.dd[i] = row.f[i] - above.f[i];
+}
+
+/* A warp's walk of kRows8 rows from y0: three Row8 in a ring (above,
+ * centre, below), the loop unrolled by three so that the ring turns by
+ * renaming, not copying, and rolled beyond that: the fully unrolled walk
+ * did not fit the instruction cache (ncu: warps stalled 7 of 12 cycles
+ * an instruction waiting for it). Rows are fetched three ahead of their
+ * use, each into the slot the row it replaces has left. */
+template < unsigned SUMS, bool HIST, bool CHECK > __device__ __forceinline__
+    void
+walk8 (const SharpnessParams & p, int c0, int y0, int lane,
+    unsigned long long (&tot)[CQ_SUM_COUNT], unsigned *shist)
+{
+  constexpr unsigned kTen = 1u << CQ_SUM_TENENGRAD;
+  constexpr unsigned kLapSq = 1u << CQ_SUM_LAP_SQ;
+  constexpr bool kRight2 = (SUMS & ((1u << CQ_SUM_BRENNER))) != 0;
+  const int w = p.width, h = p.height;
+  /* centre rows of the walk inside the frame (all of them unless CHECK) */
+  const int rows = CHECK ? min (kRows8, h - y0) : kRows8;
+  Sums8 s = { };
+  ColMasks8 m;
+  RawRow8 raw0, raw1, raw2;
+  Row8 r0, r1, r2;
+
+  m.in = m.next = m.interior = m.two = 0;
+  if (CHECK) {
+#pragma unroll
+    for (int k = 0; k < kPix8; k++) {
+      const int x = c0 + k;
+      m.in |= (x < w) << k;
+      m.next |= (x + 1 < w) << k;
+      m.interior |= (x >= 1 && x + 1 < w) << k;
+      m.two |= (x + 2 < w) << k;
+    }
+  }
+
+  /* CHECK: rows past the bottom reflect onto real rows, loads stay in
+   * bounds; else a row pointer walks down from row y0 - 1 */
+  const unsigned char *row = p.src + (size_t) (y0 - 1) * p.pitch + c0;
+  const bool edge_lane = lane == 0 || lane == kWarp - 1;
+  const int edge_offset = lane == 0 ? -4 : kPix8;
+#define CQ_FETCH8(i) (CHECK ? fetch_row8 (p, y0 - 1 + (i), c0, lane) : \
+      fetch_row8_inside (row + (size_t) (i) * p.pitch, edge_offset, \
+          edge_lane))
+
+  /* walk row i (frame row y0 - 1 + i) is fetched into raw<i % 3> and
+   * entered into r<i % 3> */
+  raw0 = CQ_FETCH8 (0);
+  raw1 = CQ_FETCH8 (1);
+  raw2 = CQ_FETCH8 (2);
+  enter_row8 < CHECK > (raw0, lane, kRight2, r0, r0);
+  raw0 = CQ_FETCH8 (3);
+  enter_row8 < CHECK > (raw1, lane, kRight2, r0, r1);
+  raw1 = CQ_FETCH8 (4);
+
+  /* centre row j (frame row y0 + j) is walk row j + 1: r<(j + 1) % 3>
+   * between r<j % 3> above and the entering r<(j + 2) % 3> below */
+#define CQ_STEP8(j, RAW, A, B, C)                                         \
+  enter_row8 < CHECK > (RAW, lane, kRight2, B, C);                        \
+  if ((j) + 5 < kRows8 + 2)                                               \
+    RAW = CQ_FETCH8 ((j) + 5);                                            \
+  accumulate8 < SUMS, HIST, CHECK > (A.f, B.f, C.f, B.dr, A.hd, B.hd,     \
+      C.hd, B.dd, C.dd, y0 + (j) + 1 < h,                                 \
+      y0 + (j) >= 1 && y0 + (j) + 1 < h, m, s, shist)
+  /* leaving by break (not skipping steps) keeps the ring's dead values
+   * dead: a skipped step would leave a later one reading old slots */
+#pragma unroll 1
+  for (int j = 0; j < rows; j += 3) {
+    CQ_STEP8 (j, raw2, r0, r1, r2);
+    if (j + 1 >= rows)
+      break;
+    CQ_STEP8 (j + 1, raw0, r1, r2, r0);
+    if (j + 2 >= rows)
+      break;
+    CQ_STEP8 (j + 2, raw1, r2, r0, r1);
+  }
+#undef CQ_STEP8
+#undef CQ_FETCH8
+
+  /* a walk's float sums are exact integers below 2^24 */
+  tot[CQ_SUM_VALUE] += (unsigned long long) s.val;
+  tot[CQ_SUM_VALUE_SQ] += (unsigned long long) s.sq;
+  tot[CQ_SUM_ROBERTS] += (unsigned long long) s.rob;
+  tot[CQ_SUM_LAPLACIAN] += (unsigned long long) s.lpl;
+  tot[CQ_SUM_SMD] += (unsigned long long) s.smd;
+  tot[CQ_SUM_SMD2] += (unsigned long long) s.smd2;
+  tot[CQ_SUM_MAXMIN] += (unsigned long long) s.mm;
+  tot[CQ_SUM_BRENNER] += (unsigned long long) s.bren;
+  tot[CQ_SUM_LAP] += (unsigned long long) (long long) s.lap;
+  /* the biased sums less their biases: below 2^32 (kRows8 · kPix8 · 2 ·
+   * 1020²) */
+  if (SUMS & kTen)
+    tot[CQ_SUM_TENENGRAD] += s.ten - (unsigned) rows * kPix8 * kBiasBits;
+  if (SUMS & kLapSq)
+    tot[CQ_SUM_LAP_SQ] += s.lsq - (unsigned) rows * kPix8 * kBiasBits;
+}
+
+template < unsigned SUMS, bool HIST > __global__ void
+__launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS8_MIN_BLOCKS)
+    sharpness8_kernel (SharpnessParams p)
+{
+  __shared__ unsigned shist[256];
+  const int lane = threadIdx.x;
+  /* threadIdx.y read through a shuffle: the compiler then knows every
+   * branch on the warp's tile to be uniform and lowers the walk's shuffles
+   * as plain ones, not divergence-safe collectives (101 WARPSYNC and
+   * ENDCOLLECTIVE instructions fewer; 6 % at 4K) */
+  const int warp = __shfl_sync (kFullMask, (int) threadIdx.y, 0);
+  const int tid = warp * kWarp + lane;
+  const int w = p.width, h = p.height;
+  unsigned long long tot[CQ_SUM_COUNT] = { };
+
+  if (HIST) {
     for (int i = tid; i < 256; i += kWarp * kBlockWarps)
-      if (shist[i])
-        atomicAdd (&p.hist[i], (unsigned long long) shist[i]);
+      shist[i] = 0;
+    __syncthreads ();
   }
+  for (int tile = blockIdx.x; tile < p.tiles_x * p.tiles_y; tile += gridDim.x) {
+    const int x0 = (tile % p.tiles_x) * kWarp * kPix8;
+    const int c0 = x0 + lane * kPix8;
+    const int y0 = ((tile / p.tiles_x) * kBlockWarps + warp) * kRows8;
 
-  /* the last block to finish publishes the totals and resets for the next
-   * frame */
-  if (last_block (p.counter, gridDim.x)) {
-    if (tid < 2 * CQ_SUM_COUNT)
-      p.out[tid] = atomicExch (&p.accum[tid], 0ull);
-    if (tid == 0)
-      *p.counter = 0;
+    if (y0 >= h)                /* uniform over the warp */
+      continue;
+    /* off every edge for every measure, the edge lanes' words inside the
+     * row: no predicates, no reflection (uniform) */
+    if (x0 >= 4 && x0 + kWarp * kPix8 + 4 <= w && y0 >= 1
+        && y0 + kRows8 + 1 < h)
+      walk8 < SUMS, HIST, false > (p, c0, y0, lane, tot, shist);
+    else
+      walk8 < SUMS, HIST, true > (p, c0, y0, lane, tot, shist);
   }
+  publish_block < SUMS, HIST > (p, tot, shist);
 }
 
 /* Packed 8-bit RGB to gray, value = (299 R + 587 G + 114 B + 500) / 1000. */
