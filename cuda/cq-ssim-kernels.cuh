@@ -363,6 +363,27 @@ box8_add (const Raw4 < T > &ra, const Raw4 < T > &rb, const SsimParams & p,
   }
 }
 
+/* Where a box8 warp walks: kBox8Strip window columns from x0, a lane 4 of
+ * them from cx (lanes past kBox8Strip / 4 only read), window rows
+ * [y0, own_end), sample rows [y0, read_end) (7 more for the last windows). */
+struct Box8Walk
+{
+  int lane, x0, cx, y0, own_end, read_end;
+  bool own_lane;
+
+  __device__ __forceinline__ explicit Box8Walk (const SsimParams & p)
+  {
+    lane = threadIdx.x & 31;
+    x0 = (blockIdx.x * (kSsimThreads / 32) + (threadIdx.x >> 5)) *
+        kBox8Strip;
+    cx = x0 + 4 * lane;
+    y0 = (p.tile_y0 + blockIdx.y) * p.rows;
+    own_end = min (y0 + p.rows, p.height);
+    read_end = min (y0 + p.rows + 7, p.height);
+    own_lane = lane < kBox8Strip / 4;
+  }
+};
+
 /* I: the integer type of the sums (int for 8-bit, long long above). The
  * walk is unrolled by 8 so that the last 8 rows stay in a register ring
  * with compile-time slots; the next row is loaded one step ahead. */
@@ -373,57 +394,53 @@ template < typename T, typename I > __global__ void
 __launch_bounds__ (kSsimThreads, CQ_SSIM_BOX8_MIN_BLOCKS)
 ssim_box8_kernel (SsimParams p)
 {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int x0 = (blockIdx.x * (kSsimThreads / 32) + warp) * kBox8Strip;
-  const int cx = x0 + 4 * lane;
-  const int y0 = (p.tile_y0 + blockIdx.y) * p.rows;
-  const int own_end = min (y0 + p.rows, p.height);
-  const int read_end = min (y0 + p.rows + 7, p.height);
-  const bool own_lane = lane < kBox8Strip / 4;
+  const Box8Walk wk (p);
   I s1[4] = { 0, 0, 0, 0 }, s2[4] = { 0, 0, 0, 0 };
   I ss[4] = { 0, 0, 0, 0 }, s12[4] = { 0, 0, 0, 0 };
   Raw4 < T > ring_a[8], ring_b[8], next_a, next_b;
   double ssim = 0.0;
   unsigned long long sse = 0;
 
-  if (x0 < p.width) {
-    next_a = load_raw4 (row_of < T > (p.a, p.pitch_a, y0), cx, p.width, p);
-    next_b = load_raw4 (row_of < T > (p.b, p.pitch_b, y0), cx, p.width, p);
-    for (int base = y0; base < read_end; base += 8) {
+  if (wk.x0 < p.width) {
+    next_a = load_raw4 (row_of < T > (p.a, p.pitch_a, wk.y0), wk.cx,
+        p.width, p);
+    next_b = load_raw4 (row_of < T > (p.b, p.pitch_b, wk.y0), wk.cx,
+        p.width, p);
+    for (int base = wk.y0; base < wk.read_end; base += 8) {
 #pragma unroll
       for (int k = 0; k < 8; k++) {
         const int y = base + k;
         Raw4 < T > ra, rb;
 
-        if (y >= read_end)
+        if (y >= wk.read_end)
           break;
         ra = next_a;
         rb = next_b;
-        if (y + 1 < read_end) {
-          next_a = load_raw4 (row_of < T > (p.a, p.pitch_a, y + 1), cx,
+        if (y + 1 < wk.read_end) {
+          next_a = load_raw4 (row_of < T > (p.a, p.pitch_a, y + 1), wk.cx,
               p.width, p);
-          next_b = load_raw4 (row_of < T > (p.b, p.pitch_b, y + 1), cx,
+          next_b = load_raw4 (row_of < T > (p.b, p.pitch_b, y + 1), wk.cx,
               p.width, p);
         }
-        if (y - y0 >= 8)        /* slot k holds row y - 8 */
+        if (y - wk.y0 >= 8)        /* slot k holds row y - 8 */
           box8_add < T, I > (ring_a[k], ring_b[k], p, (I) - 1, s1, s2, ss,
               s12);
         box8_add < T, I > (ra, rb, p, (I) 1, s1, s2, ss, s12);
         ring_a[k] = ra;
         ring_b[k] = rb;
-        if (own_lane && y < own_end)
+        if (wk.own_lane && y < wk.own_end)
           sse += sse4 (ra, rb, p);
-        if (y - y0 >= 7) {
+        if (y - wk.y0 >= 7) {
           I w1[4], w2[4], wss[4], w12[4];
 
           box8_windows (s1, w1);
           box8_windows (s2, w2);
           box8_windows (ss, wss);
           box8_windows (s12, w12);
-          if (own_lane) {
+          if (wk.own_lane) {
 #pragma unroll
             for (int j = 0; j < 4; j++)
-              if (cx + j + 8 <= p.width)
+              if (wk.cx + j + 8 <= p.width)
                 ssim += cq_ssim_box8_local < I > (w1[j], w2[j], wss[j],
                     w12[j], p.k1, p.k2);
           }
@@ -498,16 +515,10 @@ __global__ void
 __launch_bounds__ (kSsimThreads, CQ_SSIM_BOX8P_MIN_BLOCKS)
 ssim_box8p_kernel (SsimParams p)
 {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int x0 = (blockIdx.x * (kSsimThreads / 32) + warp) * kBox8Strip;
-  const int cx = x0 + 4 * lane;
-  const int y0 = (p.tile_y0 + blockIdx.y) * p.rows;
-  const int own_end = min (y0 + p.rows, p.height);
-  const int read_end = min (y0 + p.rows + 7, p.height);
-  const bool own_lane = lane < kBox8Strip / 4;
+  const Box8Walk wk (p);
   /* windows of this lane inside the plane: those starting at cx + j,
    * j < n_win */
-  const int n_win = own_lane ? max (0, min (4, p.width - 7 - cx)) : 0;
+  const int n_win = wk.own_lane ? max (0, min (4, p.width - 7 - wk.cx)) : 0;
   unsigned pk[4] = { 0, 0, 0, 0 }, ss[4] = { 0, 0, 0, 0 };
   unsigned ab2[4] = { 0, 0, 0, 0 };
   unsigned ring0[8], ring1[8];  /* the last 8 rows, interleaved */
@@ -515,38 +526,38 @@ ssim_box8p_kernel (SsimParams p)
   double ssim = 0.0;
   unsigned long long sse = 0;
 
-  if (x0 < p.width) {
-    next_a = load_raw4 (row_of < unsigned char >(p.a, p.pitch_a, y0), cx,
+  if (wk.x0 < p.width) {
+    next_a = load_raw4 (row_of < unsigned char >(p.a, p.pitch_a, wk.y0), wk.cx,
         p.width, p);
-    next_b = load_raw4 (row_of < unsigned char >(p.b, p.pitch_b, y0), cx,
+    next_b = load_raw4 (row_of < unsigned char >(p.b, p.pitch_b, wk.y0), wk.cx,
         p.width, p);
-    for (int base = y0; base < read_end; base += 8) {
+    for (int base = wk.y0; base < wk.read_end; base += 8) {
 #pragma unroll
       for (int k = 0; k < 8; k++) {
         const int y = base + k;
         unsigned t0, t1;
 
-        if (y >= read_end)
+        if (y >= wk.read_end)
           break;
         {
           const Raw4 < unsigned char >ra = next_a, rb = next_b;
 
-          if (y + 1 < read_end) {
+          if (y + 1 < wk.read_end) {
             next_a = load_raw4 (row_of < unsigned char >(p.a, p.pitch_a,
-                    y + 1), cx, p.width, p);
+                    y + 1), wk.cx, p.width, p);
             next_b = load_raw4 (row_of < unsigned char >(p.b, p.pitch_b,
-                    y + 1), cx, p.width, p);
+                    y + 1), wk.cx, p.width, p);
           }
-          if (own_lane && y < own_end)
+          if (wk.own_lane && y < wk.own_end)
             sse += sse4 (ra, rb, p);
           box8p_interleave (ra.w, rb.w, t0, t1);
         }
-        if (y - y0 >= 8)        /* slot k holds row y - 8 */
+        if (y - wk.y0 >= 8)        /* slot k holds row y - 8 */
           box8p_row < -1 > (ring0[k], ring1[k], pk, ss, ab2);
         box8p_row < 1 > (t0, t1, pk, ss, ab2);
         ring0[k] = t0;
         ring1[k] = t1;
-        if (y - y0 >= 7) {
+        if (y - wk.y0 >= 7) {
           unsigned wpk[4], wss[4], wab2[4];
 
           box8_windows (pk, wpk);
