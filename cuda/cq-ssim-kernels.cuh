@@ -783,6 +783,28 @@ gauss_window (const double u[4], const SsimParams & p)
     return cq_ssim_gauss_local (u[0], u[1], u[2], u[3], p.k1, p.k2);
 }
 
+/* Where a gauss11 block walks: cols window columns from x0, thread t
+ * column x, window rows [y0, own_end), sample rows [y0, read_end) (10 more
+ * for the last windows); own_col: t has a window column, in: x is inside. */
+struct GaussWalk
+{
+  int x0, x, y0, own_end, read_end;
+  bool own_col, in;
+
+  __device__ __forceinline__ GaussWalk (const SsimParams & p, int cols)
+  {
+    const int t = threadIdx.x;
+
+    x0 = blockIdx.x * cols;
+    x = x0 + t;
+    y0 = (p.tile_y0 + blockIdx.y) * p.rows;
+    own_end = min (y0 + p.rows, p.height);
+    read_end = min (y0 + p.rows + 10, p.height);
+    own_col = t < cols && x < p.width;
+    in = x < p.width;
+  }
+};
+
 template < typename T, bool CS = false > __global__ void
 __launch_bounds__ (kSsimThreads)
 ssim_gauss_kernel (SsimParams p)
@@ -790,42 +812,36 @@ ssim_gauss_kernel (SsimParams p)
   /* [pair buffer][row of the pair][quantity][column] */
   __shared__ __align__ (16) double s_v[2][2][4][kSsimThreads];
   const int t = threadIdx.x;
-  const int x0 = blockIdx.x * kGaussCols;
-  const int x = x0 + t;
-  const int y0 = (p.tile_y0 + blockIdx.y) * p.rows;
-  const int own_end = min (y0 + p.rows, p.height);
-  const int read_end = min (y0 + p.rows + 10, p.height);
-  const bool own_col = t < kGaussCols && x < p.width;
-  const bool in = x < p.width;
+  const GaussWalk gw (p, kGaussCols);
   /* horizontal pass: thread t takes columns 2c, 2c+1 of row r of a pair */
   const int hr = t >> 6, hc = 2 * (t & 63);
   double ring[11][4];
   double ssim = 0.0;
   unsigned long long sse = 0;
 
-  for (int base = y0; base < read_end; base += 11) {
+  for (int base = gw.y0; base < gw.read_end; base += 11) {
 #pragma unroll
     for (int k = 0; k < 11; k++) {
       const int y = base + k;
 
-      if (y >= read_end)
+      if (y >= gw.read_end)
         break;
       {
         double da, db;
 
         if constexpr (std::is_same < T, double >::value) {
-          da = in ? sample_at < T > (p.a, p.pitch_a, y, x, p) : 0.0;
-          db = in ? sample_at < T > (p.b, p.pitch_b, y, x, p) : 0.0;
+          da = gw.in ? sample_at < T > (p.a, p.pitch_a, y, gw.x, p) : 0.0;
+          db = gw.in ? sample_at < T > (p.b, p.pitch_b, y, gw.x, p) : 0.0;
         } else {
-          unsigned a = in ? load1 (row_of < T > (p.a, p.pitch_a, y), x,
+          unsigned a = gw.in ? load1 (row_of < T > (p.a, p.pitch_a, y), gw.x,
               p) : 0;
-          unsigned b = in ? load1 (row_of < T > (p.b, p.pitch_b, y), x,
+          unsigned b = gw.in ? load1 (row_of < T > (p.b, p.pitch_b, y), gw.x,
               p) : 0;
           long long d = (long long) a - (long long) b;
 
           da = (double) a;
           db = (double) b;
-          if (own_col && y < own_end)
+          if (gw.own_col && y < gw.own_end)
             sse += (unsigned long long) (d * d);
         }
         ring[k][0] = da;
@@ -833,8 +849,8 @@ ssim_gauss_kernel (SsimParams p)
         ring[k][2] = da * da + db * db;
         ring[k][3] = da * db;
       }
-      if (y - y0 >= 10) {
-        const int n = y - y0 - 10;      /* window row within the tile */
+      if (y - gw.y0 >= 10) {
+        const int n = y - gw.y0 - 10;      /* window row within the tile */
         const int row = n & 1, pb = (n >> 1) & 1;
 
 #pragma unroll
@@ -846,10 +862,10 @@ ssim_gauss_kernel (SsimParams p)
           s_v[pb][row][q][t] = v;
         }
         /* after the second row of a pair, or a lone last row */
-        if (row == 1 || y == read_end - 1) {
+        if (row == 1 || y == gw.read_end - 1) {
           __syncthreads ();
           if ((hr <= row) && hc < kGaussCols) {
-            const int wx = x0 + hc;     /* the pair's first window */
+            const int wx = gw.x0 + hc;     /* the pair's first window */
             double u0[4], u1[4];
 
 #pragma unroll
@@ -1001,13 +1017,7 @@ ssim_gauss2_kernel (SsimParams p)
 {
   __shared__ __align__ (16) double s_v[kG2Group][4][kG2Stride];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-  const int x0 = blockIdx.x * kG2Cols;
-  const int x = x0 + t;
-  const int y0 = (p.tile_y0 + blockIdx.y) * p.rows;
-  const int own_end = min (y0 + p.rows, p.height);
-  const int read_end = min (y0 + p.rows + 10, p.height);
-  const bool own_col = t < kG2Cols && x < p.width;
-  const bool in = x < p.width;
+  const GaussWalk gw (p, kG2Cols);
   double ring[11][4];
   G2Raw < T > pre[11];
   double s0 = 0.0, s1 = 0.0;
@@ -1015,25 +1025,25 @@ ssim_gauss2_kernel (SsimParams p)
 
 #pragma unroll
   for (int k = 0; k < 11; k++)
-    if (y0 + k < read_end)
-      pre[k] = g2_load < T > (p, y0 + k, x, in);
-  for (int base = y0; base < read_end; base += 11) {
+    if (gw.y0 + k < gw.read_end)
+      pre[k] = g2_load < T > (p, gw.y0 + k, gw.x, gw.in);
+  for (int base = gw.y0; base < gw.read_end; base += 11) {
 #pragma unroll
     for (int k = 0; k < 11; k++) {
       const int y = base + k;
 
-      if (y >= read_end)
+      if (y >= gw.read_end)
         break;
       {
         const unsigned a = pre[k].a (), b = pre[k].b ();
         const double da = (double) a, db = (double) b;
 
-        if (y + 11 < read_end)
-          pre[k] = g2_load < T > (p, y + 11, x, in);
+        if (y + 11 < gw.read_end)
+          pre[k] = g2_load < T > (p, y + 11, gw.x, gw.in);
         if constexpr (sizeof (T) < 4) {
           const unsigned d = a > b ? a - b : b - a;
 
-          if (own_col && y < own_end)
+          if (gw.own_col && y < gw.own_end)
             sse += d * d;       /* < 2^32 for 16-bit samples */
         }
         ring[k][0] = da;
@@ -1041,8 +1051,8 @@ ssim_gauss2_kernel (SsimParams p)
         ring[k][2] = __fma_rn (da, da, __dmul_rn (db, db));     /* exact */
         ring[k][3] = __dmul_rn (da, db);
       }
-      if (y - y0 >= 10) {
-        const int r = (y - y0 - 10) & (kG2Group - 1);
+      if (y - gw.y0 >= 10) {
+        const int r = (y - gw.y0 - 10) & (kG2Group - 1);
 
 #pragma unroll
         for (int q = 0; q < 4; q++) {
@@ -1053,10 +1063,10 @@ ssim_gauss2_kernel (SsimParams p)
           s_v[r][q][g2_col (t)] = v;
         }
         /* after the group's last row, or the tile's */
-        if (r == kG2Group - 1 || y == read_end - 1) {
+        if (r == kG2Group - 1 || y == gw.read_end - 1) {
           __syncthreads ();
           if (warp <= r && lane < (kG2Cols + 3) / 4)
-            g2_horizontal < MODE > (s_v, warp, lane, x0, p, s0, s1);
+            g2_horizontal < MODE > (s_v, warp, lane, gw.x0, p, s0, s1);
           __syncthreads ();
         }
       }
