@@ -92,9 +92,12 @@ struct CqSharpnessCuda
   unsigned char *gray;          /* RGB only: the converted gray frame */
   size_t gray_pitch;
   unsigned char *staging[SLOTS];        /* pinned, height × row_bytes */
-  unsigned long long *accum, *out_dev, *hist_dev;       /* accum, out adjacent */
+  unsigned long long *accum, *hist_dev;
   unsigned int *counter;
-  unsigned long long *out_host[SLOTS], *hist_host[SLOTS];       /* pinned */
+  /* pinned; out_host mapped: the kernel's last block writes a frame's sums
+   * straight into its slot's (out_map, as the device sees it), which saves
+   * a copy and its stream step a frame */
+  unsigned long long *out_host[SLOTS], *out_map[SLOTS], *hist_host[SLOTS];
   cudaEvent_t uploaded[SLOTS];
   CqSlotRing ring;
   KernelEntry kernel;
@@ -241,13 +244,12 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
   if (e == cudaSuccess) {
     what = "cannot allocate the device sums";
     e = cudaMalloc ((void **) &cu->accum,
-        4 * CQ_SUM_COUNT * sizeof (unsigned long long) + sizeof (unsigned));
+        2 * CQ_SUM_COUNT * sizeof (unsigned long long) + sizeof (unsigned));
   }
   if (e == cudaSuccess) {
-    cu->out_dev = cu->accum + 2 * CQ_SUM_COUNT;
-    cu->counter = (unsigned *) (cu->accum + 4 * CQ_SUM_COUNT);
+    cu->counter = (unsigned *) (cu->accum + 2 * CQ_SUM_COUNT);
     e = cudaMemset (cu->accum, 0,
-        4 * CQ_SUM_COUNT * sizeof (unsigned long long) + sizeof (unsigned));
+        2 * CQ_SUM_COUNT * sizeof (unsigned long long) + sizeof (unsigned));
     /* finished before the first frame's kernels on a non-blocking stream */
     if (e == cudaSuccess)
       e = cudaDeviceSynchronize ();
@@ -262,8 +264,11 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
   }
   for (int i = 0; i < SLOTS && e == cudaSuccess; i++) {
     what = "cannot allocate pinned host memory";
-    e = cudaMallocHost ((void **) &cu->out_host[i],
-        2 * CQ_SUM_COUNT * sizeof (unsigned long long));
+    e = cudaHostAlloc ((void **) &cu->out_host[i],
+        2 * CQ_SUM_COUNT * sizeof (unsigned long long), cudaHostAllocMapped);
+    if (e == cudaSuccess)
+      e = cudaHostGetDevicePointer ((void **) &cu->out_map[i],
+          cu->out_host[i], 0);
     if (e == cudaSuccess)
       e = cudaMallocHost ((void **) &cu->staging[i], cu->row_bytes * height);
   }
@@ -277,7 +282,7 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
 }
 
 /* Enqueues the kernels for a frame at dev (pitch bytes a row) in the stored
- * layout; the sums land in out_dev (and hist_dev). */
+ * layout; the sums land in the next slot's out_host (and hist_dev). */
 static CqStatus
 enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
     CqError * err)
@@ -308,7 +313,7 @@ enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
   p.shift = cu->layout.kind == CQ_LAYOUT_GRAY16 ? cu->layout.shift : 0;
   p.mask = (1u << cu->layout.depth) - 1;
   p.accum = cu->accum;
-  p.out = cu->out_dev;
+  p.out = cu->out_map[cu->ring.next];
   p.counter = cu->counter;
   p.hist = cu->hist_dev;
   cu->kernel.launch (p, cu->grid, cu->block, cu->stream);
@@ -316,16 +321,13 @@ enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
   return CQ_OK;
 }
 
-/* Queues the copy of the slot's results; the frame is then pending. */
+/* Queues the copy of the slot's histogram (the sums are already on their
+ * way); the frame is then pending. */
 static CqStatus
 end_submit (CqSharpnessCuda * cu, CqError * err)
 {
   const unsigned slot = cu->ring.next;
 
-  CQ_CUDA_TRY (cudaMemcpyAsync (cu->out_host[slot], cu->out_dev,
-          2 * CQ_SUM_COUNT * sizeof (unsigned long long),
-          cudaMemcpyDeviceToHost, cu->stream), err,
-      "cannot copy the sums to the host");
   if (cu->hist_dev)
     CQ_CUDA_TRY (cudaMemcpyAsync (cu->hist_host[slot], cu->hist_dev,
             cu->hist_bins * sizeof (unsigned long long),

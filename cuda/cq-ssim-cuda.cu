@@ -74,8 +74,10 @@ struct CqSsimCuda
   cudaStream_t stream;          /* kernels */
   cudaStream_t copy_stream;     /* host-to-device uploads */
   cudaEvent_t events[CQ_SSIM_MAX_PLANES * MAX_BANDS];   /* band uploaded */
-  cq::SsimPlaneOut *out_dev;
-  cq::SsimPlaneOut *out_host[SLOTS];    /* pinned */
+  /* pinned and mapped: the kernels' last blocks write a pair's results
+   * straight into its slot's (out_map, as the device sees it), which saves
+   * a copy and its stream step a pair */
+  cq::SsimPlaneOut *out_host[SLOTS], *out_map[SLOTS];
   unsigned char *staging[SLOTS];        /* pinned */
   size_t staging_bytes;
   CqSlotRing ring;              /* a slot's results are on the host */
@@ -161,7 +163,6 @@ cq_ssim_cuda_free (CqSsimCuda * cu)
           cudaFree (cu->pl[i].msk[0][0]);
           cudaFree (cu->pl[i].ms_partials);
         }
-        cudaFree (cu->out_dev);
         for (unsigned i = 0; i < SLOTS; i++) {
           cudaFreeHost (cu->out_host[i]);
           cudaFreeHost (cu->staging[i]);
@@ -265,14 +266,13 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
         e = cudaDeviceSynchronize ();
     }
   }
-  if (e == cudaSuccess) {
-    what = "cannot allocate the results";
-    e = cudaMalloc ((void **) &cu->out_dev,
-        OUT_ENTRIES * sizeof (cq::SsimPlaneOut));
-  }
   for (i = 0; i < SLOTS && e == cudaSuccess; i++) {
-    e = cudaMallocHost ((void **) &cu->out_host[i],
-        OUT_ENTRIES * sizeof (cq::SsimPlaneOut));
+    what = "cannot allocate the results";
+    e = cudaHostAlloc ((void **) &cu->out_host[i],
+        OUT_ENTRIES * sizeof (cq::SsimPlaneOut), cudaHostAllocMapped);
+    if (e == cudaSuccess)
+      e = cudaHostGetDevicePointer ((void **) &cu->out_map[i],
+          cu->out_host[i], 0);
     if (e == cudaSuccess) {
       what = "cannot allocate pinned staging memory";
       e = cudaMallocHost ((void **) &cu->staging[i], cu->staging_bytes);
@@ -382,6 +382,14 @@ unpack_rows (CqSsimCuda * cu, const PlaneCtx * pc, const unsigned char *ref,
   }
 }
 
+/* Where the kernels of the pair being submitted write its results: the
+ * next slot's mapped host memory. */
+static cq::SsimPlaneOut *
+results_of (CqSsimCuda * cu)
+{
+  return cu->out_map[cu->ring.next];
+}
+
 /* Kernel parameters of plane i whose packed samples are at ref/dist. */
 static cq::SsimParams
 plane_params (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
@@ -425,9 +433,9 @@ plane_params (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
   p.partials = pc->partials;
   p.sse_accum = pc->sse_accum;
   p.counter = pc->counter;
-  p.out = cu->out_dev + i;
+  p.out = results_of (cu) + i;
   p.partials2 = fused_msssim (cu) ? pc->ms_partials : NULL;
-  p.out2 = cu->out_dev + MS_OUT (i, 0);
+  p.out2 = results_of (cu) + MS_OUT (i, 0);
   return p;
 }
 
@@ -486,7 +494,7 @@ enqueue_msssim_old (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
     p.width = w;
     p.height = h;
     p.total_blocks = grid.x * grid.y;
-    p.out = cu->out_dev + MS_OUT (i, s);
+    p.out = results_of (cu) + MS_OUT (i, s);
     if (s > 0 && cs)
       cq::ssim_gauss_kernel < double, true ><<<grid, block, 0, stream>>> (p);
     else if (s > 0)             /* the last scale sums SSIM */
@@ -590,7 +598,7 @@ enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
 
     p.rows = (int) rows;
     p.total_blocks = grid.x * grid.y;
-    p.out = cu->out_dev + MS_OUT (i, 0);
+    p.out = results_of (cu) + MS_OUT (i, 0);
     if (pc->bytes == 2)
       launch_gauss2 < unsigned short > (cq::kGaussCs, p, grid, stream);
     else
@@ -632,7 +640,7 @@ enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
     p.k2 = c2 * scale;
     p.rows = (int) rows;
     p.total_blocks = grid.x * grid.y;
-    p.out = cu->out_dev + MS_OUT (i, s);
+    p.out = results_of (cu) + MS_OUT (i, s);
     launch_gauss2 < unsigned int > (s + 1 < CQ_MSSSIM_SCALES ? cq::kGaussCs :
         cq::kGaussSsim, p, grid, stream);
   }
@@ -661,16 +669,11 @@ enqueue_plane (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
   return enqueue_msssim (cu, i, p, cu->stream, err);
 }
 
-/* Queues the copy of the slot's results; the pair is then pending. */
+/* The pair is pending once its end is recorded (its results are written
+ * into its slot by the kernels). */
 static CqStatus
 end_submit (CqSsimCuda * cu, CqError * err)
 {
-  const unsigned slot = cu->ring.next;
-
-  CQ_CUDA_TRY (cudaMemcpyAsync (cu->out_host[slot], cu->out_dev,
-          (cu->msssim ? OUT_ENTRIES : cu->n_planes) *
-          sizeof (cq::SsimPlaneOut), cudaMemcpyDeviceToHost,
-          cu->stream), err, "cannot copy the results to the host");
   return cq_slot_ring_submitted (&cu->ring, cu->stream,
       "cannot record the end of a pair", err);
 }
