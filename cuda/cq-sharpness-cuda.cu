@@ -3,8 +3,8 @@
  * Everything a frame needs is allocated in cq_sharpness_cuda_new (); a frame
  * costs an upload (from pinned memory directly, from pageable memory through
  * pinned staging in chunks, so the CPU copy of one chunk overlaps the DMA of
- * the last), one kernel launch and one small result copy on the context's
- * own stream.
+ * the last) and one kernel launch on the context's own stream, whose last
+ * block writes the sums into the slot's mapped pinned memory.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

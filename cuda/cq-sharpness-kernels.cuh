@@ -7,8 +7,9 @@
  * (plus a halo row a warp); neighbours across lanes come by warp shuffle.
  * Per-thread sums are reduced per block with warp shuffles (cq-reduce.cuh)
  * and added to 128-bit global accumulators with two 64-bit atomics; the
- * last block to finish copies the totals out and zeroes the accumulators for the next
- * frame, so a frame is one kernel launch and one small copy.
+ * last block to finish writes the totals to p.out (mapped pinned host
+ * memory) and zeroes the accumulators for the next frame, so a frame is
+ * one kernel launch.
  *
  * Integer sums are exact whatever the order of the additions, which is what
  * makes the result identical to the CPU backend's. 8-bit frames run

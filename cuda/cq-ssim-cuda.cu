@@ -3,8 +3,9 @@
  * Everything is allocated in cq_ssim_cuda_new (). A frame pair costs the
  * uploads (pinned planes copied directly, pageable ones through pinned
  * staging in chunks), for planes that are not packed samples one unpacking
- * kernel, one measuring kernel a plane, and one small copy of the results,
- * all on the context's own stream.
+ * kernel and one measuring kernel a plane, all on the context's own stream;
+ * the last block of each writes its results into the slot's mapped pinned
+ * memory (no copy back).
  *
  * Pairs can be submitted and collected apart (SLOTS in flight): each slot
  * has its own device frames, pinned staging and results, so the upload of
