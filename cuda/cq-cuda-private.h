@@ -124,6 +124,20 @@ typedef struct
   unsigned next, pending;       /* pending slots end at next - 1 */
 } CqSlotRing;
 
+/* A slot's results: pinned host memory mapped into the device (*device, as
+ * kernels see it), so that a kernel's last block writes them where the host
+ * reads them once done[slot] has fired: no copy back. Freed with
+ * cudaFreeHost (*host). */
+static inline cudaError_t
+cq_slot_results_alloc (void **host, void **device, size_t bytes)
+{
+  cudaError_t e = cudaHostAlloc (host, bytes, cudaHostAllocMapped);
+
+  if (e == cudaSuccess)
+    e = cudaHostGetDevicePointer (device, *host, 0);
+  return e;
+}
+
 static inline cudaError_t
 cq_slot_ring_init (CqSlotRing * ring)
 {

@@ -264,11 +264,9 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
   }
   for (int i = 0; i < SLOTS && e == cudaSuccess; i++) {
     what = "cannot allocate pinned host memory";
-    e = cudaHostAlloc ((void **) &cu->out_host[i],
-        2 * CQ_SUM_COUNT * sizeof (unsigned long long), cudaHostAllocMapped);
-    if (e == cudaSuccess)
-      e = cudaHostGetDevicePointer ((void **) &cu->out_map[i],
-          cu->out_host[i], 0);
+    e = cq_slot_results_alloc ((void **) &cu->out_host[i],
+        (void **) &cu->out_map[i],
+        2 * CQ_SUM_COUNT * sizeof (unsigned long long));
     if (e == cudaSuccess)
       e = cudaMallocHost ((void **) &cu->staging[i], cu->row_bytes * height);
   }

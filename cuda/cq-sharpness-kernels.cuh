@@ -431,7 +431,7 @@ biased_sample (unsigned word, int k)
   return __uint_as_float (__byte_perm (word, kBiasBits, 0x7540 + k));
 }
 
-/* The integer n of a float 2^23 + n (0 <= n < 2^23), as bits - kBiasBits. */
+/* The bits of a float t = 2^23 + n (0 <= n < 2^23): kBiasBits + n. */
 __device__ __forceinline__ unsigned
 biased_bits (float t)
 {
@@ -439,13 +439,27 @@ biased_bits (float t)
 }
 
 /* A row of 8-bit samples as fetched: kPix8 bytes and, for the warp's edge
- * lanes, the columns no lane has (as fetch_row: lane 0 column c0 - 1, the
- * last lane c0 + kPix8 and c0 + kPix8 + 1). */
+ * lanes, the columns no lane has: lane 0 column c0 - 1 in byte 3 of edge,
+ * the last lane c0 + kPix8 and c0 + kPix8 + 1 in bytes 0 and 1 (the layout
+ * of the aligned words beside theirs, which fetch_row8_inside reads). */
 struct RawRow8
 {
   unsigned word[kPix8 / 4];
   unsigned edge;
 };
+
+/* The kPix8 samples at row (aligned for the vector load). */
+__device__ __forceinline__ void
+load_words8 (const unsigned char *row, RawRow8 & r)
+{
+  if (kPix8 == 8) {
+    uint2 v = __ldg ((const uint2 *) row);
+    r.word[0] = v.x;
+    r.word[kPix8 / 4 - 1] = v.y;
+  } else {
+    r.word[0] = __ldg ((const unsigned *) row);
+  }
+}
 
 __device__ __forceinline__ RawRow8
 fetch_row8 (const SharpnessParams & p, int y, int c0, int lane)
@@ -456,13 +470,7 @@ fetch_row8 (const SharpnessParams & p, int y, int c0, int lane)
   RawRow8 r;
 
   if (c0 + kPix8 <= w) {
-    if (kPix8 == 8) {
-      uint2 v = __ldg ((const uint2 *) (row + c0));
-      r.word[0] = v.x;
-      r.word[kPix8 / 4 - 1] = v.y;
-    } else {
-      r.word[0] = __ldg ((const unsigned *) (row + c0));
-    }
+    load_words8 (row + c0, r);
   } else {
     unsigned char *t = (unsigned char *) r.word;
 #pragma unroll
@@ -471,10 +479,10 @@ fetch_row8 (const SharpnessParams & p, int y, int c0, int lane)
   }
   r.edge = 0;
   if (lane == 0)
-    r.edge = __ldg (row + cq_reflect101 (c0 - 1, w));
+    r.edge = (unsigned) __ldg (row + cq_reflect101 (c0 - 1, w)) << 24;
   else if (lane == kWarp - 1)
     r.edge = (unsigned) __ldg (row + cq_reflect101 (c0 + kPix8, w)) |
-        ((unsigned) __ldg (row + cq_reflect101 (c0 + kPix8 + 1, w)) << 16);
+        ((unsigned) __ldg (row + cq_reflect101 (c0 + kPix8 + 1, w)) << 8);
   return r;
 }
 
@@ -487,19 +495,13 @@ fetch_row8_inside (const unsigned char *row, int edge_offset, bool edge_lane)
 {
   RawRow8 r;
 
-  if (kPix8 == 8) {
-    uint2 v = __ldg ((const uint2 *) row);
-    r.word[0] = v.x;
-    r.word[kPix8 / 4 - 1] = v.y;
-  } else {
-    r.word[0] = __ldg ((const unsigned *) row);
-  }
+  load_words8 (row, r);
   r.edge = edge_lane ? __ldg ((const unsigned *) (row + edge_offset)) : 0u;
   return r;
 }
 
 /* f[i] = 2^23 + the sample at column c0 - 1 + i, i < kVals8. */
-template < bool CHECK > __device__ __forceinline__ void
+__device__ __forceinline__ void
 expand_row8 (const RawRow8 & r, int lane, bool right2, float (&f)[kVals8])
 {
 #pragma unroll
@@ -509,14 +511,12 @@ expand_row8 (const RawRow8 & r, int lane, bool right2, float (&f)[kVals8])
   f[kPix8 + 1] = __shfl_down_sync (kFullMask, f[1], 1);
   f[kPix8 + 2] = right2 ? __shfl_down_sync (kFullMask, f[2], 1) :
       f[kPix8 + 1];
-  /* the edge word: fetch_row8's (bytes 0 and 2) or fetch_row8_inside's
-   * (lane 0: byte 3; the last lane: bytes 0 and 1) */
   if (lane == 0)
-    f[0] = biased_sample (r.edge, CHECK ? 0 : 3);
+    f[0] = biased_sample (r.edge, 3);
   if (lane == kWarp - 1) {
     f[kPix8 + 1] = biased_sample (r.edge, 0);
     if (right2)
-      f[kPix8 + 2] = biased_sample (r.edge, CHECK ? 2 : 1);
+      f[kPix8 + 2] = biased_sample (r.edge, 1);
   }
 }
 
@@ -642,11 +642,11 @@ struct Row8
   float dd[kPix8 + 2];
 };
 
-template < bool CHECK > __device__ __forceinline__ void
+__device__ __forceinline__ void
 enter_row8 (const RawRow8 & raw, int lane, bool right2, const Row8 & above,
     Row8 & row)
 {
-  expand_row8 < CHECK > (raw, lane, right2, row.f);
+  expand_row8 (raw, lane, right2, row.f);
 #pragma unroll
   for (int i = 0; i < kPix8 + 1; i++)
     row.dr[i] = row.f[i + 1] - row.f[i];
@@ -694,7 +694,8 @@ walk8 (const SharpnessParams & p, int c0, int y0, int lane,
 
   /* CHECK: rows past the bottom reflect onto real rows, loads stay in
    * bounds; else a row pointer walks down from row y0 - 1 */
-  const unsigned char *row = p.src + (size_t) (y0 - 1) * p.pitch + c0;
+  const unsigned char *row = CHECK ? NULL :
+      p.src + (size_t) (y0 - 1) * p.pitch + c0;
   const bool edge_lane = lane == 0 || lane == kWarp - 1;
   const int edge_offset = lane == 0 ? -4 : kPix8;
 #define CQ_FETCH8(i) (CHECK ? fetch_row8 (p, y0 - 1 + (i), c0, lane) : \
@@ -706,15 +707,15 @@ walk8 (const SharpnessParams & p, int c0, int y0, int lane,
   raw0 = CQ_FETCH8 (0);
   raw1 = CQ_FETCH8 (1);
   raw2 = CQ_FETCH8 (2);
-  enter_row8 < CHECK > (raw0, lane, kRight2, r0, r0);
+  enter_row8 (raw0, lane, kRight2, r0, r0);
   raw0 = CQ_FETCH8 (3);
-  enter_row8 < CHECK > (raw1, lane, kRight2, r0, r1);
+  enter_row8 (raw1, lane, kRight2, r0, r1);
   raw1 = CQ_FETCH8 (4);
 
   /* centre row j (frame row y0 + j) is walk row j + 1: r<(j + 1) % 3>
    * between r<j % 3> above and the entering r<(j + 2) % 3> below */
 #define CQ_STEP8(j, RAW, A, B, C)                                         \
-  enter_row8 < CHECK > (RAW, lane, kRight2, B, C);                        \
+  enter_row8 (RAW, lane, kRight2, B, C);                                  \
   if ((j) + 5 < kRows8 + 2)                                               \
     RAW = CQ_FETCH8 ((j) + 5);                                            \
   accumulate8 < SUMS, HIST, CHECK > (A.f, B.f, C.f, B.dr, A.hd, B.hd,     \

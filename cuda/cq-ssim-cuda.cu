@@ -269,11 +269,8 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
   }
   for (i = 0; i < SLOTS && e == cudaSuccess; i++) {
     what = "cannot allocate the results";
-    e = cudaHostAlloc ((void **) &cu->out_host[i],
-        OUT_ENTRIES * sizeof (cq::SsimPlaneOut), cudaHostAllocMapped);
-    if (e == cudaSuccess)
-      e = cudaHostGetDevicePointer ((void **) &cu->out_map[i],
-          cu->out_host[i], 0);
+    e = cq_slot_results_alloc ((void **) &cu->out_host[i],
+        (void **) &cu->out_map[i], OUT_ENTRIES * sizeof (cq::SsimPlaneOut));
     if (e == cudaSuccess) {
       what = "cannot allocate pinned staging memory";
       e = cudaMallocHost ((void **) &cu->staging[i], cu->staging_bytes);
