@@ -439,9 +439,9 @@ biased_bits (float t)
 }
 
 /* A row of 8-bit samples as fetched: kPix8 bytes and, for the warp's edge
- * lanes, the columns no lane has: lane 0 column c0 - 1 in byte 3 of edge,
- * the last lane c0 + kPix8 and c0 + kPix8 + 1 in bytes 0 and 1 (the layout
- * of the aligned words beside theirs, which fetch_row8_inside reads). */
+ * lanes, the columns no lane has (as fetch_row: lane 0 column c0 - 1, the
+ * last lane c0 + kPix8 and c0 + kPix8 + 1), in the bytes expand_row8
+ * names. */
 struct RawRow8
 {
   unsigned word[kPix8 / 4];
@@ -479,10 +479,10 @@ fetch_row8 (const SharpnessParams & p, int y, int c0, int lane)
   }
   r.edge = 0;
   if (lane == 0)
-    r.edge = (unsigned) __ldg (row + cq_reflect101 (c0 - 1, w)) << 24;
+    r.edge = __ldg (row + cq_reflect101 (c0 - 1, w));
   else if (lane == kWarp - 1)
     r.edge = (unsigned) __ldg (row + cq_reflect101 (c0 + kPix8, w)) |
-        ((unsigned) __ldg (row + cq_reflect101 (c0 + kPix8 + 1, w)) << 8);
+        ((unsigned) __ldg (row + cq_reflect101 (c0 + kPix8 + 1, w)) << 16);
   return r;
 }
 
@@ -501,7 +501,7 @@ fetch_row8_inside (const unsigned char *row, int edge_offset, bool edge_lane)
 }
 
 /* f[i] = 2^23 + the sample at column c0 - 1 + i, i < kVals8. */
-__device__ __forceinline__ void
+template < bool CHECK > __device__ __forceinline__ void
 expand_row8 (const RawRow8 & r, int lane, bool right2, float (&f)[kVals8])
 {
 #pragma unroll
@@ -511,12 +511,15 @@ expand_row8 (const RawRow8 & r, int lane, bool right2, float (&f)[kVals8])
   f[kPix8 + 1] = __shfl_down_sync (kFullMask, f[1], 1);
   f[kPix8 + 2] = right2 ? __shfl_down_sync (kFullMask, f[2], 1) :
       f[kPix8 + 1];
+  /* the edge word: fetch_row8's (bytes 0 and 2: its zero bytes cost
+   * nothing to fill, the aligned words' layout measured 1 µs slower at 4K)
+   * or fetch_row8_inside's (lane 0: byte 3; the last lane: bytes 0 and 1) */
   if (lane == 0)
-    f[0] = biased_sample (r.edge, 3);
+    f[0] = biased_sample (r.edge, CHECK ? 0 : 3);
   if (lane == kWarp - 1) {
     f[kPix8 + 1] = biased_sample (r.edge, 0);
     if (right2)
-      f[kPix8 + 2] = biased_sample (r.edge, 1);
+      f[kPix8 + 2] = biased_sample (r.edge, CHECK ? 2 : 1);
   }
 }
 
@@ -642,11 +645,11 @@ struct Row8
   float dd[kPix8 + 2];
 };
 
-__device__ __forceinline__ void
+template < bool CHECK > __device__ __forceinline__ void
 enter_row8 (const RawRow8 & raw, int lane, bool right2, const Row8 & above,
     Row8 & row)
 {
-  expand_row8 (raw, lane, right2, row.f);
+  expand_row8 < CHECK > (raw, lane, right2, row.f);
 #pragma unroll
   for (int i = 0; i < kPix8 + 1; i++)
     row.dr[i] = row.f[i + 1] - row.f[i];
@@ -707,15 +710,15 @@ walk8 (const SharpnessParams & p, int c0, int y0, int lane,
   raw0 = CQ_FETCH8 (0);
   raw1 = CQ_FETCH8 (1);
   raw2 = CQ_FETCH8 (2);
-  enter_row8 (raw0, lane, kRight2, r0, r0);
+  enter_row8 < CHECK > (raw0, lane, kRight2, r0, r0);
   raw0 = CQ_FETCH8 (3);
-  enter_row8 (raw1, lane, kRight2, r0, r1);
+  enter_row8 < CHECK > (raw1, lane, kRight2, r0, r1);
   raw1 = CQ_FETCH8 (4);
 
   /* centre row j (frame row y0 + j) is walk row j + 1: r<(j + 1) % 3>
    * between r<j % 3> above and the entering r<(j + 2) % 3> below */
 #define CQ_STEP8(j, RAW, A, B, C)                                         \
-  enter_row8 (RAW, lane, kRight2, B, C);                                  \
+  enter_row8 < CHECK > (RAW, lane, kRight2, B, C);                        \
   if ((j) + 5 < kRows8 + 2)                                               \
     RAW = CQ_FETCH8 ((j) + 5);                                            \
   accumulate8 < SUMS, HIST, CHECK > (A.f, B.f, C.f, B.dr, A.hd, B.hd,     \
