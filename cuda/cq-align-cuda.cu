@@ -128,19 +128,17 @@ cq_align_cuda_check_slot (const CqAlignCuda * cu, unsigned slot,
   return CQ_OK;
 }
 
-extern "C" CqStatus
-cq_align_cuda_thumbnail_device (CqAlignCuda * cu, unsigned slot,
+/* The thumbnail kernel of a device plane into slot, queued on the
+ * object's stream; the caller entered the context and checked the slot. */
+static CqStatus
+cq_align_cuda_launch_thumbnail (CqAlignCuda * cu, unsigned slot,
     const void *data, size_t pitch, CqError * err)
 {
   const CqAlignPlane *pl = &cu->shape.plane;
   cq::AlignThumbParams p;
-  CqStatus st = cq_align_cuda_check_slot (cu, slot, err);
 
-  if (st != CQ_OK)
-    return st;
   if (cu->shape.tw == 0 || cu->shape.th == 0)
     return CQ_OK;
-  CQ_CUDA_ENTER (cu->target, err);
   p.data = (const unsigned char *) data;
   p.pitch = pitch;
   p.sample_stride = pl->sample_stride;
@@ -160,6 +158,38 @@ cq_align_cuda_thumbnail_device (CqAlignCuda * cu, unsigned slot,
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the thumbnail "
       "kernel");
   return CQ_OK;
+}
+
+extern "C" CqStatus
+cq_align_cuda_thumbnail_device (CqAlignCuda * cu, unsigned slot,
+    const void *data, size_t pitch, CqError * err)
+{
+  CqStatus st = cq_align_cuda_check_slot (cu, slot, err);
+
+  if (st != CQ_OK)
+    return st;
+  CQ_CUDA_ENTER (cu->target, err);
+  return cq_align_cuda_launch_thumbnail (cu, slot, data, pitch, err);
+}
+
+extern "C" CqStatus
+cq_align_cuda_thumbnail_frame (CqAlignCuda * cu, unsigned slot,
+    CqFramesCuda * frames, unsigned frame, unsigned plane, size_t offset,
+    CqError * err)
+{
+  CqStatus st = cq_align_cuda_check_slot (cu, slot, err);
+  void *data;
+  size_t pitch;
+
+  if (st != CQ_OK)
+    return st;
+  CQ_CUDA_ENTER (cu->target, err);
+  /* the kernel starts once the upload is done; the host does not wait */
+  CQ_CUDA_TRY (cudaStreamWaitEvent (cu->stream, cq_frames_cuda_event (frames,
+              frame), 0), err, "cannot order the thumbnail after the upload");
+  cq_frames_cuda_plane (frames, frame, plane, &data, &pitch);
+  return cq_align_cuda_launch_thumbnail (cu, slot, (char *) data + offset,
+      pitch, err);
 }
 
 extern "C" CqStatus
@@ -200,9 +230,13 @@ cq_align_cuda_distances (CqAlignCuda * cu, unsigned probe,
       return st;
     p.slots[i] = (unsigned short) slots[i];
   }
-  if (n == 0)
-    return CQ_OK;
   CQ_CUDA_ENTER (cu->target, err);
+  /* no candidate: still, the thumbnail kernels queued are done on return */
+  if (n == 0) {
+    CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
+        "the alignment kernels failed");
+    return CQ_OK;
+  }
   p.thumbs = cu->thumbs;
   p.slot_elems = cu->slot_elems;
   p.elems = cu->shape.tw * cu->shape.th;

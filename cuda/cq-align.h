@@ -26,6 +26,7 @@
 #define CQ_ALIGN_H
 
 #include "cq-common.h"
+#include "cq-frames.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -93,11 +94,18 @@ CqAlignCuda *cq_align_cuda_new_for (const CqCudaTarget * target,
 /* data: device memory of the object's context, pitch bytes a row. */
 CqStatus cq_align_cuda_thumbnail_device (CqAlignCuda * cuda, unsigned slot,
     const void *data, size_t pitch, CqError * err);
+/* A device copy (cq-frames.h; the same context), the plane's samples at
+ * offset bytes into each row of its plane `plane`: the kernel is queued after the frame's upload, nothing waits. The copy must
+ * stay unchanged until the next distances call returns. */
+CqStatus cq_align_cuda_thumbnail_frame (CqAlignCuda * cuda, unsigned slot,
+    CqFramesCuda * frames, unsigned frame, unsigned plane, size_t offset,
+    CqError * err);
 /* A frame in host memory: the thumbnail computed on the CPU (as
  * cq_align_cpu_thumbnail) and uploaded; returns once it is. */
 CqStatus cq_align_cuda_thumbnail_host (CqAlignCuda * cuda, unsigned slot,
     const void *data, size_t stride, CqError * err);
-/* As cq_align_cpu_distances; blocks until the distances are on the host. */
+/* As cq_align_cpu_distances; blocks until the distances are on the host
+ * (and every kernel queued before is done, n = 0 included). */
 CqStatus cq_align_cuda_distances (CqAlignCuda * cuda, unsigned probe,
     const unsigned *slots, unsigned n, uint64_t * distances, CqError * err);
 /* Copies slot's thumbnail (tw x th sums) to thumb, for tests. */

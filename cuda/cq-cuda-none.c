@@ -7,6 +7,7 @@
  */
 #include "cq-align.h"
 #include "cq-cuda.h"
+#include "cq-frames.h"
 #include "cq-sharpness.h"
 #include "cq-ssim.h"
 #include "cq-sfproject.h"
@@ -564,6 +565,20 @@ cq_align_cuda_thumbnail_device (CqAlignCuda * cuda, unsigned slot,
 }
 
 CqStatus
+cq_align_cuda_thumbnail_frame (CqAlignCuda * cuda, unsigned slot,
+    CqFramesCuda * frames, unsigned frame, unsigned plane, size_t offset,
+    CqError * err)
+{
+  (void) cuda;
+  (void) slot;
+  (void) frames;
+  (void) frame;
+  (void) plane;
+  (void) offset;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
 cq_align_cuda_thumbnail_host (CqAlignCuda * cuda, unsigned slot,
     const void *data, size_t stride, CqError * err)
 {
@@ -600,4 +615,65 @@ void
 cq_align_cuda_free (CqAlignCuda * cuda)
 {
   (void) cuda;
+}
+
+/* No object is ever made, so the others are never called with one. */
+CqFramesCuda *
+cq_frames_cuda_new_for (const CqCudaTarget * target,
+    const CqFramesShape * shape, unsigned max_frames, CqError * err)
+{
+  (void) target;
+  (void) shape;
+  (void) max_frames;
+  cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+  return NULL;
+}
+
+CqFramesCuda *
+cq_frames_cuda_ref (CqFramesCuda * frames)
+{
+  return frames;
+}
+
+void
+cq_frames_cuda_unref (CqFramesCuda * frames)
+{
+  (void) frames;
+}
+
+CqStatus
+cq_frames_cuda_upload (CqFramesCuda * frames, const void *const *src,
+    const size_t * strides, unsigned *frame, CqError * err)
+{
+  (void) frames;
+  (void) src;
+  (void) strides;
+  (void) frame;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+void
+cq_frames_cuda_plane (const CqFramesCuda * frames, unsigned frame,
+    unsigned plane, void **data, size_t * pitch)
+{
+  (void) frames;
+  (void) frame;
+  (void) plane;
+  *data = NULL;
+  *pitch = 0;
+}
+
+CqStatus
+cq_frames_cuda_wait (CqFramesCuda * frames, unsigned frame, CqError * err)
+{
+  (void) frames;
+  (void) frame;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+void
+cq_frames_cuda_release (CqFramesCuda * frames, unsigned frame)
+{
+  (void) frames;
+  (void) frame;
 }

@@ -111,6 +111,12 @@ cq_cuda_object_free (T * cu, F release)
 CqStatus cq_cuda_error_for (CqError * err, cudaError_t e, const char *what,
     const char *format, ...) __attribute__ ((format (printf, 4, 5)));
 
+/* The event of a device copy's upload (cq-frames.h), for the readers'
+ * streams to wait on. */
+struct CqFramesCuda;
+cudaEvent_t cq_frames_cuda_event (const struct CqFramesCuda *frames,
+    unsigned frame);
+
 /* ---- frames in flight ----
  * Frames (or pairs) between submit and collect, CQ_SLOTS at most: a slot
  * has its own device and pinned buffers in the object; its results are on

@@ -95,15 +95,6 @@ fused_msssim (const CqSsimCuda * cu)
   return !cu->old_kernels && cu->msssim && cu->window == CQ_SSIM_GAUSS11;
 }
 
-static size_t
-plane_row_bytes (const CqSsimPlane * p)
-{
-  if (p->layout.kind == CQ_LAYOUT_RGB8)
-    return (size_t) p->width * p->sample_stride;
-  return (size_t) (p->width - 1) * p->sample_stride + p->offset +
-      (p->layout.kind == CQ_LAYOUT_GRAY16 ? 2 : 1);
-}
-
 static dim3 plane_grid (CqSsimWindow window, const CqSsimPlane * p,
     unsigned rows);
 
@@ -229,7 +220,7 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
     pc->bytes = p->layout.kind == CQ_LAYOUT_GRAY16 ? 2 : 1;
     pc->packed = p->layout.kind != CQ_LAYOUT_RGB8 &&
         p->sample_stride == pc->bytes && p->offset == 0;
-    pc->row_bytes = plane_row_bytes (p);
+    pc->row_bytes = cq_ssim_plane_row_bytes (p);
     pc->rows = default_tile_rows (window, p);
     pc->grid = plane_grid (window, p, pc->rows);
     /* room for the block sums of the smallest tiles set_tile_rows allows */

@@ -53,6 +53,15 @@ cq_ssim_peak (const CqSsimPlane * plane)
   return (1u << plane->layout.depth) - 1;
 }
 
+size_t
+cq_ssim_plane_row_bytes (const CqSsimPlane * p)
+{
+  if (p->layout.kind == CQ_LAYOUT_RGB8)
+    return (size_t) p->width * p->sample_stride;
+  return (size_t) (p->width - 1) * p->sample_stride + p->offset +
+      (p->layout.kind == CQ_LAYOUT_GRAY16 ? 2 : 1);
+}
+
 CqStatus
 cq_ssim_check (CqSsimWindow window, const CqSsimPlane * planes,
     unsigned n_planes, CqError * err)

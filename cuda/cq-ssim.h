@@ -99,6 +99,10 @@ CqStatus cq_ssim_check (CqSsimWindow window, const CqSsimPlane * planes,
 /* The largest value of a plane's samples, L = 2^depth - 1. */
 unsigned cq_ssim_peak (const CqSsimPlane * plane);
 
+/* The bytes of a row of the plane that its samples span (from the row's
+ * start, its offset included). */
+size_t cq_ssim_plane_row_bytes (const CqSsimPlane * plane);
+
 /* Scores of one plane: mean SSIM, MSE, PSNR in dB (+inf when the planes are
  * identical). */
 void cq_ssim_plane_scores (const CqSsimPlane * plane,

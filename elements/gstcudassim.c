@@ -78,6 +78,7 @@
 #include "gstcudaqareport.h"
 #include "gstcudaqasettings.h"
 #include "gstcudaqassimfields.h"
+#include "gstcudaqaupload.h"
 #include "cq-ssim.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_ssim_debug);
@@ -129,10 +130,12 @@ enum
 #define MAX_FIELDS GST_CUDA_QA_SSIM_MAX_FIELDS
 
 /* A pair between submit (measuring started) and collect (sums read): both
- * frames stay mapped while the GPU reads them. */
+ * frames stay mapped (or their device copies held) while the GPU reads
+ * them. */
 typedef struct
 {
   GstBuffer *ref, *dist;
+  gboolean mapped;
   GstVideoFrame rf, df;
   GstSegment segment;           /* the distorted pad's, for the report */
   GstClockTime ref_pts;
@@ -320,7 +323,6 @@ gst_cuda_ssim_init (GstCudaSsim * self)
       "CudaSsimMeta");
   self->pairing = gst_cuda_qa_pairing_new (GST_AGGREGATOR (self),
       gst_cuda_ssim_drain, &self->reference_pad, &self->distorted_pad);
-  gst_cuda_qa_pairing_set_device (self->pairing, self->dev);
 }
 
 static void
@@ -398,9 +400,11 @@ gst_cuda_ssim_get_property (GObject * object, guint prop_id, GValue * value,
 static void
 gst_cuda_ssim_release_pending (GstCudaSsimPending * p)
 {
-  gst_video_frame_unmap (&p->df);
-  gst_video_frame_unmap (&p->rf);
-  gst_buffer_unref (p->ref);
+  if (p->mapped) {
+    gst_video_frame_unmap (&p->df);
+    gst_video_frame_unmap (&p->rf);
+  }
+  gst_cuda_qa_upload_unref (p->ref);
 }
 
 /* A pair in flight dropped unmeasured (stop). */
@@ -410,7 +414,7 @@ gst_cuda_ssim_forget (gpointer item)
   GstCudaSsimPending *p = item;
 
   gst_cuda_ssim_release_pending (p);
-  gst_buffer_unref (p->dist);
+  gst_cuda_qa_upload_unref (p->dist);
 }
 
 static void
@@ -449,6 +453,8 @@ gst_cuda_ssim_start (GstAggregator * agg)
   self->have_reference_info = self->have_distorted_info = FALSE;
   self->reconfigure = TRUE;
   self->report_started = FALSE;
+  gst_cuda_qa_pairing_set_device (self->pairing, self->dev,
+      self->active_planes == GST_CUDA_SSIM_PLANES_LUMA);
   gst_cuda_qa_pairing_reset (self->pairing);
   self->fields.aligned = gst_cuda_qa_pairing_aligns (self->pairing);
   gst_video_info_init (&self->measured_info);
@@ -539,16 +545,9 @@ gst_cuda_ssim_update_src_caps (GstAggregator * agg, GstCaps * caps,
   return GST_FLOW_OK;
 }
 
-/* The compared planes of a mapped frame: start and stride of each. */
-typedef struct
-{
-  const void *data[CQ_SSIM_MAX_PLANES];
-  size_t stride[CQ_SSIM_MAX_PLANES];
-} GstCudaSsimPlanePointers;
-
 static void
 gst_cuda_ssim_plane_pointers (GstCudaSsim * self, GstVideoFrame * frame,
-    GstCudaSsimPlanePointers * out)
+    GstCudaQaPlanePointers * out)
 {
   gst_cuda_qa_format_plane_pointers (&self->pl, frame, out->data,
       out->stride);
@@ -559,7 +558,7 @@ static gboolean
 gst_cuda_ssim_submit_cpu (GstCudaSsim * self, GstCudaSsimPending * p,
     gboolean device, CqError * err)
 {
-  GstCudaSsimPlanePointers r, d;
+  GstCudaQaPlanePointers r, d;
 
   (void) device;
   gst_cuda_ssim_plane_pointers (self, &p->rf, &r);
@@ -585,7 +584,7 @@ gst_cuda_ssim_submit_cuda (GstCudaSsim * self, GstCudaSsimPending * p,
     gboolean device, CqError * err)
 {
   CqSsimCuda *cuda = gst_cuda_qa_device_backend (self->dev);
-  GstCudaSsimPlanePointers r, d;
+  GstCudaQaPlanePointers r, d;
 
   gst_cuda_ssim_plane_pointers (self, &p->rf, &r);
   gst_cuda_ssim_plane_pointers (self, &p->df, &d);
@@ -744,7 +743,9 @@ gst_cuda_ssim_complete (GstElement * element, gpointer item, GstBuffer ** out)
 
   gst_cuda_qa_ssim_field_values (&self->fields, &self->pl, p->sums,
       p->ref_pts, values);
-  /* the frames' mappings are gone: a shallow copy at most */
+  /* the frames' mappings are gone, the device copy goes: a shallow copy at
+   * most */
+  gst_cuda_qa_upload_remove (dist);
   dist = gst_buffer_make_writable (dist);
   gst_cuda_qa_settings_report_frame (&self->settings, G_OBJECT (self),
       self->report, dist, &p->segment, values);
@@ -813,6 +814,28 @@ gst_cuda_ssim_map_error (GstCudaSsim * self, const gchar * which,
           GST_VIDEO_INFO_HEIGHT (info), device ? "CUDA" : "host"));
 }
 
+/* On CUDA, a pair whose frames carry device copies (the alignment search
+ * uploaded them, gstcudaqaupload.h) is measured from those: TRUE when it
+ * was submitted or *failed. */
+static gboolean
+gst_cuda_ssim_submit_copies (GstCudaSsim * self, GstBuffer * ref,
+    GstBuffer * dist, CqError * err, gboolean * failed)
+{
+  CqSsimCuda *cuda = gst_cuda_qa_device_backend (self->dev);
+  GstCudaQaPlanePointers r, d;
+  CqCudaTarget target;
+
+  *failed = FALSE;
+  if (self->submit != gst_cuda_ssim_submit_cuda)
+    return FALSE;
+  gst_cuda_qa_device_target (self->dev, &target);
+  if (!gst_cuda_qa_upload_pair (ref, dist, &target, &self->pl, &r, &d, err))
+    return *failed = err->status != CQ_OK;
+  *failed = cq_ssim_cuda_submit_device (cuda, r.data, r.stride, d.data,
+      d.stride, err) != CQ_OK;
+  return TRUE;
+}
+
 /* Starts measuring a pair (ref borrowed, dist taken); the oldest pair
  * leaves once more than in_flight are in flight. */
 static GstFlowReturn
@@ -821,16 +844,12 @@ gst_cuda_ssim_submit_pair (GstCudaSsim * self, GstBuffer * ref,
 {
   GstCudaSsimPending p;
   CqError err = { CQ_OK, "" };
-  gboolean device, failed;
+  gboolean device = FALSE, failed;
 
   if (!self->have_reference_info || !self->have_distorted_info)
     goto not_negotiated;
-  if (GST_VIDEO_INFO_FORMAT (&self->reference_info) !=
-      GST_VIDEO_INFO_FORMAT (&self->distorted_info)
-      || GST_VIDEO_INFO_WIDTH (&self->reference_info) !=
-      GST_VIDEO_INFO_WIDTH (&self->distorted_info)
-      || GST_VIDEO_INFO_HEIGHT (&self->reference_info) !=
-      GST_VIDEO_INFO_HEIGHT (&self->distorted_info))
+  if (!gst_cuda_qa_pairing_check_formats (self->pairing,
+          &self->reference_info, &self->distorted_info))
     goto mismatch;
   if (self->reconfigure) {
     if (!gst_video_info_is_equal (&self->measured_info,
@@ -844,19 +863,23 @@ gst_cuda_ssim_submit_pair (GstCudaSsim * self, GstBuffer * ref,
     self->reconfigure = FALSE;
   }
 
-  device = gst_cuda_ssim_pair_on_device (self, ref, dist, &err, &failed);
+  p.mapped = !gst_cuda_ssim_submit_copies (self, ref, dist, &err, &failed);
+  if (p.mapped && !failed)
+    device = gst_cuda_ssim_pair_on_device (self, ref, dist, &err, &failed);
   if (failed)
     goto measure_failed;
-  if (!gst_cuda_ssim_map (&p.rf, &self->reference_info, ref, device))
-    goto map_failed_ref;
-  if (!gst_cuda_ssim_map (&p.df, &self->distorted_info, dist, device)) {
-    gst_video_frame_unmap (&p.rf);
-    goto map_failed_dist;
-  }
-  if (!self->submit (self, &p, device, &err)) {
-    gst_video_frame_unmap (&p.df);
-    gst_video_frame_unmap (&p.rf);
-    goto measure_failed;
+  if (p.mapped) {
+    if (!gst_cuda_ssim_map (&p.rf, &self->reference_info, ref, device))
+      goto map_failed_ref;
+    if (!gst_cuda_ssim_map (&p.df, &self->distorted_info, dist, device)) {
+      gst_video_frame_unmap (&p.rf);
+      goto map_failed_dist;
+    }
+    if (!self->submit (self, &p, device, &err)) {
+      gst_video_frame_unmap (&p.df);
+      gst_video_frame_unmap (&p.rf);
+      goto measure_failed;
+    }
   }
   p.ref = gst_buffer_ref (ref);
   p.ref_pts = GST_BUFFER_PTS (ref);
@@ -875,16 +898,6 @@ not_negotiated:
   }
 mismatch:
   {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("The reference and distorted streams differ in size or format"),
-        ("reference is %dx%d %s, distorted is %dx%d %s: both pads need the "
-            "same width, height and format",
-            GST_VIDEO_INFO_WIDTH (&self->reference_info),
-            GST_VIDEO_INFO_HEIGHT (&self->reference_info),
-            GST_VIDEO_INFO_NAME (&self->reference_info),
-            GST_VIDEO_INFO_WIDTH (&self->distorted_info),
-            GST_VIDEO_INFO_HEIGHT (&self->distorted_info),
-            GST_VIDEO_INFO_NAME (&self->distorted_info)));
     gst_buffer_unref (dist);
     return GST_FLOW_NOT_NEGOTIATED;
   }

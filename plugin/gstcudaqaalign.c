@@ -3,7 +3,10 @@
  * The thumbnails and distances are the compute library's (cq-align.h):
  * on the CUDA backend, when the reference frames come as CUDAMemory, in
  * device memory of their context, made by a kernel straight from the
- * frame's plane (no download); otherwise on the CPU from a read mapping.
+ * frame's plane (no download); from system memory on the CUDA backend, by
+ * the same kernel from the frame's device copy (gstcudaqaupload.h: the
+ * upload the SSIM of its pair then reads too); otherwise on the CPU from a
+ * read mapping.
  * Every thumbnail has a slot of the library's object: a reference frame's
  * while it is in the ring, the distorted frame's (the probe) for a search.
  * The decision stays here.
@@ -18,6 +21,7 @@
 
 #include "gstcudaqaalign.h"
 #include "gstcudaqacuda.h"
+#include "gstcudaqaupload.h"
 #include "cq-align.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_qa_align_debug);
@@ -37,6 +41,7 @@ struct _GstCudaQaAlign
   GstElement *element;          /* not a reference: the helper is its part */
   gchar *message_name;
   GstCudaQaDevice *dev;         /* borrowed; NULL: the CPU searches */
+  gboolean luma;                /* the element measures luma only */
   GstCudaQaAlignMode mode;
   guint window;
   gdouble min_margin;
@@ -55,6 +60,9 @@ struct _GstCudaQaAlign
   CqAlignCuda *cuda;
   GstCudaContext *cuda_ctx;     /* where cuda lives: device frames of it
                                  * are read in place */
+  GstCudaQaUpload *upload;      /* system memory on CUDA: device copies */
+  guint thumb_plane;            /* where the first component is in them */
+  gsize thumb_offset;
   gdouble norm;                 /* factor⁴ tw th: distance to mean squared
                                  * difference of the block means */
   guint n_slots, probe;         /* probe: the distorted frame's slot */
@@ -103,14 +111,16 @@ gst_cuda_qa_align_new (GstElement * element, const gchar * message_name)
   align->message_name = g_strdup_printf ("%s-aligned", message_name);
   g_queue_init (&align->ring);
   align->queued = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      gst_buffer_unref);
+      gst_cuda_qa_upload_unref);
   return align;
 }
 
 void
-gst_cuda_qa_align_set_device (GstCudaQaAlign * align, GstCudaQaDevice * dev)
+gst_cuda_qa_align_set_device (GstCudaQaAlign * align, GstCudaQaDevice * dev,
+    gboolean luma)
 {
   align->dev = dev;
+  align->luma = luma;
 }
 
 static void
@@ -118,7 +128,7 @@ gst_cuda_qa_align_ref_free (GstCudaQaAlign * align, GstCudaQaAlignRef * r)
 {
   if (r->slot >= 0)
     align->free_slots[align->n_free++] = (guint) r->slot;
-  gst_buffer_unref (r->buf);
+  gst_cuda_qa_upload_unref (r->buf);
   g_free (r);
 }
 
@@ -156,6 +166,8 @@ gst_cuda_qa_align_drop_search (GstCudaQaAlign * align)
     ((GstCudaQaAlignRef *) l->data)->slot = -1;
   g_clear_pointer (&align->cuda, cq_align_cuda_free);
   g_clear_pointer (&align->cpu, cq_align_cpu_free);
+  /* copies on buffers still held stay valid */
+  g_clear_pointer (&align->upload, gst_cuda_qa_upload_free);
   g_ptr_array_set_size (align->queued, 0);
   gst_cuda_qa_context_clear (&align->cuda_ctx);
   g_clear_pointer (&align->free_slots, g_free);
@@ -258,10 +270,41 @@ gst_cuda_qa_align_pop_context (void *ctx)
   gst_cuda_qa_context_pop (ctx);
 }
 
+/* System memory on CUDA: each frame the search reads goes up once, as a
+ * device copy of the planes the element measures in the context it
+ * measures in (gstcudaqaupload.h), which the SSIM of its pair reads too;
+ * the search runs there. */
+static void
+gst_cuda_qa_align_setup_upload (GstCudaQaAlign * align,
+    const GstVideoInfo * info, const CqAlignPlane * plane)
+{
+  CqError err = { CQ_OK, "" };
+  CqCudaTarget target;
+  GstCudaQaPlanes planes;
+
+  gst_cuda_qa_device_target (align->dev, &target);
+  gst_cuda_qa_format_planes (info, align->luma, &planes);
+  /* the ring's frames, the probe, the pairs in flight and a margin; when
+   * they are all taken a frame is searched and measured from host memory */
+  align->upload = gst_cuda_qa_upload_new (&target, info, &planes,
+      align->n_slots + 8, &err);
+  if (align->upload)
+    align->cuda = cq_align_cuda_new_for (&target, plane, align->n_slots, &err);
+  if (!align->cuda) {
+    GST_WARNING_OBJECT (align->element, "no device copies, searching on "
+        "the CPU: %s", err.message);
+    g_clear_pointer (&align->upload, gst_cuda_qa_upload_free);
+    return;
+  }
+  align->thumb_plane = GST_VIDEO_INFO_COMP_PLANE (info, 0);
+  align->thumb_offset = GST_VIDEO_INFO_COMP_POFFSET (info, 0);
+}
+
 /* The search for frames of info, at the first thumbnail (buf): on CUDA
- * when the element measures there and buf is CUDAMemory (thumbnails in
- * its context), else on the CPU. Thumbnails are block means of the first
- * component (luma, or R of RGB) in 8-bit units (cq-align.h). FALSE: no
+ * when the element measures there, in the context of buf's CUDAMemory
+ * or, for system memory, on device copies; else on the CPU. Thumbnails
+ * are block means of the first component (luma, or R of RGB) in 8-bit
+ * units (cq-align.h). FALSE: no
  * thumbnails this stream (every search undecided). */
 static gboolean
 gst_cuda_qa_align_setup (GstCudaQaAlign * align, GstBuffer * buf,
@@ -289,8 +332,11 @@ gst_cuda_qa_align_setup (GstCudaQaAlign * align, GstBuffer * buf,
   if (cq_align_check (&plane, align->n_slots, &err) != CQ_OK)
     goto unusable;
 
-  if (align->dev && gst_cuda_qa_device_is_cuda (align->dev))
+  if (align->dev && gst_cuda_qa_device_is_cuda (align->dev)) {
     ctx = gst_cuda_qa_buffer_context (buf);
+    if (!ctx)
+      gst_cuda_qa_align_setup_upload (align, info, &plane);
+  }
   if (ctx) {
     CqCudaTarget target = { CQ_CUDA_CURRENT_CONTEXT,
       gst_cuda_qa_align_push_context, gst_cuda_qa_align_pop_context, ctx
@@ -322,7 +368,8 @@ gst_cuda_qa_align_setup (GstCudaQaAlign * align, GstBuffer * buf,
   GST_INFO_OBJECT (align->element, "searching with %ux%u thumbnails "
       "(%ux%u blocks) of %s %ux%u on %s", tw, th, factor, factor,
       GST_VIDEO_INFO_NAME (info), plane.width, plane.height,
-      align->cuda ? "CUDA" : "the CPU");
+      align->upload ? "CUDA from device copies" : align->cuda ? "CUDA" :
+      "the CPU");
   return TRUE;
 
 unusable:
@@ -330,6 +377,36 @@ unusable:
       GST_VIDEO_INFO_NAME (info), err.message);
   align->n_slots = 0;
   return FALSE;
+}
+
+/* The thumbnail of a system-memory frame from its device copy (made
+ * here). FALSE: no copy (all taken, or the upload failed), the host
+ * thumbnail then. */
+static gboolean
+gst_cuda_qa_align_thumbnail_copy (GstCudaQaAlign * align, GstBuffer * buf,
+    guint slot)
+{
+  CqError err = { CQ_OK, "" };
+  CqFramesCuda *frames;
+  guint frame;
+
+  if (!gst_cuda_qa_upload_frame (align->upload, buf, &err))
+    goto failed;
+  frames = gst_cuda_qa_upload_get (buf, &frame);
+  if (cq_align_cuda_thumbnail_frame (align->cuda, slot, frames, frame,
+          align->thumb_plane, align->thumb_offset, &err) != CQ_OK)
+    goto failed;
+  /* the kernel reads the copy later: it stays until the next search */
+  g_ptr_array_add (align->queued, gst_buffer_ref (buf));
+  return TRUE;
+
+  /* ERRORS */
+failed:
+  {
+    GST_LOG_OBJECT (align->element, "thumbnail from host memory: %s",
+        err.message);
+    return FALSE;
+  }
 }
 
 /* The thumbnail of buf (read as info) into slot. FALSE if it cannot be
@@ -343,7 +420,10 @@ gst_cuda_qa_align_thumbnail (GstCudaQaAlign * align, GstBuffer * buf,
   gboolean device;
   CqStatus ret;
 
-  device = align->cuda && gst_cuda_qa_buffer_context (buf) == align->cuda_ctx;
+  if (align->upload && gst_cuda_qa_align_thumbnail_copy (align, buf, slot))
+    return TRUE;
+  device = align->cuda_ctx
+      && gst_cuda_qa_buffer_context (buf) == align->cuda_ctx;
   if (device ? !gst_cuda_qa_frame_map_device (&frame, info, buf) :
       !gst_video_frame_map (&frame, (GstVideoInfo *) info, buf, GST_MAP_READ))
     goto map_failed;

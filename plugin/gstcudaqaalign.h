@@ -17,9 +17,10 @@
  * The ring holds the reference buffers themselves (a reference each, so
  * in whatever memory they came: host, or CUDAMemory on the CUDA backend),
  * plus a thumbnail each in the compute library's search object
- * (cq-align.h): in device memory, made from the frame in place, on the
- * CUDA backend with CUDAMemory reference frames; in host memory, through
- * a read mapping, otherwise.
+ * (cq-align.h): in device memory on the CUDA backend, made from the frame
+ * in place (CUDAMemory) or from its device copy (system memory: the frame
+ * then carries the copy, which the SSIM of its pair reads as well); in
+ * host memory, through a read mapping, on the CPU backend.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -50,9 +51,11 @@ GstCudaQaAlign *gst_cuda_qa_align_new (GstElement * element,
 void gst_cuda_qa_align_free (GstCudaQaAlign * align);
 
 /* The element's device helper (borrowed, may be NULL): when it measures
- * on CUDA, CUDAMemory frames are searched on the device. */
+ * on CUDA, frames are searched on the device: CUDAMemory in place, system
+ * memory from device copies that the element's measurement reads too
+ * (gstcudaqaupload.h; of the planes it measures: luma, or all). */
 void gst_cuda_qa_align_set_device (GstCudaQaAlign * align,
-    GstCudaQaDevice * dev);
+    GstCudaQaDevice * dev, gboolean luma);
 
 /* The element stops: the ring empties and the search's objects (device
  * memory included) go. */

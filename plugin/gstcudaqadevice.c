@@ -228,21 +228,39 @@ gst_cuda_qa_device_pop (void *ctx)
   gst_cuda_qa_context_pop (ctx);
 }
 
+/* The library's target for ctx, or for the device without a context. */
+static void
+gst_cuda_qa_device_target_for (GstCudaQaDevice * dev, GstCudaContext * ctx,
+    CqCudaTarget * target)
+{
+  CqCudaTarget device = CQ_CUDA_TARGET_DEVICE (dev->device);
+
+  *target = device;
+  if (ctx) {
+    target->device = CQ_CUDA_CURRENT_CONTEXT;
+    target->push = gst_cuda_qa_device_push;
+    target->pop = gst_cuda_qa_device_pop;
+    target->user = ctx;
+  }
+}
+
+void
+gst_cuda_qa_device_target (GstCudaQaDevice * dev, CqCudaTarget * target)
+{
+  gst_cuda_qa_device_target_for (dev, dev->backend ? dev->lib_context :
+      dev->context, target);
+}
+
 gboolean
 gst_cuda_qa_device_open (GstCudaQaDevice * dev, GstCudaContext * ctx,
     CqError * err)
 {
-  CqCudaTarget target = CQ_CUDA_TARGET_DEVICE (dev->device);
+  CqCudaTarget target;
 
   gst_cuda_qa_device_close (dev);
   if (!ctx)
     ctx = dev->context;
-  if (ctx) {
-    target.device = CQ_CUDA_CURRENT_CONTEXT;
-    target.push = gst_cuda_qa_device_push;
-    target.pop = gst_cuda_qa_device_pop;
-    target.user = ctx;
-  }
+  gst_cuda_qa_device_target_for (dev, ctx, &target);
   dev->backend = dev->funcs->open (dev->element, &target, err);
   if (!dev->backend)
     return FALSE;

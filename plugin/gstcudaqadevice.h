@@ -95,6 +95,9 @@ gboolean gst_cuda_qa_device_query (GstCudaQaDevice * dev, GstQuery * query);
 gboolean gst_cuda_qa_device_open (GstCudaQaDevice * dev, GstCudaContext * ctx,
     CqError * err);
 gpointer gst_cuda_qa_device_backend (GstCudaQaDevice * dev);
+/* Where the CUDA object lives (or, before it is opened, will by default):
+ * for other compute-library objects whose memory it reads. */
+void gst_cuda_qa_device_target (GstCudaQaDevice * dev, CqCudaTarget * target);
 void gst_cuda_qa_device_close (GstCudaQaDevice * dev);
 /* Measures in ctx, the context of the memory arriving: when the CUDA
  * object lives elsewhere, the frames in flight leave and it is opened

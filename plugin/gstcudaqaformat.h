@@ -32,6 +32,13 @@ typedef struct
 void gst_cuda_qa_format_planes (const GstVideoInfo * info, gboolean luma,
     GstCudaQaPlanes * planes);
 
+/* Where the compared planes of a frame are: start and stride of each. */
+typedef struct
+{
+  const void *data[CQ_SSIM_MAX_PLANES];
+  size_t stride[CQ_SSIM_MAX_PLANES];
+} GstCudaQaPlanePointers;
+
 /* Start and stride of each of planes' planes in a mapped frame. */
 void gst_cuda_qa_format_plane_pointers (const GstCudaQaPlanes * planes,
     GstVideoFrame * frame, const void **data, size_t * stride);

@@ -8,6 +8,7 @@
 
 #include "gstcudaqacuda.h"
 #include "gstcudaqapairing.h"
+#include "gstcudaqaupload.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_qa_pairing_debug);
 #define GST_CAT_DEFAULT gst_cuda_qa_pairing_debug
@@ -95,9 +96,9 @@ gst_cuda_qa_pairing_free (GstCudaQaPairing * pairing)
 
 void
 gst_cuda_qa_pairing_set_device (GstCudaQaPairing * pairing,
-    GstCudaQaDevice * dev)
+    GstCudaQaDevice * dev, gboolean luma)
 {
-  gst_cuda_qa_align_set_device (pairing->align, dev);
+  gst_cuda_qa_align_set_device (pairing->align, dev, luma);
 }
 
 void
@@ -346,6 +347,8 @@ gst_cuda_qa_pairing_distorted_alone (GstCudaQaPairing * pairing,
     GstBuffer * dist)
 {
   gst_cuda_qa_pairing_take_distorted (pairing, dist);
+  /* the search may have given it a device copy: not for downstream */
+  gst_cuda_qa_upload_remove (dist);
   pairing->unpaired_distorted++;
   GST_LOG_OBJECT (pairing->agg, "distorted frame %" GST_TIME_FORMAT " has no "
       "reference", GST_TIME_ARGS (GST_BUFFER_PTS (dist)));
@@ -687,4 +690,23 @@ void
 gst_cuda_qa_pairing_install_link_check (GstElementClass * klass)
 {
   klass->change_state = GST_DEBUG_FUNCPTR (gst_cuda_qa_pairing_change_state);
+}
+
+gboolean
+gst_cuda_qa_pairing_check_formats (GstCudaQaPairing * pairing,
+    const GstVideoInfo * reference, const GstVideoInfo * distorted)
+{
+  if (GST_VIDEO_INFO_FORMAT (reference) == GST_VIDEO_INFO_FORMAT (distorted)
+      && GST_VIDEO_INFO_WIDTH (reference) == GST_VIDEO_INFO_WIDTH (distorted)
+      && GST_VIDEO_INFO_HEIGHT (reference) ==
+      GST_VIDEO_INFO_HEIGHT (distorted))
+    return TRUE;
+  GST_ELEMENT_ERROR (pairing->agg, CORE, NEGOTIATION,
+      ("The reference and distorted streams differ in size or format"),
+      ("reference is %dx%d %s, distorted is %dx%d %s: both pads need the "
+          "same width, height and format", GST_VIDEO_INFO_WIDTH (reference),
+          GST_VIDEO_INFO_HEIGHT (reference), GST_VIDEO_INFO_NAME (reference),
+          GST_VIDEO_INFO_WIDTH (distorted), GST_VIDEO_INFO_HEIGHT (distorted),
+          GST_VIDEO_INFO_NAME (distorted)));
+  return FALSE;
 }

@@ -59,10 +59,11 @@ GstCudaQaPairing *gst_cuda_qa_pairing_new (GstAggregator * agg,
     GstAggregatorPad ** reference, GstAggregatorPad ** distorted);
 void gst_cuda_qa_pairing_free (GstCudaQaPairing * pairing);
 
-/* The element's device helper (borrowed), for the alignment search
- * (gst_cuda_qa_align_set_device). */
+/* The element's device helper (borrowed) and whether it measures luma
+ * only, for the alignment search (gst_cuda_qa_align_set_device); before
+ * a stream starts. */
 void gst_cuda_qa_pairing_set_device (GstCudaQaPairing * pairing,
-    GstCudaQaDevice * dev);
+    GstCudaQaDevice * dev, gboolean luma);
 
 /* The element stops: frames held for alignment and its search's
  * resources go. */
@@ -109,6 +110,11 @@ GstClockTime gst_cuda_qa_pairing_latency (GstCudaQaPairing * pairing,
 GstCudaQaPairResult gst_cuda_qa_pairing_next (GstCudaQaPairing * pairing,
     gboolean timeout, const GstVideoInfo * distorted_info, GstBuffer ** ref,
     GstBuffer ** dist, GstSegment * segment);
+
+/* Whether the streams' formats can be compared (the same format, width
+ * and height); else a NEGOTIATION error naming both was posted. */
+gboolean gst_cuda_qa_pairing_check_formats (GstCudaQaPairing * pairing,
+    const GstVideoInfo * reference, const GstVideoInfo * distorted);
 
 /* Answers a CAPS query on pad (TRUE; FALSE for other queries): a pad's
  * caps steer both upstreams to one format without converting. When the

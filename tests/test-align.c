@@ -21,6 +21,7 @@
 
 #include "cq-align.h"
 #include "cq-cuda.h"
+#include "cq-frames.h"
 #include "cq-test.h"
 
 #define N_FRAMES 5              /* four reference frames and the probe */
@@ -176,6 +177,62 @@ check_results (const Case * c, const char *backend, uint8_t ** frames,
     free (means[k]);
 }
 
+/* Device copies (cq-frames.h): frames 0 and 2 from pageable memory, 1
+ * and 3 from pinned, thumbnails from the copies (pitched unlike the
+ * host's rows); then every frame is taken, and a released one is reused. */
+static void
+run_copies (const Case * c, CqAlignCuda * cu, size_t stride,
+    uint8_t ** frames, uint32_t ** thumbs, size_t elems,
+    const uint64_t * dist, uint32_t ** cuda_thumbs)
+{
+  static const unsigned order[] = { 3, 0, 2, 1 };
+  const char *name = "CUDA copies";
+  CqCudaTarget target = CQ_CUDA_TARGET_DEVICE (0);
+  CqFramesShape shape = { 1, {stride - c->pad}, {c->height} };
+  size_t bytes = stride * c->height;
+  uint8_t *pinned = cq_cuda_host_alloc (2 * bytes, NULL);
+  unsigned copy[N_FRAMES], extra, k;
+  uint64_t copy_dist[4];
+  CqFramesCuda *fr;
+  CqError err = { CQ_OK, "" };
+
+  fr = cq_frames_cuda_new_for (&target, &shape, N_FRAMES, &err);
+  check (fr != NULL && pinned != NULL, err.message, c, name, 0);
+  for (k = 0; fr && pinned && k < N_FRAMES; k++) {
+    const void *src = frames[k];
+
+    if (k % 2 == 1) {
+      memcpy (pinned + (k / 2) * bytes, frames[k], bytes);
+      src = pinned + (k / 2) * bytes;
+    }
+    check (cq_frames_cuda_upload (fr, &src, &stride, &copy[k], &err) == CQ_OK
+        && cq_align_cuda_thumbnail_frame (cu, k, fr, copy[k], 0, c->offset,
+            &err) == CQ_OK, err.message, c, name, k);
+  }
+  if (fr && pinned) {
+    const void *src = frames[0];
+
+    check (cq_align_cuda_distances (cu, PROBE, order, 4, copy_dist,
+            &err) == CQ_OK, err.message, c, name, 0);
+    for (k = 0; k < N_FRAMES; k++) {
+      check (cq_align_cuda_download (cu, k, cuda_thumbs[k], &err) == CQ_OK
+          && memcmp (cuda_thumbs[k], thumbs[k], elems * sizeof (uint32_t))
+          == 0, "thumbnail of the copy differs from the CPU's", c, name, k);
+    }
+    check (memcmp (copy_dist, dist, sizeof (copy_dist)) == 0,
+        "distances of the copies differ from the CPU's", c, name, 0);
+    check (cq_frames_cuda_upload (fr, &src, &stride, &extra, &err) ==
+        CQ_ERROR_OUT_OF_MEMORY, "an upload past the most frames taken", c,
+        name, 0);
+    cq_frames_cuda_release (fr, copy[2]);
+    check (cq_frames_cuda_upload (fr, &src, &stride, &extra, &err) == CQ_OK
+        && extra == copy[2] && cq_frames_cuda_wait (fr, extra, &err) ==
+        CQ_OK, "a released frame is not reused", c, name, 0);
+  }
+  cq_frames_cuda_unref (fr);
+  cq_cuda_host_free (pinned);
+}
+
 static void
 run_case (const Case * c, int cuda)
 {
@@ -266,6 +323,8 @@ run_case (const Case * c, int cuda)
           "distances differ from the CPU's", c, name, 0);
       check_results (c, name, frames, stride, cuda_thumbs, cuda_dist);
     }
+    if (cu)
+      run_copies (c, cu, stride, frames, thumbs, elems, dist, cuda_thumbs);
     for (k = 0; k < N_FRAMES; k++)
       free (cuda_thumbs[k]);
     cq_cuda_free (0, dev);
