@@ -5,8 +5,9 @@
  * thumbnails, the distances on the device and their pinned copy. A
  * reference frame on the device costs one kernel queued on the object's
  * stream (nothing waits for it); a search costs the distorted frame's
- * thumbnail kernel, the distance kernel (one block a candidate), a copy of
- * the n distances and a wait for that copy's event.
+ * thumbnail kernel, the distance kernel (a few blocks a candidate, their
+ * partial sums added on the host), a copy of the sums and a wait for that
+ * copy's event.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -25,8 +26,9 @@ struct CqAlignCuda
   unsigned slots;
   size_t slot_elems;            /* tw x th rounded up to 4 (uint4 loads) */
   unsigned *thumbs;             /* device, slots x slot_elems */
-  unsigned long long *out_dev;  /* device, CQ_ALIGN_MAX_SLOTS */
-  unsigned long long *out_host; /* pinned, CQ_ALIGN_MAX_SLOTS */
+  unsigned long long *out_dev;  /* device, parts x CQ_ALIGN_MAX_SLOTS */
+  unsigned long long *out_host; /* pinned, the same */
+  unsigned parts, part_vecs;    /* a candidate's blocks, uint4 each */
   uint32_t *staging;            /* pinned: a thumbnail made on the CPU */
   uint16_t *scratch;            /* the CPU thumbnail's column sums */
   cudaEvent_t done;             /* the distances are on the host */
@@ -64,6 +66,11 @@ cq_align_cuda_new_for (const CqCudaTarget * target,
   cu->slots = slots;
   elems = (size_t) cu->shape.tw * cu->shape.th;
   cu->slot_elems = (elems + 3) / 4 * 4;
+  cu->parts = (unsigned) ((elems / 4 + cq::kAlignDistPartVecs - 1) /
+      cq::kAlignDistPartVecs);
+  cu->parts = cu->parts < 1 ? 1 : cu->parts > cq::kAlignDistParts ?
+      cq::kAlignDistParts : cu->parts;
+  cu->part_vecs = (unsigned) ((elems / 4 + cu->parts - 1) / cu->parts);
   cu->thumb_block = dim3 (cq::kAlignThumbX, cq::kAlignThumbY);
   cu->thumb_grid = dim3 ((cu->shape.tw + cq::kAlignThumbX - 1) /
       cq::kAlignThumbX, (cu->shape.th + cq::kAlignThumbY - 1) /
@@ -97,12 +104,13 @@ cq_align_cuda_new_for (const CqCudaTarget * target,
     }
     if (e == cudaSuccess) {
       what = "cannot allocate the distances";
-      e = cudaMalloc ((void **) &cu->out_dev, CQ_ALIGN_MAX_SLOTS *
-          sizeof (unsigned long long));
+      e = cudaMalloc ((void **) &cu->out_dev, cu->parts *
+          CQ_ALIGN_MAX_SLOTS * sizeof (unsigned long long));
     }
     if (e == cudaSuccess)
-      e = cudaHostAlloc ((void **) &cu->out_host, CQ_ALIGN_MAX_SLOTS *
-          sizeof (unsigned long long), cudaHostAllocDefault);
+      e = cudaHostAlloc ((void **) &cu->out_host, cu->parts *
+          CQ_ALIGN_MAX_SLOTS * sizeof (unsigned long long),
+          cudaHostAllocDefault);
     if (e == cudaSuccess) {
       what = "cannot allocate pinned staging";
       e = cudaHostAlloc ((void **) &cu->staging, cu->slot_elems *
@@ -241,19 +249,24 @@ cq_align_cuda_distances (CqAlignCuda * cu, unsigned probe,
   p.slot_elems = cu->slot_elems;
   p.elems = cu->shape.tw * cu->shape.th;
   p.probe = probe;
+  p.part_vecs = cu->part_vecs;
   p.out = cu->out_dev;
-  cq::align_distance_kernel <<<n, cq::kAlignDistThreads, 0, cu->stream>>> (p);
+  cq::align_distance_kernel <<<dim3 (cu->parts, n), cq::kAlignDistThreads, 0,
+      cu->stream>>> (p);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the distance "
       "kernel");
-  CQ_CUDA_TRY (cudaMemcpyAsync (cu->out_host, cu->out_dev, n *
+  CQ_CUDA_TRY (cudaMemcpyAsync (cu->out_host, cu->out_dev, n * cu->parts *
           sizeof (unsigned long long), cudaMemcpyDeviceToHost, cu->stream),
       err, "cannot copy the distances");
   CQ_CUDA_TRY (cudaEventRecord (cu->done, cu->stream), err,
       "cannot copy the distances");
   CQ_CUDA_TRY (cudaEventSynchronize (cu->done), err,
       "the alignment kernels failed");
-  for (unsigned i = 0; i < n; i++)
-    distances[i] = cu->out_host[i];
+  for (unsigned i = 0; i < n; i++) {
+    distances[i] = 0;
+    for (unsigned k = 0; k < cu->parts; k++)
+      distances[i] += cu->out_host[i * cu->parts + k];
+  }
   return CQ_OK;
 }
 

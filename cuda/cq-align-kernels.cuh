@@ -16,8 +16,13 @@ namespace cq
  * threads on neighbouring blocks of a row (so a warp reads 32 x factor
  * adjacent samples of each source row). */
 constexpr unsigned kAlignThumbX = 32, kAlignThumbY = 8;
-/* Distances: one block a candidate. */
+/* Distances: a candidate is split into parts of at least
+ * kAlignDistPartVecs uint4 (about four a thread), at most kAlignDistParts,
+ * a block each, so that 31 candidates fill more than 31 SMs; the host
+ * adds a candidate's parts (integers: the order does not matter). */
 constexpr unsigned kAlignDistThreads = 512;
+constexpr unsigned kAlignDistPartVecs = 4 * kAlignDistThreads;
+constexpr unsigned kAlignDistParts = 16;
 
 struct AlignThumbParams
 {
@@ -63,8 +68,9 @@ struct AlignDistanceParams
   size_t slot_elems;            /* a multiple of 4: slots are 16-byte aligned */
   unsigned elems;               /* tw x th */
   unsigned probe;
-  unsigned short slots[CQ_ALIGN_MAX_SLOTS];     /* candidate i: blockIdx.x */
-  unsigned long long *out;
+  unsigned short slots[CQ_ALIGN_MAX_SLOTS];     /* candidate i: blockIdx.y */
+  unsigned part_vecs;           /* uint4 a part (blockIdx.x) */
+  unsigned long long *out;      /* candidate c, part k: c * gridDim.x + k */
 };
 
 __device__ __forceinline__ unsigned long long
@@ -75,25 +81,30 @@ align_square (unsigned a, unsigned b)
   return (unsigned long long) d * d;
 }
 
-/* out[c] = Σ (probe - slots[c])², c = blockIdx.x: integer sums, so the
- * order of the additions does not matter. */
+/* Σ (probe - slots[c])² over part k of the elements, c = blockIdx.y,
+ * k = blockIdx.x (the last part has the elements past the last uint4):
+ * integer sums, so the order of the additions does not matter. */
 __global__ void
 align_distance_kernel (AlignDistanceParams p)
 {
   __shared__ unsigned long long s_warp[kAlignDistThreads / 32];
   const unsigned *a = p.thumbs + p.probe * p.slot_elems;
-  const unsigned *b = p.thumbs + p.slots[blockIdx.x] * p.slot_elems;
+  const unsigned *b = p.thumbs + p.slots[blockIdx.y] * p.slot_elems;
   const uint4 *a4 = (const uint4 *) a, *b4 = (const uint4 *) b;
+  const unsigned vecs = p.elems / 4, first = blockIdx.x * p.part_vecs;
+  const unsigned end = blockIdx.x + 1 == gridDim.x ? vecs :
+      min (vecs, first + p.part_vecs);
   unsigned long long sum = 0;
   unsigned i;
 
-  for (i = threadIdx.x; i < p.elems / 4; i += blockDim.x) {
+  for (i = first + threadIdx.x; i < end; i += blockDim.x) {
     uint4 x = __ldg (a4 + i), y = __ldg (b4 + i);
 
     sum += align_square (x.x, y.x) + align_square (x.y, y.y) +
         align_square (x.z, y.z) + align_square (x.w, y.w);
   }
-  for (i = p.elems / 4 * 4 + threadIdx.x; i < p.elems; i += blockDim.x)
+  for (i = vecs * 4 + threadIdx.x; blockIdx.x + 1 == gridDim.x
+      && i < p.elems; i += blockDim.x)
     sum += align_square (__ldg (a + i), __ldg (b + i));
   sum = warp_sum (sum);
   if ((threadIdx.x & 31) == 0)
@@ -103,7 +114,7 @@ align_distance_kernel (AlignDistanceParams p)
     sum = threadIdx.x < blockDim.x / 32 ? s_warp[threadIdx.x] : 0;
     sum = warp_sum (sum);
     if (threadIdx.x == 0)
-      p.out[blockIdx.x] = sum;
+      p.out[blockIdx.y * gridDim.x + blockIdx.x] = sum;
   }
 }
 

@@ -63,6 +63,9 @@ struct _GstCudaQaAlign
   GstCudaQaUpload *upload;      /* system memory on CUDA: device copies */
   guint thumb_plane;            /* where the first component is in them */
   gsize thumb_offset;
+  GstBuffer *coming[2];         /* the pads' next frames, given copies
+                                 * early (held: a pool cannot take them
+                                 * back and change them meanwhile) */
   gdouble norm;                 /* factor⁴ tw th: distance to mean squared
                                  * difference of the block means */
   guint n_slots, probe;         /* probe: the distorted frame's slot */
@@ -183,6 +186,8 @@ gst_cuda_qa_align_release (GstCudaQaAlign * align)
 {
   guint64 ignored = 0;
 
+  g_clear_pointer (&align->coming[0], gst_cuda_qa_upload_unref);
+  g_clear_pointer (&align->coming[1], gst_cuda_qa_upload_unref);
   gst_cuda_qa_align_flush (align, &ignored);
   gst_cuda_qa_align_drop_search (align);
 }
@@ -388,9 +393,15 @@ gst_cuda_qa_align_thumbnail_copy (GstCudaQaAlign * align, GstBuffer * buf,
 {
   CqError err = { CQ_OK, "" };
   CqFramesCuda *frames;
-  guint frame;
+  guint frame, i;
 
-  if (!gst_cuda_qa_upload_frame (align->upload, buf, &err))
+  /* a copy made while we held the buffer is current; any other may be of
+   * earlier content */
+  i = buf == align->coming[0] ? 0 : buf == align->coming[1] ? 1 : 2;
+  if (i < 2 && gst_cuda_qa_upload_get (buf, &frame) ==
+      gst_cuda_qa_upload_frames (align->upload))
+    g_clear_pointer (&align->coming[i], gst_buffer_unref);
+  else if (!gst_cuda_qa_upload_frame (align->upload, buf, &err))
     goto failed;
   frames = gst_cuda_qa_upload_get (buf, &frame);
   if (cq_align_cuda_thumbnail_frame (align->cuda, slot, frames, frame,
@@ -556,6 +567,7 @@ gst_cuda_qa_align_search (GstCudaQaAlign * align, GstBuffer * dist,
   if (!gst_cuda_qa_align_can_search (align, dist, info)
       || !gst_cuda_qa_align_thumbnail (align, dist, info, align->probe))
     goto undecided;
+
   for (l = align->ring.head; l; l = l->next) {
     GstCudaQaAlignRef *r = l->data;
 
@@ -612,6 +624,25 @@ undecided:
       ": no decisive match (best %g, second %g), keeping offset %"
       G_GINT64_FORMAT, align->next_dist, best ? d1 / align->norm : INFINITY,
       have2 ? d2 / align->norm : INFINITY, align->offset);
+}
+
+void
+gst_cuda_qa_align_prefetch (GstCudaQaAlign * align, GstBuffer * ref,
+    GstBuffer * dist)
+{
+  GstBuffer *next[2] = { dist, ref };   /* the distorted one is due first */
+  guint i;
+
+  for (i = 0; i < 2 && align->upload; i++) {
+    if (next[i] == align->coming[i])
+      continue;
+    g_clear_pointer (&align->coming[i], gst_cuda_qa_upload_unref);
+    if (!next[i] || GST_BUFFER_FLAG_IS_SET (next[i], GST_BUFFER_FLAG_GAP)
+        || gst_cuda_qa_buffer_context (next[i])
+        || !gst_cuda_qa_upload_frame (align->upload, next[i], NULL))
+      continue;
+    align->coming[i] = gst_buffer_ref (next[i]);
+  }
 }
 
 GstBuffer *

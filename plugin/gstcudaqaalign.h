@@ -81,6 +81,12 @@ gboolean gst_cuda_qa_align_ready (GstCudaQaAlign * align);
 void gst_cuda_qa_align_push_reference (GstCudaQaAlign * align, GstBuffer * ref,
     GstClockTime rt, const GstVideoInfo * info, guint64 * unpaired);
 
+/* The frames due next on each pad (their heads, peeked; NULL: none):
+ * with device copies they go up now, the distorted one first, so that
+ * their DMA overlaps the host's work until a search reads them. */
+void gst_cuda_qa_align_prefetch (GstCudaQaAlign * align, GstBuffer * ref,
+    GstBuffer * dist);
+
 /* Matches the next distorted frame (dist, at running time rt): returns a
  * new reference to the reference frame it pairs with, NULL when that frame
  * is not in the ring (the stream ended before it). Posts the message when

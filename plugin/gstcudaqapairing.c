@@ -401,6 +401,7 @@ gst_cuda_qa_pairing_next_aligned (GstCudaQaPairing * pairing,
   }
   if (!gst_cuda_qa_align_ready (align) && !ref_eos && !timeout)
     goto need_data;
+  gst_cuda_qa_align_prefetch (align, *ref, *dist);
   gst_clear_buffer (ref);
   rt = gst_cuda_qa_pairing_running_time (pairing->distorted, *dist);
   *ref = gst_cuda_qa_align_match (align, *dist, rt, info);
@@ -709,4 +710,18 @@ gst_cuda_qa_pairing_check_formats (GstCudaQaPairing * pairing,
           GST_VIDEO_INFO_WIDTH (distorted), GST_VIDEO_INFO_HEIGHT (distorted),
           GST_VIDEO_INFO_NAME (distorted)));
   return FALSE;
+}
+
+void
+gst_cuda_qa_pairing_prefetch (GstCudaQaPairing * pairing)
+{
+  GstBuffer *ref, *dist;
+
+  if (pairing->active_mode == GST_CUDA_QA_ALIGN_NONE)
+    return;
+  ref = gst_aggregator_pad_peek_buffer (pairing->reference);
+  dist = gst_aggregator_pad_peek_buffer (pairing->distorted);
+  gst_cuda_qa_align_prefetch (pairing->align, ref, dist);
+  gst_clear_buffer (&ref);
+  gst_clear_buffer (&dist);
 }

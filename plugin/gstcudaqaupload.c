@@ -78,6 +78,12 @@ gst_cuda_qa_upload_free (GstCudaQaUpload * upload)
 }
 
 CqFramesCuda *
+gst_cuda_qa_upload_frames (GstCudaQaUpload * upload)
+{
+  return upload->frames;
+}
+
+CqFramesCuda *
 gst_cuda_qa_upload_get (GstBuffer * buf, guint * frame)
 {
   GstCudaQaUploadCopy *copy = gst_mini_object_get_qdata (GST_MINI_OBJECT

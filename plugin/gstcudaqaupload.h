@@ -38,6 +38,9 @@ void gst_cuda_qa_upload_free (GstCudaQaUpload * upload);
 gboolean gst_cuda_qa_upload_frame (GstCudaQaUpload * upload, GstBuffer * buf,
     CqError * err);
 
+/* The device frames upload makes copies in. */
+CqFramesCuda *gst_cuda_qa_upload_frames (GstCudaQaUpload * upload);
+
 /* The copy buf carries: its device frames and frame, NULL when none. */
 CqFramesCuda *gst_cuda_qa_upload_get (GstBuffer * buf, guint * frame);
 
