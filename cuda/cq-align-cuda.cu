@@ -6,8 +6,8 @@
  * reference frame on the device costs one kernel queued on the object's
  * stream (nothing waits for it); a search costs the distorted frame's
  * thumbnail kernel, the distance kernel (a few blocks a candidate, their
- * partial sums added on the host), a copy of the sums and a wait for that
- * copy's event.
+ * partial sums written into mapped pinned memory and added on the host)
+ * and a wait for its event.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -26,8 +26,9 @@ struct CqAlignCuda
   unsigned slots;
   size_t slot_elems;            /* tw x th rounded up to 4 (uint4 loads) */
   unsigned *thumbs;             /* device, slots x slot_elems */
-  unsigned long long *out_dev;  /* device, parts x CQ_ALIGN_MAX_SLOTS */
-  unsigned long long *out_host; /* pinned, the same */
+  unsigned long long *out_host; /* pinned and mapped: parts x
+                                 * CQ_ALIGN_MAX_SLOTS partial sums */
+  unsigned long long *out_map;  /* ... as the kernel writes them */
   unsigned parts, part_vecs;    /* a candidate's blocks, uint4 each */
   uint32_t *staging;            /* pinned: a thumbnail made on the CPU */
   uint16_t *scratch;            /* the CPU thumbnail's column sums */
@@ -42,7 +43,6 @@ cq_align_cuda_free (CqAlignCuda * cu)
     free (cu->scratch);
   cq_cuda_object_free (cu,[cu]() {
         cudaFree (cu->thumbs);
-        cudaFree (cu->out_dev);
         cudaFreeHost (cu->out_host);
         cudaFreeHost (cu->staging);
         if (cu->done)
@@ -104,13 +104,10 @@ cq_align_cuda_new_for (const CqCudaTarget * target,
     }
     if (e == cudaSuccess) {
       what = "cannot allocate the distances";
-      e = cudaMalloc ((void **) &cu->out_dev, cu->parts *
-          CQ_ALIGN_MAX_SLOTS * sizeof (unsigned long long));
+      e = cq_slot_results_alloc ((void **) &cu->out_host,
+          (void **) &cu->out_map, cu->parts * CQ_ALIGN_MAX_SLOTS *
+          sizeof (unsigned long long));
     }
-    if (e == cudaSuccess)
-      e = cudaHostAlloc ((void **) &cu->out_host, cu->parts *
-          CQ_ALIGN_MAX_SLOTS * sizeof (unsigned long long),
-          cudaHostAllocDefault);
     if (e == cudaSuccess) {
       what = "cannot allocate pinned staging";
       e = cudaHostAlloc ((void **) &cu->staging, cu->slot_elems *
@@ -250,16 +247,14 @@ cq_align_cuda_distances (CqAlignCuda * cu, unsigned probe,
   p.elems = cu->shape.tw * cu->shape.th;
   p.probe = probe;
   p.part_vecs = cu->part_vecs;
-  p.out = cu->out_dev;
+  p.out = cu->out_map;
   cq::align_distance_kernel <<<dim3 (cu->parts, n), cq::kAlignDistThreads, 0,
       cu->stream>>> (p);
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the distance "
       "kernel");
-  CQ_CUDA_TRY (cudaMemcpyAsync (cu->out_host, cu->out_dev, n * cu->parts *
-          sizeof (unsigned long long), cudaMemcpyDeviceToHost, cu->stream),
-      err, "cannot copy the distances");
+  /* no copy: the kernel wrote the sums where the host reads them */
   CQ_CUDA_TRY (cudaEventRecord (cu->done, cu->stream), err,
-      "cannot copy the distances");
+      "cannot record the distances' event");
   CQ_CUDA_TRY (cudaEventSynchronize (cu->done), err,
       "the alignment kernels failed");
   for (unsigned i = 0; i < n; i++) {
