@@ -133,6 +133,14 @@ cq_align_cuda_check_slot (const CqAlignCuda * cu, unsigned slot,
   return CQ_OK;
 }
 
+/* An entry point on a slot: returns unless the slot exists, then enters
+ * the object's context until it returns (two statements: the scope of
+ * CQ_CUDA_ENTER must be the function's). */
+#define CQ_ALIGN_SLOT_ENTER(cu, slot, err)                              \
+  if (cq_align_cuda_check_slot ((cu), (slot), (err)) != CQ_OK)          \
+    return CQ_ERROR_INVALID;                                            \
+  CQ_CUDA_ENTER ((cu)->target, (err))
+
 /* The thumbnail kernel of a device plane into slot, queued on the
  * object's stream; the caller entered the context and checked the slot. */
 static CqStatus
@@ -169,11 +177,7 @@ extern "C" CqStatus
 cq_align_cuda_thumbnail_device (CqAlignCuda * cu, unsigned slot,
     const void *data, size_t pitch, CqError * err)
 {
-  CqStatus st = cq_align_cuda_check_slot (cu, slot, err);
-
-  if (st != CQ_OK)
-    return st;
-  CQ_CUDA_ENTER (cu->target, err);
+  CQ_ALIGN_SLOT_ENTER (cu, slot, err);
   return cq_align_cuda_launch_thumbnail (cu, slot, data, pitch, err);
 }
 
@@ -182,13 +186,10 @@ cq_align_cuda_thumbnail_frame (CqAlignCuda * cu, unsigned slot,
     CqFramesCuda * frames, unsigned frame, unsigned plane, size_t offset,
     CqError * err)
 {
-  CqStatus st = cq_align_cuda_check_slot (cu, slot, err);
   void *data;
   size_t pitch;
 
-  if (st != CQ_OK)
-    return st;
-  CQ_CUDA_ENTER (cu->target, err);
+  CQ_ALIGN_SLOT_ENTER (cu, slot, err);
   /* the kernel starts once the upload is done; the host does not wait */
   CQ_CUDA_TRY (cudaStreamWaitEvent (cu->stream, cq_frames_cuda_event (frames,
               frame), 0), err, "cannot order the thumbnail after the upload");
@@ -201,11 +202,7 @@ extern "C" CqStatus
 cq_align_cuda_thumbnail_host (CqAlignCuda * cu, unsigned slot,
     const void *data, size_t stride, CqError * err)
 {
-  CqStatus st = cq_align_cuda_check_slot (cu, slot, err);
-
-  if (st != CQ_OK)
-    return st;
-  CQ_CUDA_ENTER (cu->target, err);
+  CQ_ALIGN_SLOT_ENTER (cu, slot, err);
   /* the staging buffer is free: every upload below is waited for */
   cq_align_thumbnail_cpu (&cu->shape, data, stride, cu->staging,
       cu->scratch);
@@ -269,11 +266,7 @@ extern "C" CqStatus
 cq_align_cuda_download (CqAlignCuda * cu, unsigned slot, uint32_t * thumb,
     CqError * err)
 {
-  CqStatus st = cq_align_cuda_check_slot (cu, slot, err);
-
-  if (st != CQ_OK)
-    return st;
-  CQ_CUDA_ENTER (cu->target, err);
+  CQ_ALIGN_SLOT_ENTER (cu, slot, err);
   CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
       "the thumbnail kernels failed");
   CQ_CUDA_TRY (cudaMemcpy (thumb, cu->thumbs + slot * cu->slot_elems,
