@@ -805,6 +805,24 @@ struct GaussWalk
   }
 };
 
+/* The gauss11 kernels' walk down a tile through an 11-row ring: body (k,
+ * y) for each frame row y the tile reads, k = (y - gw.y0) % 11 its slot
+ * (a constant once the loop is unrolled, so the ring stays in registers). */
+template < typename F > __device__ __forceinline__ void
+gauss_ring_walk (const GaussWalk & gw, F body)
+{
+  for (int base = gw.y0; base < gw.read_end; base += 11) {
+#pragma unroll
+    for (int k = 0; k < 11; k++) {
+      const int y = base + k;
+
+      if (y >= gw.read_end)
+        break;
+      body (k, y);
+    }
+  }
+}
+
 template < typename T, bool CS = false > __global__ void
 __launch_bounds__ (kSsimThreads)
 ssim_gauss_kernel (SsimParams p)
@@ -819,13 +837,7 @@ ssim_gauss_kernel (SsimParams p)
   double ssim = 0.0;
   unsigned long long sse = 0;
 
-  for (int base = gw.y0; base < gw.read_end; base += 11) {
-#pragma unroll
-    for (int k = 0; k < 11; k++) {
-      const int y = base + k;
-
-      if (y >= gw.read_end)
-        break;
+  gauss_ring_walk (gw,[&](int k, int y) {
       {
         double da, db;
 
@@ -878,8 +890,7 @@ ssim_gauss_kernel (SsimParams p)
           }
         }
       }
-    }
-  }
+      });
   block_finish (p, ssim, sse);
 }
 
@@ -1027,13 +1038,7 @@ ssim_gauss2_kernel (SsimParams p)
   for (int k = 0; k < 11; k++)
     if (gw.y0 + k < gw.read_end)
       pre[k] = g2_load < T > (p, gw.y0 + k, gw.x, gw.in);
-  for (int base = gw.y0; base < gw.read_end; base += 11) {
-#pragma unroll
-    for (int k = 0; k < 11; k++) {
-      const int y = base + k;
-
-      if (y >= gw.read_end)
-        break;
+  gauss_ring_walk (gw,[&](int k, int y) {
       {
         const unsigned a = pre[k].a (), b = pre[k].b ();
         const double da = (double) a, db = (double) b;
@@ -1070,8 +1075,7 @@ ssim_gauss2_kernel (SsimParams p)
           __syncthreads ();
         }
       }
-    }
-  }
+      });
   if constexpr (MODE == kGaussBoth) {
     const double v[2] = { s0, s1 };
     block_finish_n < 2 > (p, v, sse);

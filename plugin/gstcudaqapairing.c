@@ -599,7 +599,6 @@ gst_cuda_qa_pairing_query_caps (GstCudaQaPairing * pairing,
   return TRUE;
 }
 
-
 /* Whether some element of the bin (at any depth) has a sometimes src pad
  * (decodebin, a demuxer): a pad of ours may then be linked once that pad
  * appears, after the state change. */
