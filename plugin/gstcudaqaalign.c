@@ -66,6 +66,7 @@ struct _GstCudaQaAlign
   GstBuffer *coming[2];         /* the pads' next frames, given copies
                                  * early (held: a pool cannot take them
                                  * back and change them meanwhile) */
+  GstBuffer *probe_buf;         /* whose thumbnail the probe slot holds */
   gdouble norm;                 /* factor⁴ tw th: distance to mean squared
                                  * difference of the block means */
   guint n_slots, probe;         /* probe: the distorted frame's slot */
@@ -169,6 +170,7 @@ gst_cuda_qa_align_drop_search (GstCudaQaAlign * align)
     ((GstCudaQaAlignRef *) l->data)->slot = -1;
   g_clear_pointer (&align->cuda, cq_align_cuda_free);
   g_clear_pointer (&align->cpu, cq_align_cpu_free);
+  gst_clear_buffer (&align->probe_buf);
   /* copies on buffers still held stay valid */
   g_clear_pointer (&align->upload, gst_cuda_qa_upload_free);
   g_ptr_array_set_size (align->queued, 0);
@@ -565,8 +567,10 @@ gst_cuda_qa_align_search (GstCudaQaAlign * align, GstBuffer * dist,
   GList *l;
 
   if (!gst_cuda_qa_align_can_search (align, dist, info)
-      || !gst_cuda_qa_align_thumbnail (align, dist, info, align->probe))
+      || (dist != align->probe_buf
+          && !gst_cuda_qa_align_thumbnail (align, dist, info, align->probe)))
     goto undecided;
+  gst_clear_buffer (&align->probe_buf);
 
   for (l = align->ring.head; l; l = l->next) {
     GstCudaQaAlignRef *r = l->data;
@@ -634,7 +638,8 @@ gst_cuda_qa_align_prefetch (GstCudaQaAlign * align, GstBuffer * ref,
   guint i;
 
   for (i = 0; i < 2 && align->upload; i++) {
-    if (next[i] == align->coming[i])
+    /* (a distorted frame whose thumbnail is made has used its copy) */
+    if (next[i] == align->coming[i] || (i == 0 && next[i] == align->probe_buf))
       continue;
     g_clear_pointer (&align->coming[i], gst_cuda_qa_upload_unref);
     if (!next[i] || GST_BUFFER_FLAG_IS_SET (next[i], GST_BUFFER_FLAG_GAP)
@@ -642,6 +647,14 @@ gst_cuda_qa_align_prefetch (GstCudaQaAlign * align, GstBuffer * ref,
         || !gst_cuda_qa_upload_frame (align->upload, next[i], NULL))
       continue;
     align->coming[i] = gst_buffer_ref (next[i]);
+  }
+  /* the distorted frame's thumbnail as well, into the probe slot (free:
+   * searches wait for their kernels): its search then only measures */
+  if (dist && dist == align->coming[0] && align->cuda
+      && gst_cuda_qa_align_reach (align) > 0 && dist != align->probe_buf) {
+    gst_clear_buffer (&align->probe_buf);
+    if (gst_cuda_qa_align_thumbnail_copy (align, dist, align->probe))
+      align->probe_buf = gst_buffer_ref (dist);
   }
 }
 
