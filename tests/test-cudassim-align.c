@@ -26,9 +26,14 @@
 #define DROP_AFTER 9            /* the content skips one frame after this */
 #define REPEAT_AFTER 16         /* and shows this one twice */
 #define FRAME_DURATION (GST_SECOND / 30)
-#define CAPS "video/x-raw,format=GRAY8,width=256,height=192,framerate=30/1"
+#define CAPS_OF(format) "video/x-raw,format=" format ",width=256," \
+  "height=192,framerate=30/1"
+#define CAPS CAPS_OF ("GRAY8")
 
 static const gchar *backend = "cpu";
+/* run (): frames of this format from buffer pools when set (test_formats),
+ * else GRAY8 buffers of their own */
+static GstVideoFormat pool_format = GST_VIDEO_FORMAT_UNKNOWN;
 static guint8 *ref_frames, *dist_frames;        /* N_REF frames each */
 
 /* The reference frame distorted frame j shows, for a start k late. */
@@ -66,11 +71,68 @@ expected_ssim (guint ref, guint dist)
   return v;
 }
 
+/* Frame i of frames in a buffer of pool (pool_format): luma the frame,
+ * chroma its 2x2-subsampled samples (U) and their complement (V). A pool
+ * hands its buffers out again once released, with new content. */
 static GstBuffer *
-frame_buffer (const guint8 * frames, guint i, GstClockTime pts)
+pool_frame_buffer (GstBufferPool * pool, const guint8 * frames, guint i)
 {
-  GstBuffer *buf = gst_buffer_new_memdup (frames + (gsize) i * W * H,
-      W * H);
+  const guint8 *f = frames + (gsize) i * W * H;
+  GstBuffer *buf = NULL;
+  GstVideoFrame vf;
+  GstVideoInfo info;
+  guint x, y;
+
+  gst_video_info_set_format (&info, pool_format, W, H);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_video_frame_map (&vf, &info, buf, GST_MAP_WRITE));
+  for (y = 0; y < H; y++)
+    memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 0) + y *
+        GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 0), f + y * W, W);
+  for (y = 0; y < H / 2; y++) {
+    for (x = 0; x < W / 2; x++) {
+      guint8 u = f[2 * y * W + 2 * x];
+      guint8 *p1 = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 1) + y *
+          GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 1);
+
+      if (pool_format == GST_VIDEO_FORMAT_NV12) {
+        p1[2 * x] = u;
+        p1[2 * x + 1] = 255 - u;
+      } else {
+        p1[x] = u;
+        ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&vf, 2))[y *
+            GST_VIDEO_FRAME_PLANE_STRIDE (&vf, 2) + x] = 255 - u;
+      }
+    }
+  }
+  gst_video_frame_unmap (&vf);
+  return buf;
+}
+
+static GstBufferPool *
+frame_pool (void)
+{
+  GstBufferPool *pool = gst_video_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstVideoInfo info;
+  GstCaps *caps;
+
+  gst_video_info_set_format (&info, pool_format, W, H);
+  caps = gst_video_info_to_caps (&info);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+  gst_caps_unref (caps);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  return pool;
+}
+
+static GstBuffer *
+frame_buffer (GstBufferPool * pool, const guint8 * frames, guint i,
+    GstClockTime pts)
+{
+  GstBuffer *buf = pool ? pool_frame_buffer (pool, frames, i) :
+      gst_buffer_new_memdup (frames + (gsize) i * W * H, W * H);
 
   GST_BUFFER_PTS (buf) = pts;
   GST_BUFFER_DURATION (buf) = FRAME_DURATION;
@@ -89,11 +151,15 @@ typedef struct
 static Result
 run (const gchar * props, guint k, gboolean drop_repeat, gboolean live)
 {
+  const gchar *format = pool_format == GST_VIDEO_FORMAT_UNKNOWN ? "GRAY8" :
+      gst_video_format_to_string (pool_format);
+  gchar *caps = g_strdup_printf (CAPS_OF ("%s"), format);
   gchar *desc = g_strdup_printf ("cudassim name=q backend=%s %s ! "
       "appsink name=sink sync=false wait-on-eos=false "
-      "appsrc name=ref format=time is-live=%d caps=\"" CAPS "\" ! q.reference "
-      "appsrc name=dist format=time is-live=%d caps=\"" CAPS "\" ! "
-      "q.distorted", backend, props, live, live);
+      "appsrc name=ref format=time is-live=%d caps=\"%s\" ! q.reference "
+      "appsrc name=dist format=time is-live=%d caps=\"%s\" ! "
+      "q.distorted", backend, props, live, caps, live, caps);
+  GstBufferPool *ref_pool = NULL, *dist_pool = NULL;
   GstElement *p = gst_parse_launch (desc, NULL);
   GstElement *ref = gst_bin_get_by_name (GST_BIN (p), "ref");
   GstElement *dist = gst_bin_get_by_name (GST_BIN (p), "dist");
@@ -105,15 +171,20 @@ run (const gchar * props, guint k, gboolean drop_repeat, gboolean live)
   guint i;
 
   fail_unless (p != NULL, "%s", desc);
+  if (pool_format != GST_VIDEO_FORMAT_UNKNOWN) {
+    ref_pool = frame_pool ();
+    dist_pool = frame_pool ();
+  }
   fail_if (gst_element_set_state (p, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE);
   for (i = 0; i < N_REF; i++) {
     fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (ref),
-            frame_buffer (ref_frames, i, i * FRAME_DURATION)), GST_FLOW_OK);
+            frame_buffer (ref_pool, ref_frames, i, i * FRAME_DURATION)),
+        GST_FLOW_OK);
     if (i < N_DIST)
       fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (dist),
-              frame_buffer (dist_frames, content_of (k, i, drop_repeat),
-                  i * FRAME_DURATION)), GST_FLOW_OK);
+              frame_buffer (dist_pool, dist_frames, content_of (k, i,
+                      drop_repeat), i * FRAME_DURATION)), GST_FLOW_OK);
     if (live)
       g_usleep (FRAME_DURATION / GST_USECOND);
   }
@@ -141,7 +212,14 @@ run (const gchar * props, guint k, gboolean drop_repeat, gboolean live)
   gst_object_unref (dist);
   gst_object_unref (sink);
   gst_object_unref (p);
+  if (ref_pool) {
+    gst_buffer_pool_set_active (ref_pool, FALSE);
+    gst_buffer_pool_set_active (dist_pool, FALSE);
+    gst_object_unref (ref_pool);
+    gst_object_unref (dist_pool);
+  }
   g_free (desc);
+  g_free (caps);
   return r;
 }
 
@@ -355,6 +433,51 @@ GST_START_TEST (test_msssim_field)
 
 GST_END_TEST;
 
+/* Planar and semi-planar frames from buffer pools, every plane compared:
+ * pairing by content (on CUDA from system memory: the device copies the
+ * search made, which the pools' recycled buffers must not leave stale)
+ * gives, frame by frame, the scores of pairing by timestamp when the
+ * timestamps are right. */
+GST_START_TEST (test_formats)
+{
+  static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_I420,
+    GST_VIDEO_FORMAT_NV12
+  };
+  static const gchar *fields[] = { "ssim", "ssim-y", "ssim-u", "ssim-v",
+    "psnr-u", "mse-v"
+  };
+  Result aligned, timed;
+  GList *a, *t;
+  guint f, j = 0;
+
+  pool_format = formats[__i__];
+  aligned = run ("align=continuous planes=all", 0, FALSE, FALSE);
+  timed = run ("planes=all", 0, FALSE, FALSE);
+  pool_format = GST_VIDEO_FORMAT_UNKNOWN;
+  fail_unless_equals_int (g_list_length (aligned.outputs), N_DIST);
+  fail_unless_equals_int (g_list_length (timed.outputs), N_DIST);
+  for (a = aligned.outputs, t = timed.outputs; a && t; a = a->next,
+      t = t->next, j++) {
+    const GstStructure *sa = meta_of (a->data), *st = meta_of (t->data);
+    gdouble pts, va, vt;
+
+    fail_unless (sa != NULL && st != NULL, "frame %u not measured", j);
+    fail_unless (gst_structure_get_double (sa, "reference-pts", &pts));
+    fail_unless_equals_uint64 ((guint64) pts, j * FRAME_DURATION);
+    for (f = 0; f < G_N_ELEMENTS (fields); f++) {
+      fail_unless (gst_structure_get_double (sa, fields[f], &va)
+          && gst_structure_get_double (st, fields[f], &vt), "%s", fields[f]);
+      fail_unless (va == vt, "%s frame %u %s: %.17g aligned, %.17g by "
+          "timestamp", gst_video_format_to_string (formats[__i__]), j,
+          fields[f], va, vt);
+    }
+  }
+  result_clear (&aligned);
+  result_clear (&timed);
+}
+
+GST_END_TEST;
+
 static gboolean
 load_frames (void)
 {
@@ -389,6 +512,7 @@ cudassim_align_suite (void)
   tcase_add_test (tc, test_none_unchanged);
   tcase_add_test (tc, test_static_content_keeps_offset);
   tcase_add_test (tc, test_msssim_field);
+  tcase_add_loop_test (tc, test_formats, 0, 2);
   return s;
 }
 
