@@ -111,6 +111,12 @@ cq_cuda_object_free (T * cu, F release)
 CqStatus cq_cuda_error_for (CqError * err, cudaError_t e, const char *what,
     const char *format, ...) __attribute__ ((format (printf, 4, 5)));
 
+/* Whether the context of target (entered by the caller) reads device
+ * peer's memory directly: peer access enabled once a context and peer for
+ * the process (asking again is an API error), 1 for the same device. A
+ * copy between contexts without it is staged through host memory. */
+int cq_cuda_reach_peer (const CqCudaTarget * target, int device, int peer);
+
 /* The event of a device copy's upload (cq-frames.h), for the readers'
  * streams to wait on. */
 struct CqFramesCuda;

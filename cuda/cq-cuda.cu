@@ -2,6 +2,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,4 +233,49 @@ cq_cuda_h2d_bandwidth (int device, size_t bytes, int pinned, double *gbps,
     return cq_cuda_error (err, e, "host-to-device bandwidth test failed");
   *gbps = bytes / (best * 1e-3) / 1e9;
   return CQ_OK;
+}
+
+/* The contexts that have peer access enabled: a framework's context by
+ * its hooks' user data, a device's primary context by NULL. A context
+ * destroyed and another made at the same address reads as enabled: its
+ * copies are then staged, slower but right. */
+typedef struct
+{
+  const void *context;
+  int device, peer;
+} CqPeerReach;
+
+static pthread_mutex_t peers_lock = PTHREAD_MUTEX_INITIALIZER;
+static CqPeerReach peers[64];
+static unsigned n_peers;
+
+int
+cq_cuda_reach_peer (const CqCudaTarget * target, int device, int peer)
+{
+  const void *context = target->push ? target->user : NULL;
+  int can = 0, reach = 0;
+  cudaError_t e;
+  unsigned i;
+
+  if (device == peer)
+    return 1;
+  pthread_mutex_lock (&peers_lock);
+  for (i = 0; i < n_peers && !reach; i++)
+    reach = peers[i].context == context && peers[i].device == device
+        && peers[i].peer == peer;
+  if (!reach && n_peers < sizeof (peers) / sizeof (peers[0])) {
+    e = cudaDeviceCanAccessPeer (&can, device, peer);
+    if (e == cudaSuccess && can)
+      e = cudaDeviceEnablePeerAccess (peer, 0);
+    cudaGetLastError ();
+    reach = can && (e == cudaSuccess
+        || e == cudaErrorPeerAccessAlreadyEnabled);
+    if (reach) {
+      CqPeerReach r = { context, device, peer };
+
+      peers[n_peers++] = r;
+    }
+  }
+  pthread_mutex_unlock (&peers_lock);
+  return reach;
 }
