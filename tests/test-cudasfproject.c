@@ -968,12 +968,47 @@ worst_level (GByteArray * a, GByteArray * b)
   return worst;
 }
 
+/* Two usable CUDA devices, and the CUDA backend. */
+static gboolean
+two_gpus (void)
+{
+  CqError err;
+
+  return !g_str_equal (backend, "cpu") && cq_cuda_device_count (&err) >= 2;
+}
+
+/* On two GPUs ("0,1", "1,0", "all"; streamed on "0,1") the frames of one
+ * device (a: resident, c: streamed), byte for byte. */
+static void
+assert_two_gpus_same (const gchar * base, GByteArray * a, GByteArray * c,
+    const gchar * kind)
+{
+  const gchar *lists[] = { "0,1", "1,0", "all" };
+  guint i;
+
+  for (i = 0; i <= G_N_ELEMENTS (lists); i++) {
+    gchar *props = i < G_N_ELEMENTS (lists) ?
+        g_strdup_printf ("%s cuda-device-ids=\"%s\"", base, lists[i]) :
+        g_strdup_printf ("%s cuda-device-ids=\"0,1\" "
+        "device-memory-limit=120000", base);
+    GByteArray *f = frames (props, 26);
+    GByteArray *want = i < G_N_ELEMENTS (lists) ? a : c;
+
+    fail_unless (f->len == want->len
+        && memcmp (f->data, want->data, f->len) == 0,
+        "%s changed the frames (%s)", props, kind);
+    g_byte_array_unref (f);
+    g_free (props);
+  }
+}
+
 /* The views split over two workers on one device ("0,0") give the same
  * frames as one device, in view order (each view is projected whole);
  * a device-memory-limit that streams the 32³ volume through 4-slice slabs,
  * 4 views a pass, gives frames within one level of the resident ones
  * (the slabs' shares of a ray summed in float), noise and all, on one and
- * on two workers. On the CPU backend both properties are ignored. */
+ * on two workers; where two GPUs are usable, on devices 0,1, 1,0 and
+ * "all" too. On the CPU backend both properties are ignored. */
 GST_START_TEST (test_device_split_frames)
 {
   const gchar *kinds[] = { "", "noise=true seed=3 photons=3000 " };
@@ -998,6 +1033,8 @@ GST_START_TEST (test_device_split_frames)
         "streamed frames %u levels off (%s)", w, kinds[k]);
     fail_unless (c->len == d->len && memcmp (c->data, d->data, c->len) == 0,
         "two streaming workers changed the frames (%s)", kinds[k]);
+    if (two_gpus ())
+      assert_two_gpus_same (base, a, c, kinds[k]);
     g_byte_array_unref (a);
     g_byte_array_unref (b);
     g_byte_array_unref (c);

@@ -17,10 +17,12 @@
  *   footprints (four F1 registers), tall slices on fine rows (the walking
  *   backprojector, four rows a projector lane), narrow voxels (the walking
  *   projector), field-of-view mask, helical orbit.
- * - Two workers on one device ("0,0": the multi-device code on one GPU):
- *   projections and backprojections identical to one device's, resident
- *   and streamed; kept views' pixels into host and device memory
- *   identical.
+ * - Two workers on one device ("0,0": the multi-device code on one GPU)
+ *   and, where two GPUs are usable, on devices 0,1 and 1,0 (else it says
+ *   it skipped them): projections and backprojections identical to one
+ *   device's, resident and streamed; kept views' pixels into host and
+ *   device memory identical; the same with copies between devices
+ *   turned off (CQ_SF_PEER_COPIES=0: each uploads whole arrays).
  * - Errors: a limit that fits nothing is CQ_ERROR_OUT_OF_MEMORY naming
  *   the sizes; timing and device-resident access refuse a streaming
  *   projector.
@@ -94,16 +96,26 @@ diff (const float *a, const float *b, size_t n)
   return d;
 }
 
+/* A group of the first n_dev of ids. */
 static CqSfCuda *
-open_group (const CqSfGeometry * g, unsigned n_dev, size_t limit,
-    CqError * err)
+open_devices (const CqSfGeometry * g, const int *ids, unsigned n_dev,
+    size_t limit, CqError * err)
 {
-  CqCudaTarget t[2] = { CQ_CUDA_TARGET_DEVICE (0),
-    CQ_CUDA_TARGET_DEVICE (0)
+  CqCudaTarget t[2] = { CQ_CUDA_TARGET_DEVICE (ids[0]),
+    CQ_CUDA_TARGET_DEVICE (ids[1])
   };
   CqSfCudaOptions o = { limit };
 
   return cq_sf_cuda_new_multi (t, n_dev, g, &o, err);
+}
+
+/* Device 0 alone. */
+static CqSfCuda *
+open_group (const CqSfGeometry * g, size_t limit, CqError * err)
+{
+  static const int zero[2] = { 0, 0 };
+
+  return open_devices (g, zero, 1, limit, err);
 }
 
 static unsigned
@@ -158,7 +170,7 @@ check_streamed (const char *name, const CqSfGeometry * g, size_t limit)
   for (i = 0; i < ncell; i++)
     y[i] = (float) uniform ();
   res = cq_sf_cuda_new (0, g, &err);
-  str = res ? open_group (g, 1, limit, &err) : NULL;
+  str = res ? open_group (g, limit, &err) : NULL;
   if (!str || cq_sf_cuda_set_volume (res, vol, &err) != CQ_OK
       || cq_sf_cuda_set_volume (str, vol, &err) != CQ_OK
       || cq_sf_cuda_project (res, 0, nv, pr, &err) != CQ_OK
@@ -289,13 +301,15 @@ back_plans_exact (const CqSfGeometry * g, size_t limit)
   return 1;
 }
 
-/* Two workers on device 0 against one: the same floats both ways (the
- * backprojections within float summation where a zone's plan takes view
- * batches), the same pixels into host and device memory (the second
- * worker's frames reach device memory through pinned host memory).
- * limit 0: resident. */
+/* Two workers, ids[0] and ids[1] ("0,0": the multi-device code on one
+ * GPU; "0,1", "1,0": two GPUs), against ids[0] alone: the same floats
+ * both ways (the backprojections within float summation where a zone's
+ * plan takes view batches), the same pixels into host and device memory
+ * (a device frame is on the group's first device; the second worker's
+ * frames reach it through pinned host memory). limit 0: resident. */
 static int
-check_two_workers (const char *name, const CqSfGeometry * g, size_t limit)
+check_two_workers (const char *name, const CqSfGeometry * g, size_t limit,
+    const int *ids)
 {
   const size_t nvox = (size_t) g->nx * g->ny * g->nz;
   const size_t nview = (size_t) g->nu * g->nv;
@@ -318,9 +332,9 @@ check_two_workers (const char *name, const CqSfGeometry * g, size_t limit)
   fill_volume (g, vol, 0);
   for (i = 0; i < ncell; i++)
     y[i] = (float) uniform ();
-  one = open_group (g, 1, limit, &err);
-  two = one ? open_group (g, 2, limit, &err) : NULL;
-  dev = two ? cq_cuda_malloc (0, nview * 2, &err) : NULL;
+  one = open_devices (g, ids, 1, limit, &err);
+  two = one ? open_devices (g, ids, 2, limit, &err) : NULL;
+  dev = two ? cq_cuda_malloc (ids[0], nview * 2, &err) : NULL;
   if (limit) {
     CqSfProjPlan pp;
     CqSfBackPlan bp;
@@ -365,7 +379,7 @@ check_two_workers (const char *name, const CqSfGeometry * g, size_t limit)
       goto out;
     }
     /* the device frame back */
-    if (cq_cuda_download (0, h3, dev, nview * 2, &err) != CQ_OK) {
+    if (cq_cuda_download (ids[0], h3, dev, nview * 2, &err) != CQ_OK) {
       printf ("FAIL %s: %s\n", name, err.message);
       fail = 1;
       goto out;
@@ -374,15 +388,16 @@ check_two_workers (const char *name, const CqSfGeometry * g, size_t limit)
     pixel_diff += memcmp (h1, h3, nview * 2) != 0;
   }
   fail |= pixel_diff != 0;
-  printf ("%s %s, two workers on device 0 (%s): projections %s, "
+  printf ("%s %s, devices %d,%d against %d alone (%s): projections %s, "
       "backprojections: %zu voxels differ (%s), NRMSE %.3g, %u kept "
       "views' pixels (host and device) %s\n", fail ? "FAIL" : "ok", name,
-      limit ? "streamed" : "resident", memcmp (p1, p2, ncell * 4) ?
-      "differ" : "identical", db.differing, !back ? "no plan fits" : exact ?
-      "identical expected" : "view batches: within float summation",
-      db.nrmse, keep, pixel_diff ? "differ" : "identical");
+      ids[0], ids[1], ids[0], limit ? "streamed" : "resident",
+      memcmp (p1, p2, ncell * 4) ? "differ" : "identical", db.differing,
+      !back ? "no plan fits" : exact ? "identical expected" :
+      "view batches: within float summation", db.nrmse, keep,
+      pixel_diff ? "differ" : "identical");
 out:
-  cq_cuda_free (0, dev);
+  cq_cuda_free (ids[0], dev);
   cq_sf_cuda_free (one);
   cq_sf_cuda_free (two);
   free (vol);
@@ -406,7 +421,7 @@ check_errors (const CqSfGeometry * g)
   double ms;
   int fail = 0;
 
-  cu = open_group (g, 1, 1000, &err);
+  cu = open_group (g, 1000, &err);
   if (cu || err.status != CQ_ERROR_OUT_OF_MEMORY
       || !strstr (err.message, "needs") || !strstr (err.message, "KiB")) {
     printf ("FAIL a 1000-byte limit: %s\n", cu ? "opened" : err.message);
@@ -415,7 +430,7 @@ check_errors (const CqSfGeometry * g)
     printf ("ok a 1000-byte limit: %s\n", err.message);
   }
   cq_sf_cuda_free (cu);
-  cu = open_group (g, 1, 200000, &err);
+  cu = open_group (g, 200000, &err);
   if (!cu) {
     printf ("FAIL a 200000-byte limit: %s\n", err.message);
     return 1;
@@ -446,11 +461,15 @@ int
 main (int argc, char **argv)
 {
   int quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
+  static const int on_zero[2] = { 0, 0 }, pair[2] = { 0, 1 },
+      swapped[2] = { 1, 0 };
   CqSfGeometry g = cq_test_asymmetric_geometry ();
-  int fails = 0, skip;
+  CqError err;
+  int fails = 0, skip, two_gpus;
 
   if ((skip = cq_test_skip_without_cuda ()) != 0)
     return skip;
+  two_gpus = cq_cuda_device_count (&err) >= 2;
   /* the asymmetric case: the whole volume held (identical), slabs and
    * double-buffered slabs, view batches */
   fails += check_streamed ("asymmetric 40x36x28, 45 views of 72x50", &g,
@@ -460,8 +479,22 @@ main (int argc, char **argv)
   g.fov_mask = 1;
   fails += check_streamed ("asymmetric, fov mask", &g, 200000);
   g.fov_mask = 0;
-  fails += check_two_workers ("asymmetric", &g, 0);
-  fails += check_two_workers ("asymmetric", &g, 200000);
+  fails += check_two_workers ("asymmetric", &g, 0, on_zero);
+  fails += check_two_workers ("asymmetric", &g, 200000, on_zero);
+  /* without copies between devices: each uploads whole arrays */
+  setenv ("CQ_SF_PEER_COPIES", "0", 1);
+  fails += check_two_workers ("asymmetric, no peer copies", &g, 0, on_zero);
+  if (two_gpus)
+    fails += check_two_workers ("asymmetric, no peer copies", &g, 0, pair);
+  unsetenv ("CQ_SF_PEER_COPIES");
+  if (two_gpus) {
+    fails += check_two_workers ("asymmetric", &g, 0, pair);
+    fails += check_two_workers ("asymmetric", &g, 0, swapped);
+    fails += check_two_workers ("asymmetric", &g, 200000, pair);
+  } else {
+    printf ("SKIP two GPUs: %d usable CUDA device (the checks on devices "
+        "0,1 and 1,0 need two)\n", cq_cuda_device_count (&err));
+  }
   fails += check_errors (&g);
   /* helical */
   g = cq_test_seed_geometry (48, 36);
@@ -473,8 +506,12 @@ main (int argc, char **argv)
     fails += check_streamed ("seed 128^3, 64 views of 128^2", &g,
         (size_t) 6 << 20);
     fails += check_streamed ("seed 128^3", &g, (size_t) 2 << 20);
-    fails += check_two_workers ("seed 128^3", &g, 0);
-    fails += check_two_workers ("seed 128^3", &g, (size_t) 6 << 20);
+    fails += check_two_workers ("seed 128^3", &g, 0, on_zero);
+    fails += check_two_workers ("seed 128^3", &g, (size_t) 6 << 20, on_zero);
+    if (two_gpus) {
+      fails += check_two_workers ("seed 128^3", &g, 0, pair);
+      fails += check_two_workers ("seed 128^3", &g, (size_t) 6 << 20, pair);
+    }
     /* wide footprints: four F1 registers */
     g = cq_test_wide_geometry ();
     fails += check_streamed ("wide footprints 48x40x36 (4 mm), 30 views of "
@@ -494,6 +531,9 @@ main (int argc, char **argv)
     g = cq_test_seed_geometry (256, 64);
     fails += check_streamed ("seed 256^3, 64 views of 256^2", &g,
         (size_t) 64 << 20);
+    /* z-zones of whole 32-slice blocks, 128 slices a GPU */
+    if (two_gpus)
+      fails += check_two_workers ("seed 256^3", &g, 0, pair);
   }
   return fails ? 1 : 0;
 }
