@@ -345,6 +345,48 @@ bench_sfproject_noise (gboolean quick)
   }
 }
 
+/* cudasfproject at case B of bench-sfproject (512³ Shepp-Logan, 360 views
+ * of 512²) on one GPU and on two (cuda-device-ids="0,1": 16 views a
+ * device a batch, frames still in view order), two rotations to fakesink
+ * through system memory and into CUDAMemory (issue 12). */
+static void
+bench_sfproject_devices (gboolean quick)
+{
+  static const gchar *const lists[] = { "", "0,1" };
+  static const gchar *const links[][2] = {
+    {"system memory", "video/x-raw"},
+    {"CUDAMemory", "video/x-raw(memory:CUDAMemory)"},
+  };
+  guint l, k, n = quick ? 360 : 720;
+  gdouble one = 0;
+
+  if (cq_cuda_device_count (NULL) < 2) {
+    printf ("\ncudasfproject on two GPUs: skipped, one CUDA device\n");
+    return;
+  }
+  printf ("\ncudasfproject, 512^3, 360 views of 512^2, GRAY16_LE, %u frames "
+      "! fakesink\n", n);
+  printf ("%-16s %-14s %10s %9s %8s\n", "frames", "cuda-device-ids",
+      "frames/s", "us/frame", "speed-up");
+  for (k = 0; k < G_N_ELEMENTS (links); k++)
+    for (l = 0; l < G_N_ELEMENTS (lists); l++) {
+      gchar *desc = g_strdup_printf ("cudasfproject backend=cuda "
+          "num-buffers=%u volume-width=512 volume-height=512 "
+          "volume-depth=512 detector-width=512 detector-height=512 "
+          "views=360 cuda-device-ids=\"%s\" ! %s,format=GRAY16_LE ! "
+          "fakesink name=sink sync=false", n, lists[l], links[k][1]);
+      gdouble rate = run_source (desc);
+
+      if (l == 0)
+        one = rate;
+      printf ("%-16s %-14s %10.0f %9.1f %7.2fx\n", links[k][0],
+          l == 0 ? "\"\" (one)" : lists[l], rate, 1e6 / rate,
+          one > 0 ? rate / one : 0);
+      fflush (stdout);
+      g_free (desc);
+    }
+}
+
 /* cudasfproject ! cudasharpness: frames through system memory (downloaded,
  * then uploaded from the pinned pool cudasharpness proposes) or left in
  * CUDAMemory. A 16³ volume keeps the projector's share small, so the
@@ -380,6 +422,7 @@ bench_sfproject (gboolean quick)
       g_free (desc);
     }
   bench_sfproject_noise (quick);
+  bench_sfproject_devices (quick);
 }
 
 int
