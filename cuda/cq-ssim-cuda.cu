@@ -98,14 +98,33 @@ fused_msssim (const CqSsimCuda * cu)
 static dim3 plane_grid (CqSsimWindow window, const CqSsimPlane * p,
     unsigned rows);
 
-/* Rows a tile walks, from H100 sweeps (bench-ssim --rows) at 4K: box8 16
- * (60 µs; 32: 74), gauss11 64 (144 µs; 32: 148); ffmpeg wants about a
- * thousand blocks (4 block rows at 1080p and 4K, 16 at 8192²). */
+/* Rows a tile walks, from H100 sweeps (bench-ssim --rows) at 4K: 16-bit
+ * box8 16 (60 µs; 32: 74), gauss11 64 (144 µs; 32: 148); ffmpeg wants
+ * about a thousand blocks (4 block rows at 1080p and 4K, 16 at 8192²).
+ * 8-bit box8: the fewest rows (8 to 32) whose blocks the SMs hold at once
+ * (kBox8pBlocks each): as many windows in flight as fit, and past that
+ * longer walks, which read the 7 halo rows less often. H100: 1080p 8
+ * rows (18.5 µs; 16: 23.8), 4K 24 (46.7; 16: 48.7), 8192² 32 (302.9;
+ * 16: 325.3). */
 static unsigned
-default_tile_rows (CqSsimWindow window, const CqSsimPlane * p)
+default_tile_rows (CqSsimWindow window, const CqSsimPlane * p,
+    unsigned sms)
 {
   switch (window) {
     case CQ_SSIM_BOX8:
+      if (p->layout.kind != CQ_LAYOUT_GRAY16) {
+        static const unsigned choices[] = { 8, 12, 16, 24, 32 };
+        const uint64_t slots = (uint64_t) sms * cq::kBox8pBlocks;
+
+        for (unsigned c = 0; c + 1 < sizeof (choices) / sizeof (choices[0]);
+            c++) {
+          dim3 g = plane_grid (window, p, choices[c]);
+
+          if ((uint64_t) g.x * g.y <= slots)
+            return choices[c];
+        }
+        return choices[sizeof (choices) / sizeof (choices[0]) - 1];
+      }
       return cq::kBox8Rows;
     case CQ_SSIM_FFMPEG:{
       uint64_t cols = plane_grid (window, p, 1).x;
@@ -177,6 +196,7 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
   CqSsimCuda *cu;
   cudaError_t e;
   const char *what = "cannot select the CUDA device";
+  int device = 0, sms = 0;
   unsigned i;
 
   if (cq_ssim_check (window, planes, n_planes, err) != CQ_OK
@@ -211,6 +231,13 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
   }
   if (e == cudaSuccess)
     e = cq_slot_ring_init (&cu->ring);
+  if (e == cudaSuccess) {
+    what = "cannot query the device";
+    e = cudaGetDevice (&device);
+  }
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
+        device);
   for (i = 0; i < n_planes && e == cudaSuccess; i++) {
     PlaneCtx *pc = &cu->pl[i];
     const CqSsimPlane *p = &planes[i];
@@ -221,7 +248,7 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
     pc->packed = p->layout.kind != CQ_LAYOUT_RGB8 &&
         p->sample_stride == pc->bytes && p->offset == 0;
     pc->row_bytes = cq_ssim_plane_row_bytes (p);
-    pc->rows = default_tile_rows (window, p);
+    pc->rows = default_tile_rows (window, p, (unsigned) sms);
     pc->grid = plane_grid (window, p, pc->rows);
     /* room for the block sums of the smallest tiles set_tile_rows allows */
     blocks = plane_grid (window, p, 1).x * plane_grid (window, p, 1).y;

@@ -36,7 +36,14 @@ constexpr int kFfmpegStrip = 31;        /* window block columns a warp owns */
 constexpr int kGaussCols = 118;         /* window columns a block owns */
 /* Default rows a tile walks (block rows for ffmpeg): more rows spread the
  * halo over more windows, fewer give more tiles to hide latency with. */
-constexpr int kBox8Rows = 16;
+constexpr int kBox8Rows = 16;           /* 16-bit; 8-bit: default_tile_rows */
+/* 8-bit box8 blocks an SM holds: 80 registers a thread (48 bytes of
+ * spill). It waits on latency at 4 (102 registers): 6 took 4K from 58.5 to
+ * 48.7 µs and 8192² from 391 to 325 (H100; 8, 64 registers: no gain). */
+#ifndef CQ_SSIM_BOX8P_MIN_BLOCKS
+#define CQ_SSIM_BOX8P_MIN_BLOCKS 6
+#endif
+constexpr int kBox8pBlocks = CQ_SSIM_BOX8P_MIN_BLOCKS;
 constexpr int kFfmpegBlockRows = 4;     /* at least; see default_tile_rows */
 constexpr int kGaussRows = 64;
 
@@ -508,11 +515,8 @@ box8p_local (int n1i, int n2i, int d1i, int d2i, double k1, double k2)
   return __ddiv_rn (__dmul_rn (n1, n2), __dmul_rn (d1, d2));
 }
 
-#ifndef CQ_SSIM_BOX8P_MIN_BLOCKS
-#define CQ_SSIM_BOX8P_MIN_BLOCKS 4
-#endif
 __global__ void
-__launch_bounds__ (kSsimThreads, CQ_SSIM_BOX8P_MIN_BLOCKS)
+__launch_bounds__ (kSsimThreads, kBox8pBlocks)
 ssim_box8p_kernel (SsimParams p)
 {
   const Box8Walk wk (p);
