@@ -558,12 +558,12 @@ peer_copies_allowed (void)
 }
 
 static int
-all_resident (const CqSfCuda * cu)
+any_streamed (const CqSfCuda * cu)
 {
   for (unsigned w = 0; w < cu->n_dev; w++)
     if (!cu->dev[w]->resident)
-      return 0;
-  return 1;
+      return 1;
+  return 0;
 }
 
 /* Whether every device of the group reaches every other's memory
@@ -622,7 +622,7 @@ cq_sf_cuda_new_multi (const CqCudaTarget * targets, unsigned n_targets,
       return NULL;
     }
   }
-  cu->shared_uploads = n_targets > 1 && all_resident (cu)
+  cu->shared_uploads = n_targets > 1 && !any_streamed (cu)
       && peer_copies_allowed () && reach_peers (cu);
   return cu;
 }
@@ -1306,15 +1306,6 @@ ensure_pinned_volume (CqSfCuda * cu, CqError * err)
         bytes / kMiB, cu->g.nx, cu->g.ny, cu->g.nz);
   }
   return CQ_OK;
-}
-
-static int
-any_streamed (const CqSfCuda * cu)
-{
-  for (unsigned w = 0; w < cu->n_dev; w++)
-    if (!cu->dev[w]->resident)
-      return 1;
-  return 0;
 }
 
 /* One call's work for every device: job (w) on device w, each in its own
