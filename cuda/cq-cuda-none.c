@@ -344,6 +344,16 @@ cq_ssim_cuda_submit_host (CqSsimCuda * cuda, const void *const *ref,
 }
 
 CqStatus
+cq_ssim_cuda_after_upload (CqSsimCuda * cuda, CqFramesCuda * frames,
+    unsigned frame, CqError * err)
+{
+  (void) cuda;
+  (void) frames;
+  (void) frame;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
 cq_ssim_cuda_submit_device (CqSsimCuda * cuda, const void *const *ref,
     const size_t *ref_pitches, const void *const *dist,
     const size_t *dist_pitches, CqError * err)

@@ -953,6 +953,16 @@ enqueue_device (CqSsimCuda * cu, const void *const *ref,
 }
 
 extern "C" CqStatus
+cq_ssim_cuda_after_upload (CqSsimCuda * cu, CqFramesCuda * frames,
+    unsigned frame, CqError * err)
+{
+  CQ_CUDA_ENTER (cu->target, err);
+  CQ_CUDA_TRY (cudaStreamWaitEvent (cu->stream, cq_frames_cuda_event (frames,
+              frame), 0), err, "cannot order the pair after its upload");
+  return CQ_OK;
+}
+
+extern "C" CqStatus
 cq_ssim_cuda_submit_device (CqSsimCuda * cu, const void *const *ref,
     const size_t * ref_pitches, const void *const *dist,
     const size_t * dist_pitches, CqError * err)

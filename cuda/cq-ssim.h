@@ -14,6 +14,7 @@
 #define CQ_SSIM_H
 
 #include "cq-common.h"
+#include "cq-frames.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -170,6 +171,11 @@ CqStatus cq_ssim_cuda_submit_device (CqSsimCuda * cuda,
     const void *const *dist, const size_t * dist_pitches, CqError * err);
 CqStatus cq_ssim_cuda_collect (CqSsimCuda * cuda, CqSsimPlaneSums * sums,
     CqError * err);
+/* The next submit's kernels start once frame of frames (a device copy,
+ * cq-frames.h, in cuda's context) is uploaded: the device waits, not the
+ * host, so that the host can queue the next uploads meanwhile. */
+CqStatus cq_ssim_cuda_after_upload (CqSsimCuda * cuda,
+    CqFramesCuda * frames, unsigned frame, CqError * err);
 unsigned cq_ssim_cuda_pending (const CqSsimCuda * cuda);
 /* As cq_ssim_cpu_set_msssim; with no pair in flight. The scales are
  * measured after the pair's SSIM kernels on the same stream: a 2x2

@@ -829,7 +829,8 @@ gst_cuda_ssim_submit_copies (GstCudaSsim * self, GstBuffer * ref,
   if (self->submit != gst_cuda_ssim_submit_cuda)
     return FALSE;
   gst_cuda_qa_device_target (self->dev, &target);
-  if (!gst_cuda_qa_upload_pair (ref, dist, &target, &self->pl, &r, &d, err))
+  if (!gst_cuda_qa_upload_pair (ref, dist, &target, cuda, &self->pl, &r, &d,
+          err))
     return *failed = err->status != CQ_OK;
   *failed = cq_ssim_cuda_submit_device (cuda, r.data, r.stride, d.data,
       d.stride, err) != CQ_OK;

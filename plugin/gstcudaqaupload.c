@@ -134,7 +134,8 @@ gst_cuda_qa_upload_frame (GstCudaQaUpload * upload, GstBuffer * buf,
 
 gboolean
 gst_cuda_qa_upload_pair (GstBuffer * ref, GstBuffer * dist,
-    const CqCudaTarget * target, const GstCudaQaPlanes * planes,
+    const CqCudaTarget * target, CqSsimCuda * cuda,
+    const GstCudaQaPlanes * planes,
     GstCudaQaPlanePointers * ref_planes, GstCudaQaPlanePointers * dist_planes,
     CqError * err)
 {
@@ -148,10 +149,10 @@ gst_cuda_qa_upload_pair (GstBuffer * ref, GstBuffer * dist,
   if (!r || !d || r->frames != d->frames || r->target.device !=
       target->device || r->target.user != target->user)
     return FALSE;
-  /* the measurement's stream does not know of the uploads: wait here,
-   * normally for nothing (the search waited for them) */
-  if (cq_frames_cuda_wait (r->frames, r->frame, err) != CQ_OK
-      || cq_frames_cuda_wait (d->frames, d->frame, err) != CQ_OK)
+  /* the measurement's kernels wait for the uploads on the device: the
+   * host goes on to queue the next frames' uploads */
+  if (cq_ssim_cuda_after_upload (cuda, r->frames, r->frame, err) != CQ_OK
+      || cq_ssim_cuda_after_upload (cuda, d->frames, d->frame, err) != CQ_OK)
     return FALSE;
   for (i = 0; i < planes->n; i++) {
     guint vp = planes->video_plane[i];

@@ -45,11 +45,13 @@ CqFramesCuda *gst_cuda_qa_upload_frames (GstCudaQaUpload * upload);
 CqFramesCuda *gst_cuda_qa_upload_get (GstBuffer * buf, guint * frame);
 
 /* The device address and pitch of each of planes' planes in the copies of
- * ref and dist, once their uploads are done; FALSE (nothing set) unless
- * both have copies of one device-frames object made in target's context.
- * err: an upload failed (then FALSE too). */
+ * ref and dist, cuda's next submit ordered after their uploads (on the
+ * device: the host does not wait); FALSE (nothing set) unless both have
+ * copies of one device-frames object made in target's context. err: the
+ * ordering failed (then FALSE too). */
 gboolean gst_cuda_qa_upload_pair (GstBuffer * ref, GstBuffer * dist,
-    const CqCudaTarget * target, const GstCudaQaPlanes * planes,
+    const CqCudaTarget * target, CqSsimCuda * cuda,
+    const GstCudaQaPlanes * planes,
     GstCudaQaPlanePointers * ref_planes, GstCudaQaPlanePointers * dist_planes,
     CqError * err);
 
