@@ -24,6 +24,18 @@ cq_cuda_select (int device)
   return device < 0 ? cudaSuccess : cudaSetDevice (device);
 }
 
+/* The SMs of the current context's device (for grids sized to what the
+ * device holds at once). */
+static inline cudaError_t
+cq_cuda_current_sms (int *sms)
+{
+  int device = 0;
+  cudaError_t e = cudaGetDevice (&device);
+
+  return e == cudaSuccess ? cudaDeviceGetAttribute (sms,
+      cudaDevAttrMultiProcessorCount, device) : e;
+}
+
 #define CQ_CUDA_TRY(call, err, what)                            \
   do {                                                          \
     cudaError_t cq_e_ = (call);                                 \

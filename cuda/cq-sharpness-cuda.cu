@@ -206,14 +206,14 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
   CqCudaScope scope (cu->target);
   e = scope.enter ();
   if (e == cudaSuccess && device < 0)
-    e = cudaGetDevice (&device);        /* the current context's device */
+    e = cudaGetDevice (&device);        /* for messages: the context's */
   if (e == cudaSuccess) {
     int sms = 1;
     long long tiles = (long long) cu->tiles_x * cu->tiles_y;
     long long resident;
 
     what = "cannot query the device";
-    e = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
+    e = cq_cuda_current_sms (&sms);
     resident = (long long) sms * cu->kernel.resident (cq::kWarp *
         cq::kBlockWarps);
     cu->grid = dim3 ((unsigned) (tiles < resident ? tiles : resident));

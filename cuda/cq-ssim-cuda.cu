@@ -196,7 +196,7 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
   CqSsimCuda *cu;
   cudaError_t e;
   const char *what = "cannot select the CUDA device";
-  int device = 0, sms = 0;
+  int sms = 0;
   unsigned i;
 
   if (cq_ssim_check (window, planes, n_planes, err) != CQ_OK
@@ -233,11 +233,8 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
     e = cq_slot_ring_init (&cu->ring);
   if (e == cudaSuccess) {
     what = "cannot query the device";
-    e = cudaGetDevice (&device);
+    e = cq_cuda_current_sms (&sms);
   }
-  if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
-        device);
   for (i = 0; i < n_planes && e == cudaSuccess; i++) {
     PlaneCtx *pc = &cu->pl[i];
     const CqSsimPlane *p = &planes[i];

@@ -564,7 +564,8 @@ GST_END_TEST;
 
 /* cudasfproject's views split over two workers ("0,0": the second
  * worker's frames reach CUDAMemory through pinned host memory; where two
- * GPUs are usable also "0,1" and "1,0", whose CUDAMemory is on device 1)
+ * GPUs are usable also "0,1" and "1,0", whose CUDAMemory is on the first
+ * device of the list)
  * and its volume streamed in z-slabs (a device-memory-limit below the
  * resident layout's): CUDAMemory frames equal the system-memory ones,
  * with noise and without (issue 12). */
