@@ -185,6 +185,31 @@ sample_at (const unsigned char *base, size_t pitch, int y, int x,
 
 /* ---- reduction (cq-reduce.cuh) ---- */
 
+/* This thread's share of the block sums, partials[tid], [tid + 128], ...
+ * added in that order; the loads of eight go out together, so the last
+ * block waits about one L2 round trip, not one a sum. */
+__device__ __forceinline__ double
+sum_partials (const double *partials, unsigned blocks)
+{
+  constexpr unsigned kBatch = 8;
+  double acc = 0.0;
+  unsigned i = threadIdx.x;
+
+  for (; i + (kBatch - 1) * kSsimThreads < blocks; i += kBatch * kSsimThreads) {
+    double v[kBatch];
+
+#pragma unroll
+    for (unsigned k = 0; k < kBatch; k++)
+      v[k] = __ldcg (partials + i + k * kSsimThreads);
+#pragma unroll
+    for (unsigned k = 0; k < kBatch; k++)
+      acc += v[k];
+  }
+  for (; i < blocks; i += kSsimThreads)
+    acc += __ldcg (partials + i);
+  return acc;
+}
+
 /* Every thread of the block calls this once with its sums. */
 __device__ void
 block_finish (const SsimParams & p, double ssim, unsigned long long sse)
@@ -219,11 +244,7 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse)
     return;
   /* the last block: add the block sums in a fixed order */
   {
-    double acc = 0.0;
-
-    for (unsigned i = threadIdx.x; i < blocks; i += kSsimThreads)
-      acc += ((volatile double *) p.partials)[i];
-    s_final[threadIdx.x] = acc;
+    s_final[threadIdx.x] = sum_partials (p.partials, blocks);
     __syncthreads ();
     for (int n = kSsimThreads / 2; n > 0; n >>= 1) {
       if (threadIdx.x < n)
@@ -282,13 +303,8 @@ block_finish_n (const SsimParams & p, const double (&v)[NS],
     return;
   /* the last block: add the block sums in a fixed order */
 #pragma unroll
-  for (int k = 0; k < NS; k++) {
-    double acc = 0.0;
-
-    for (unsigned i = threadIdx.x; i < blocks; i += kSsimThreads)
-      acc += ((volatile double *) partials[k])[i];
-    s_final[k][threadIdx.x] = acc;
-  }
+  for (int k = 0; k < NS; k++)
+    s_final[k][threadIdx.x] = sum_partials (partials[k], blocks);
   __syncthreads ();
   for (int n = kSsimThreads / 2; n > 0; n >>= 1) {
     if (threadIdx.x < n) {
@@ -613,7 +629,7 @@ load_block (const SsimParams & p, int x, int y)
 /* 8-bit: four samples at once with byte dot products. */
 __device__ __forceinline__ void
 block_sums (const BlockRaw < unsigned char >&r, const SsimParams &,
-    long long s[4], unsigned long long &sse)
+    unsigned s[4], unsigned long long &sse)
 {
   unsigned s1 = 0, s2 = 0, ss = 0, s12 = 0, e = 0;
 
@@ -666,11 +682,45 @@ block_sums (const BlockRaw < unsigned short >&r, const SsimParams & p,
   sse = e;
 }
 
-/* The next block row is loaded one step ahead. */
+/* The sums' type: 8-bit window sums fit 32 bits (as in FFmpeg), so do
+ * the expression's integers (at most 64 · 2 · 255² · 64 < 2^31). */
+template < typename T > struct FfmpegSum
+{
+  typedef long long S;
+};
+template <> struct FfmpegSum <unsigned char >
+{
+  typedef unsigned S;
+};
+
+/* cq_ssim_ffmpeg_local in 32 bits: the same integers, converted to float
+ * from the same values, so the same window value. */
+__device__ __forceinline__ float
+ffmpeg_local (unsigned s1, unsigned s2, unsigned ss, unsigned s12,
+    long long c1, long long c2)
+{
+  const int a = (int) s1, b = (int) s2;
+  const int vars = (int) ss * 64 - a * a - b * b;
+  const int covar = (int) s12 * 64 - a * b;
+
+  return (float) (2 * a * b + (int) c1) * (float) (2 * covar + (int) c2)
+      / ((float) (a * a + b * b + (int) c1) * (float) (vars + (int) c2));
+}
+
+__device__ __forceinline__ float
+ffmpeg_local (long long s1, long long s2, long long ss, long long s12,
+    long long c1, long long c2)
+{
+  return cq_ssim_ffmpeg_local (s1, s2, ss, s12, c1, c2);
+}
+
+/* The next block row is loaded one step ahead (two or five steps
+ * measured no faster: 4K 12.4 and 13.6 µs against 12.3). */
 template < typename T > __global__ void
 __launch_bounds__ (kSsimThreads)
 ssim_ffmpeg_kernel (SsimParams p)
 {
+  typedef typename FfmpegSum < T >::S S;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int w4 = p.width / 4, h4 = p.height / 4;
   const int bx0 = (blockIdx.x * (kSsimThreads / 32) + warp) * kFfmpegStrip;
@@ -680,7 +730,7 @@ ssim_ffmpeg_kernel (SsimParams p)
   const int read_end = min (by0 + p.rows + 1, h4);
   const bool own_lane = lane < kFfmpegStrip && bx < w4;
   const bool in = bx < w4;
-  long long prev[4] = { 0, 0, 0, 0 };
+  S prev[4] = { 0, 0, 0, 0 };
   double ssim = 0.0;
   unsigned long long sse = 0;
   BlockRaw < T > next;
@@ -689,7 +739,7 @@ ssim_ffmpeg_kernel (SsimParams p)
     if (in)
       next = load_block < T > (p, 4 * bx, 4 * by0);
     for (int by = by0; by < read_end; by++) {
-      long long cur[4] = { 0, 0, 0, 0 }, pair[4], nb[4];
+      S cur[4] = { 0, 0, 0, 0 }, pair[4], nb[4];
       unsigned long long e = 0;
       BlockRaw < T > r = next;
 
@@ -706,7 +756,7 @@ ssim_ffmpeg_kernel (SsimParams p)
         prev[k] = cur[k];
       }
       if (by > by0 && own_lane && bx + 1 < w4)
-        ssim += cq_ssim_ffmpeg_local (pair[0] + nb[0], pair[1] + nb[1],
+        ssim += ffmpeg_local (pair[0] + nb[0], pair[1] + nb[1],
             pair[2] + nb[2], pair[3] + nb[3], p.c1, p.c2);
     }
   }
