@@ -195,6 +195,15 @@ cq_ssim_cuda_set_tile_rows (CqSsimCuda * cuda, unsigned rows, CqError * err)
   return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
 }
 
+CqStatus
+cq_sharpness_cuda_set_walk_rows (CqSharpnessCuda * cuda, unsigned rows,
+    CqError * err)
+{
+  (void) cuda;
+  (void) rows;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
 CqSfCuda *
 cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
     CqError * err)

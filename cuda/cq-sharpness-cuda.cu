@@ -35,11 +35,16 @@ launch (const cq::SharpnessParams & p, dim3 grid, dim3 block,
   cq::sharpness_kernel < T, SUMS, HIST > <<<grid, block, 0, stream>>> (p);
 }
 
+/* The walk of the common length compiled in, any other as p.rows. */
 template < unsigned SUMS, bool HIST > static void
 launch8 (const cq::SharpnessParams & p, dim3 grid, dim3 block,
     cudaStream_t stream)
 {
-  cq::sharpness8_kernel < SUMS, HIST > <<<grid, block, 0, stream>>> (p);
+  if (p.rows == cq::kRows8)
+    cq::sharpness8_kernel < SUMS, HIST, cq::kRows8 > <<<grid, block, 0,
+        stream>>> (p);
+  else
+    cq::sharpness8_kernel < SUMS, HIST, 0 > <<<grid, block, 0, stream>>> (p);
 }
 
 /* Blocks of a kernel that fit on one SM at once. */
@@ -62,22 +67,30 @@ resident (int block_threads)
 template < unsigned SUMS, bool HIST > static int
 resident8 (int block_threads)
 {
-  return resident_of (cq::sharpness8_kernel < SUMS, HIST >, block_threads);
+  const int fixed = resident_of (cq::sharpness8_kernel < SUMS, HIST,
+      cq::kRows8 >, block_threads);
+  const int any = resident_of (cq::sharpness8_kernel < SUMS, HIST, 0 >,
+      block_threads);
+
+  return fixed < any ? fixed : any;
 }
 
-/* A kernel and the tile it gives a warp: px_per_thread × rows pixels. */
+/* A kernel and the tile it gives a warp: px_per_thread × rows pixels
+ * (rows_param: the kernel walks SharpnessParams.rows, rows by default). */
 typedef struct
 {
   LaunchFunc launch;
   ResidentFunc resident;
   int px_per_thread, rows;
+  bool rows_param;
 } KernelEntry;
 
 #define KERNEL_ENTRY(T, SUMS, HIST) \
   { launch < T, SUMS, HIST >, resident < T, SUMS, HIST >, \
-    (int) (8 / sizeof (T)), cq::kRows }
+    (int) (8 / sizeof (T)), cq::kRows, false }
 #define KERNEL8_ENTRY(SUMS, HIST) \
-  { launch8 < SUMS, HIST >, resident8 < SUMS, HIST >, cq::kPix8, cq::kRows8 }
+  { launch8 < SUMS, HIST >, resident8 < SUMS, HIST >, cq::kPix8, \
+    cq::kRows8, true }
 
 struct CqSharpnessCuda
 {
@@ -101,7 +114,9 @@ struct CqSharpnessCuda
   cudaEvent_t uploaded[SLOTS];
   CqSlotRing ring;
   KernelEntry kernel;
+  int rows;                     /* rows a warp walks */
   int tiles_x, tiles_y;
+  long long resident;           /* blocks the SMs hold at once */
   dim3 grid, block;
 };
 
@@ -154,6 +169,43 @@ pick_kernel (const CqLayout * layout, unsigned metrics)
   return entries8[kernel_set (metrics)];
 }
 
+static long long
+tiles_of (const CqSharpnessCuda * cu, int rows)
+{
+  return (long long) cu->tiles_x * ((cu->height + cq::kBlockWarps * rows -
+          1) / (cq::kBlockWarps * rows));
+}
+
+/* Walks of `rows` rows: the tiles and the grid (the resident blocks,
+ * each taking every gridDim.x-th tile). */
+static void
+set_rows (CqSharpnessCuda * cu, int rows)
+{
+  const long long tiles = tiles_of (cu, rows);
+
+  cu->rows = rows;
+  cu->tiles_y = (int) (tiles / cu->tiles_x);
+  cu->grid = dim3 ((unsigned) (tiles < cu->resident ? tiles : cu->resident));
+}
+
+/* The 8-bit kernel's walk for the frame, from H100 sweeps of 3 to 24 rows
+ * (bench-sharpness --rows, default set): where 12 rows or fewer put every
+ * tile on the SMs at once, the fewest rows that do (more walks in flight:
+ * 1080p 8 rows, 9.5 µs against 11.7 at 6 and 10.1 at 9); where 6 rows
+ * take 16 passes of the resident blocks or more, 12 (fewer halo rows a
+ * walk: 8192² 110.5 µs against 120.0); 6 between (4K: 18.6 µs, every other
+ * length slower, 19.3 to 22.9). */
+static int
+default_walk_rows (const CqSharpnessCuda * cu)
+{
+  int rows;
+
+  for (rows = cq::kMinRows8; rows <= 12; rows++)
+    if (tiles_of (cu, rows) <= cu->resident)
+      return rows;
+  return tiles_of (cu, 6) >= 16 * cu->resident ? 12 : 6;
+}
+
 extern "C" void
 cq_sharpness_cuda_free (CqSharpnessCuda * cu)
 {
@@ -200,8 +252,6 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
   cu->block = dim3 (cq::kWarp, cq::kBlockWarps);
   cu->tiles_x = (width + cq::kWarp * cu->kernel.px_per_thread - 1) /
       (cq::kWarp * cu->kernel.px_per_thread);
-  cu->tiles_y = (height + cq::kBlockWarps * cu->kernel.rows - 1) /
-      (cq::kBlockWarps * cu->kernel.rows);
 
   CqCudaScope scope (cu->target);
   e = scope.enter ();
@@ -209,14 +259,13 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
     e = cudaGetDevice (&device);        /* for messages: the context's */
   if (e == cudaSuccess) {
     int sms = 1;
-    long long tiles = (long long) cu->tiles_x * cu->tiles_y;
-    long long resident;
 
     what = "cannot query the device";
     e = cq_cuda_current_sms (&sms);
-    resident = (long long) sms * cu->kernel.resident (cq::kWarp *
+    cu->resident = (long long) sms * cu->kernel.resident (cq::kWarp *
         cq::kBlockWarps);
-    cu->grid = dim3 ((unsigned) (tiles < resident ? tiles : resident));
+    set_rows (cu, cu->kernel.rows_param ? default_walk_rows (cu) :
+        cu->kernel.rows);
   }
   if (e == cudaSuccess) {
     what = "cannot create a CUDA stream";
@@ -308,6 +357,7 @@ enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
   p.height = (int) cu->height;
   p.tiles_x = cu->tiles_x;
   p.tiles_y = cu->tiles_y;
+  p.rows = cu->rows;
   p.shift = cu->layout.kind == CQ_LAYOUT_GRAY16 ? cu->layout.shift : 0;
   p.mask = (1u << cu->layout.depth) - 1;
   p.accum = cu->accum;
@@ -484,4 +534,22 @@ cq_sharpness_cuda_time_device (CqSharpnessCuda * cu, const void *dev_data,
   if (ret == CQ_OK)
     *us = ms * 1e3 / iterations;
   return ret;
+}
+
+extern "C" CqStatus
+cq_sharpness_cuda_set_walk_rows (CqSharpnessCuda * cu, unsigned rows,
+    CqError * err)
+{
+  if (!cu->kernel.rows_param)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "only the 8-bit kernel walks rows of a chosen length");
+  if (rows < (unsigned) cq::kMinRows8 || rows > (unsigned) cq::kMaxRows8)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "walk rows must be %d to %d, not %u", cq::kMinRows8, cq::kMaxRows8,
+        rows);
+  if (cu->ring.pending)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "walk rows changed with %u frame(s) in flight", cu->ring.pending);
+  set_rows (cu, (int) rows);
+  return CQ_OK;
 }

@@ -55,6 +55,7 @@ struct SharpnessParams
   size_t pitch;
   int width, height;
   int tiles_x, tiles_y;         /* tiles of 32 threads x kBlockWarps walks */
+  int rows;                     /* rows a warp walks (the 8-bit kernel) */
   unsigned shift, mask;
   unsigned long long *accum;    /* [CQ_SUM_COUNT][lo, hi], zero between frames */
   unsigned long long *out;      /* [CQ_SUM_COUNT][lo, hi] */
@@ -404,7 +405,7 @@ __launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS_MIN_BLOCKS)
  * - per row, the differences each pixel shares with its neighbours are
  *   computed once (to the right, two apart, to the row below), and a pixel
  *   combines them;
- * - a thread's partial sums over its kRows8 × kPix8 pixels (at most 240)
+ * - a thread's partial sums over its p.rows × kPix8 pixels (at most 240)
  *   stay below 2^24 (largest: 240 × 255² for the squares of differences),
  *   except Tenengrad and the squared Laplacian (up to 2 · 1020² a pixel):
  *   those add 2^23 + term, exact below 2^24, as integers through the
@@ -412,14 +413,16 @@ __launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS_MIN_BLOCKS)
  * The integer sums are then those of the kernel above, bit for bit.
  */
 constexpr int kPix8 = CQ_SHARPNESS_PIX8;        /* pixels a thread, 4 or 8 */
+/* rows a warp walks (p.rows, chosen by the host for the frame): at least
+ * 3 (a walk reads 5 rows before it tests its length, inside the frame off
+ * its edges), at most 240 pixels a thread (the 2^24 bound above) */
+constexpr int kMinRows8 = 3;
+constexpr int kMaxRows8 = 240 / kPix8;
 #ifndef CQ_SHARPNESS_ROWS8
 #define CQ_SHARPNESS_ROWS8 6
 #endif
-/* rows a warp walks: a multiple of 3 (the ring of rows), at most 30 (the
- * 2^24 bound above with 8 pixels a thread) */
-constexpr int kRows8 = CQ_SHARPNESS_ROWS8;
-static_assert (kRows8 % 3 == 0 && kRows8 * kPix8 <= 240,
-    "a walk's fp32 sums must stay exact");
+constexpr int kRows8 = CQ_SHARPNESS_ROWS8;      /* unless set otherwise */
+static_assert (kRows8 <= kMaxRows8, "a walk's fp32 sums must stay exact");
 constexpr int kVals8 = kPix8 + 3;       /* columns c0 - 1 .. c0 + kPix8 + 1 */
 constexpr unsigned kBiasBits = 0x4B000000u;     /* bits of 2^23 */
 constexpr float kBias = 8388608.0f;
@@ -661,7 +664,7 @@ enter_row8 (const RawRow8 & raw, int lane, bool right2, const Row8 & above,
     row.dd[i] = row.f[i] - above.f[i];
 }
 
-/* A warp's walk of kRows8 rows from y0: three Row8 in a ring (above,
+/* A warp's walk of `walk` rows from y0: three Row8 in a ring (above,
  * centre, below), the loop unrolled by three so that the ring turns by
  * renaming, not copying, and rolled beyond that: the fully unrolled walk
  * did not fit the instruction cache (ncu: warps stalled 7 of 12 cycles
@@ -669,7 +672,7 @@ enter_row8 (const RawRow8 & raw, int lane, bool right2, const Row8 & above,
  * use, each into the slot the row it replaces has left. */
 template < unsigned SUMS, bool HIST, bool CHECK > __device__ __forceinline__
     void
-walk8 (const SharpnessParams & p, int c0, int y0, int lane,
+walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
     unsigned long long (&tot)[CQ_SUM_COUNT], unsigned *shist)
 {
   constexpr unsigned kTen = 1u << CQ_SUM_TENENGRAD;
@@ -677,7 +680,7 @@ walk8 (const SharpnessParams & p, int c0, int y0, int lane,
   constexpr bool kRight2 = (SUMS & ((1u << CQ_SUM_BRENNER))) != 0;
   const int w = p.width, h = p.height;
   /* centre rows of the walk inside the frame (all of them unless CHECK) */
-  const int rows = CHECK ? min (kRows8, h - y0) : kRows8;
+  const int rows = CHECK ? min (walk, h - y0) : walk;
   Sums8 s = { };
   ColMasks8 m;
   RawRow8 raw0, raw1, raw2;
@@ -719,7 +722,7 @@ walk8 (const SharpnessParams & p, int c0, int y0, int lane,
    * between r<j % 3> above and the entering r<(j + 2) % 3> below */
 #define CQ_STEP8(j, RAW, A, B, C)                                         \
   enter_row8 < CHECK > (RAW, lane, kRight2, B, C);                        \
-  if ((j) + 5 < kRows8 + 2)                                               \
+  if ((j) + 5 < walk + 2)                                                 \
     RAW = CQ_FETCH8 ((j) + 5);                                            \
   accumulate8 < SUMS, HIST, CHECK > (A.f, B.f, C.f, B.dr, A.hd, B.hd,     \
       C.hd, B.dd, C.dd, y0 + (j) + 1 < h,                                 \
@@ -749,7 +752,7 @@ walk8 (const SharpnessParams & p, int c0, int y0, int lane,
   tot[CQ_SUM_MAXMIN] += (unsigned long long) s.mm;
   tot[CQ_SUM_BRENNER] += (unsigned long long) s.bren;
   tot[CQ_SUM_LAP] += (unsigned long long) (long long) s.lap;
-  /* the biased sums less their biases: below 2^32 (kRows8 · kPix8 · 2 ·
+  /* the biased sums less their biases: below 2^32 (walk · kPix8 · 2 ·
    * 1020²) */
   if (SUMS & kTen)
     tot[CQ_SUM_TENENGRAD] += s.ten - (unsigned) rows * kPix8 * kBiasBits;
@@ -757,10 +760,13 @@ walk8 (const SharpnessParams & p, int c0, int y0, int lane,
     tot[CQ_SUM_LAP_SQ] += s.lsq - (unsigned) rows * kPix8 * kBiasBits;
 }
 
-template < unsigned SUMS, bool HIST > __global__ void
+/* ROWS: the walk's length at compile time (kRows8: 4K frames walk it, and
+ * knowing it saves 3 % there), 0 for p.rows. */
+template < unsigned SUMS, bool HIST, int ROWS > __global__ void
 __launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS8_MIN_BLOCKS)
     sharpness8_kernel (SharpnessParams p)
 {
+  const int walk = ROWS ? ROWS : p.rows;
   __shared__ unsigned shist[256];
   const int lane = threadIdx.x;
   /* threadIdx.y read through a shuffle: the compiler then knows every
@@ -780,17 +786,17 @@ __launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS8_MIN_BLOCKS)
   for (int tile = blockIdx.x; tile < p.tiles_x * p.tiles_y; tile += gridDim.x) {
     const int x0 = (tile % p.tiles_x) * kWarp * kPix8;
     const int c0 = x0 + lane * kPix8;
-    const int y0 = ((tile / p.tiles_x) * kBlockWarps + warp) * kRows8;
+    const int y0 = ((tile / p.tiles_x) * kBlockWarps + warp) * walk;
 
     if (y0 >= h)                /* uniform over the warp */
       continue;
     /* off every edge for every measure, the edge lanes' words inside the
      * row: no predicates, no reflection (uniform) */
     if (x0 >= 4 && x0 + kWarp * kPix8 + 4 <= w && y0 >= 1
-        && y0 + kRows8 + 1 < h)
-      walk8 < SUMS, HIST, false > (p, c0, y0, lane, tot, shist);
+        && y0 + walk + 1 < h)
+      walk8 < SUMS, HIST, false > (p, walk, c0, y0, lane, tot, shist);
     else
-      walk8 < SUMS, HIST, true > (p, c0, y0, lane, tot, shist);
+      walk8 < SUMS, HIST, true > (p, walk, c0, y0, lane, tot, shist);
   }
   publish_block < SUMS, HIST > (p, tot, shist);
 }

@@ -130,6 +130,10 @@ void cq_sharpness_cuda_free (CqSharpnessCuda * cuda);
 CqStatus cq_sharpness_cuda_time_device (CqSharpnessCuda * cuda,
     const void *dev_data, size_t pitch, unsigned iterations, double *us,
     CqError * err);
+/* For tuning: rows one warp of the 8-bit kernel walks (3 to 60; by
+ * default chosen for the frame size). */
+CqStatus cq_sharpness_cuda_set_walk_rows (CqSharpnessCuda * cuda,
+    unsigned rows, CqError * err);
 
 #ifdef __cplusplus
 }

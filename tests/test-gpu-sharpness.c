@@ -1,6 +1,7 @@
 /* GPU suite: the CUDA backend gives bit-identical scores to the CPU backend,
  * for every layout, metric set and size from 1x1 to 8192x8192 (odd widths,
- * padded strides, host and device input, misaligned device pointers).
+ * padded strides, host and device input, misaligned device pointers), and
+ * for 8-bit frames with every kind of walk length the kernel may be given.
  * Exits 77 (skipped) with the reason where no CUDA device is usable.
  * `--quick` runs the small sizes only (for compute-sanitizer).
  *
@@ -86,9 +87,10 @@ compare (const char *what, const char *layout, unsigned w, unsigned h,
   }
 }
 
+/* walk_rows: 0 for the length the library picks, else that one */
 static int
 run_case (int device, const LayoutCase * lc, unsigned w, unsigned h,
-    unsigned metrics, int device_input)
+    unsigned metrics, int device_input, unsigned walk_rows)
 {
   const unsigned bpp = cq_layout_bytes_per_pixel (&lc->layout);
   const size_t stride = (size_t) w * bpp + (cq_test_random (&rng) % 3) * 2;
@@ -106,8 +108,10 @@ run_case (int device, const LayoutCase * lc, unsigned w, unsigned h,
   memset (gpu_s, 0, sizeof (gpu_s));
   cpu = cq_sharpness_cpu_new (&lc->layout, w, h, metrics, 0, &err);
   cu = cq_sharpness_cuda_new (device, &lc->layout, w, h, metrics, &err);
-  if (!cpu || !cu) {
-    printf ("FAIL setup %s %ux%u: %s\n", lc->name, w, h, err.message);
+  if (!cpu || !cu || (walk_rows
+          && cq_sharpness_cuda_set_walk_rows (cu, walk_rows, &err) != CQ_OK)) {
+    printf ("FAIL setup %s %ux%u rows %u: %s\n", lc->name, w, h, walk_rows,
+        err.message);
     failures++;
     goto done;
   }
@@ -118,7 +122,8 @@ run_case (int device, const LayoutCase * lc, unsigned w, unsigned h,
     failures++;
     goto done;
   }
-  compare ("host", lc->name, w, h, metrics, cpu_s, gpu_s);
+  compare (walk_rows ? "host, set walk" : "host", lc->name, w, h, metrics,
+      cpu_s, gpu_s);
 
   if (device_input) {
     /* on the device, 1 byte off alignment: exercises the aligned copy */
@@ -159,11 +164,15 @@ main (int argc, char **argv)
     {1920, 1080}, {1921, 1081}, {3840, 2160}, {4095, 2161}, {8191, 4097},
     {8192, 8192},
   };
+  static const unsigned walk_sizes[][2] = {
+    {1921, 1081}, {257, 31}, {1000, 3}, {130, 67}, {3, 200},
+  };
+  static const unsigned walk_rows[] = { 3, 4, 5, 7, 8, 12, 13, 31, 60 };
   int quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
   CqError err;
   char desc[256];
   int skip = cq_test_skip_without_cuda ();
-  unsigned li, si, mi;
+  unsigned li, si, mi, ri;
 
   if (skip)
     return skip;
@@ -174,13 +183,34 @@ main (int argc, char **argv)
     for (si = 0; si < sizeof (small) / sizeof (small[0]); si++)
       for (mi = 0; mi < sizeof (metric_sets) / sizeof (metric_sets[0]); mi++)
         run_case (0, &layouts[li], small[si][0], small[si][1],
-            metric_sets[mi], 1);
+            metric_sets[mi], 1, 0);
   if (!quick) {
     for (li = 0; li < sizeof (layouts) / sizeof (layouts[0]); li++)
       for (si = 0; si < sizeof (large) / sizeof (large[0]); si++)
         for (mi = 0; mi < 2; mi++)
           run_case (0, &layouts[li], large[si][0], large[si][1],
-              metric_sets[mi], si == 0);
+              metric_sets[mi], si == 0, 0);
+  }
+  /* walk lengths: the shortest, around the ring of three rows, the
+   * defaults' (6, 8, 12), the longest (60), on frames shorter and taller
+   * than a tile (--quick: not the 1921x1081 one) */
+  for (si = quick ? 1 : 0; si < sizeof (walk_sizes) / sizeof (walk_sizes[0]);
+      si++)
+    for (ri = 0; ri < sizeof (walk_rows) / sizeof (walk_rows[0]); ri++)
+      for (mi = 0; mi < sizeof (metric_sets) / sizeof (metric_sets[0]); mi++)
+        run_case (0, &layouts[0], walk_sizes[si][0], walk_sizes[si][1],
+            metric_sets[mi], 0, walk_rows[ri]);
+  {
+    CqSharpnessCuda *cu = cq_sharpness_cuda_new (0, &layouts[0].layout, 64,
+        64, CQ_METRIC_DEFAULT, &err);
+
+    checks++;
+    if (!cu || cq_sharpness_cuda_set_walk_rows (cu, 2, &err) == CQ_OK
+        || cq_sharpness_cuda_set_walk_rows (cu, 61, &err) == CQ_OK) {
+      printf ("FAIL walk rows 2 and 61 are not refused\n");
+      failures++;
+    }
+    cq_sharpness_cuda_free (cu);
   }
   printf ("%d comparisons, %d failures\n", checks, failures);
   return failures ? 1 : 0;

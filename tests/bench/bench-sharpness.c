@@ -6,7 +6,7 @@
  * pageable and from pinned host memory beside the measured host-to-device
  * bandwidth; and the CPU backend.
  *
- *   bench-sharpness [--iterations N] [--size WxH]
+ *   bench-sharpness [--iterations N] [--size WxH] [--rows N (walk rows)]
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -67,7 +67,7 @@ main (int argc, char **argv)
     unsigned metrics;
   } sets[] = { {"default", CQ_METRIC_DEFAULT}, {"all", CQ_METRIC_ALL} };
   const CqLayout gray8 = { CQ_LAYOUT_GRAY8, 8, 0, 0, 0, 0, 0 };
-  int iters = 50, i;
+  int iters = 50, i, rows = 0;
   unsigned only_w = 0, only_h = 0;
   unsigned si, mi;
   CqError err;
@@ -75,6 +75,9 @@ main (int argc, char **argv)
   double bw_pageable = 0, bw_pinned = 0;
 
   cq_test_bench_size_args (argc, argv, &iters, &only_w, &only_h);
+  for (i = 1; i < argc - 1; i++)
+    if (strcmp (argv[i], "--rows") == 0)
+      rows = atoi (argv[i + 1]);
   cq_test_bench_device (have_cuda, &err, &bw_pageable, &bw_pinned);
   printf ("\n");
   printf ("| frame | measures | GPU kernel µs | GPU call µs | kernel GB/s | "
@@ -102,7 +105,7 @@ main (int argc, char **argv)
 
     for (mi = 0; mi < sizeof (sets) / sizeof (sets[0]); mi++) {
       double kernel_us = 0, call_us = 0, page_s = 0, pin_s = 0, cpu_s, t0;
-      double scores[CQ_METRIC_COUNT];
+      double scores[CQ_METRIC_COUNT], gpu_scores[CQ_METRIC_COUNT];
       CqSharpnessCpu *cpu =
           cq_sharpness_cpu_new (&gray8, w, h, sets[mi].metrics, 0, &err);
       int cpu_iters = bytes > (16u << 20) ? 3 : 10;
@@ -110,13 +113,14 @@ main (int argc, char **argv)
       if (dev) {
         CqSharpnessCuda *cu = cq_sharpness_cuda_new (0, &gray8, w, h,
             sets[mi].metrics, &err);
-        if (!cu) {
+        if (!cu || (rows && cq_sharpness_cuda_set_walk_rows (cu,
+                    (unsigned) rows, &err) != CQ_OK)) {
           fprintf (stderr, "%s\n", err.message);
           return 1;
         }
         cq_sharpness_cuda_time_device (cu, dev, w, 20 * iters, &kernel_us,
             &err);
-        cq_sharpness_cuda_measure_device (cu, dev, w, scores, &err);
+        cq_sharpness_cuda_measure_device (cu, dev, w, gpu_scores, &err);
         t0 = cq_test_now_s ();
         for (i = 0; i < iters; i++)
           cq_sharpness_cuda_measure_device (cu, dev, w, scores, &err);
@@ -131,6 +135,12 @@ main (int argc, char **argv)
         cq_sharpness_cpu_measure (cpu, pageable, w, scores, &err);
       cpu_s = (cq_test_now_s () - t0) / cpu_iters;
       cq_sharpness_cpu_free (cpu);
+      /* the backends' scores are bit-identical; say so if a tuning broke it */
+      for (i = 0; dev && i < CQ_METRIC_COUNT; i++)
+        if ((sets[mi].metrics & (1u << i))
+            && memcmp (&gpu_scores[i], &scores[i], sizeof (double)) != 0)
+          printf ("%ux%u %s: GPU %s DIFFERS from the CPU backend's\n", w,
+              h, sets[mi].name, cq_metric_name (i));
 
       printf ("| %ux%u | %s | %.2f | %.1f | %.0f | %.3f | %.0f %% | %.3f | "
           "%.0f %% | %.0f | %.2f |\n", w, h, sets[mi].name, kernel_us,
