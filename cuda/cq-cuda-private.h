@@ -36,6 +36,48 @@ cq_cuda_current_sms (int *sms)
       cudaDevAttrMultiProcessorCount, device) : e;
 }
 
+/* Whether frames' kernels may overlap on the current context's device:
+ * programmatic dependent launch, compute capability 9.0 and later, unless
+ * CQ_CUDA_OVERLAP=0 in the environment. */
+static inline cudaError_t
+cq_cuda_current_overlap (bool *overlap)
+{
+  const char *env = getenv ("CQ_CUDA_OVERLAP");
+  int device = 0, major = 0;
+  cudaError_t e = cudaGetDevice (&device);
+
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+        device);
+  *overlap = e == cudaSuccess && major >= 9 && !(env && env[0] == '0');
+  return e;
+}
+
+/* Launches kernel; with overlap, as a programmatic dependent launch: its
+ * blocks may start while the kernel before it in the stream finishes
+ * (once that one's blocks have all called cq::let_next_frame_start), and
+ * must call cq::wait_for_previous_frame before they touch anything that
+ * kernel reads or writes. A kernel that never lets the next start (any
+ * other) keeps the whole stream order. */
+template < typename... Params, typename... Args > static inline cudaError_t
+cq_cuda_launch (void (*kernel) (Params...), dim3 grid, dim3 block,
+    cudaStream_t stream, bool overlap, Args &&... args)
+{
+  cudaLaunchConfig_t config = { };
+  cudaLaunchAttribute attr[1];
+
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.stream = stream;
+  if (overlap) {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+  }
+  return cudaLaunchKernelEx (&config, kernel, static_cast < Args && >(args)...);
+}
+
 #define CQ_CUDA_TRY(call, err, what)                            \
   do {                                                          \
     cudaError_t cq_e_ = (call);                                 \

@@ -17,6 +17,28 @@ namespace cq
 
 constexpr unsigned kFullMask = 0xffffffffu;
 
+/* Frames back to back (cq_cuda_launch with overlap): a kernel lets the
+ * next frame's kernel start its blocks early, as soon as SMs free up,
+ * and every block of that kernel waits for this one to finish (and its
+ * writes to be visible) before it publishes its sums, which reuse this
+ * kernel's accumulators. Both are no-ops without overlap and before
+ * sm_90. */
+__device__ __forceinline__ void
+let_next_frame_start ()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile ("griddepcontrol.launch_dependents;");
+#endif
+}
+
+__device__ __forceinline__ void
+wait_for_previous_frame ()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile ("griddepcontrol.wait;":::"memory");
+#endif
+}
+
 /* Σ v over the warp, in lane 0. */
 template < typename V > __device__ __forceinline__ V
 warp_sum (V v)

@@ -24,27 +24,29 @@
  * while the previous one is measured (compute stream). */
 #define SLOTS CQ_SLOTS
 
-typedef void (*LaunchFunc) (const cq::SharpnessParams & p, dim3 grid,
-    dim3 block, cudaStream_t stream);
+/* overlap: see cq_cuda_launch (the 8-bit kernels; the others never) */
+typedef cudaError_t (*LaunchFunc) (const cq::SharpnessParams & p, dim3 grid,
+    dim3 block, cudaStream_t stream, bool overlap);
 typedef int (*ResidentFunc) (int block_threads);
 
-template < typename T, unsigned SUMS, bool HIST > static void
+template < typename T, unsigned SUMS, bool HIST > static cudaError_t
 launch (const cq::SharpnessParams & p, dim3 grid, dim3 block,
-    cudaStream_t stream)
+    cudaStream_t stream, bool)
 {
   cq::sharpness_kernel < T, SUMS, HIST > <<<grid, block, 0, stream>>> (p);
+  return cudaGetLastError ();
 }
 
 /* The walk of the common length compiled in, any other as p.rows. */
-template < unsigned SUMS, bool HIST > static void
+template < unsigned SUMS, bool HIST > static cudaError_t
 launch8 (const cq::SharpnessParams & p, dim3 grid, dim3 block,
-    cudaStream_t stream)
+    cudaStream_t stream, bool overlap)
 {
   if (p.rows == cq::kRows8)
-    cq::sharpness8_kernel < SUMS, HIST, cq::kRows8 > <<<grid, block, 0,
-        stream>>> (p);
-  else
-    cq::sharpness8_kernel < SUMS, HIST, 0 > <<<grid, block, 0, stream>>> (p);
+    return cq_cuda_launch (cq::sharpness8_kernel < SUMS, HIST, cq::kRows8 >,
+        grid, block, stream, overlap, p);
+  return cq_cuda_launch (cq::sharpness8_kernel < SUMS, HIST, 0 >, grid,
+      block, stream, overlap, p);
 }
 
 /* Blocks of a kernel that fit on one SM at once. */
@@ -111,12 +113,17 @@ struct CqSharpnessCuda
    * straight into its slot's (out_map, as the device sees it), which saves
    * a copy and its stream step a frame */
   unsigned long long *out_host[SLOTS], *out_map[SLOTS], *hist_host[SLOTS];
+  /* 8-bit samples: 256 bins, hist_host mapped (hist_map) and written by
+   * the kernel's last block; else copied from hist_dev */
+  bool small_hist;
+  unsigned long long *hist_map[SLOTS];
   cudaEvent_t uploaded[SLOTS];
   CqSlotRing ring;
   KernelEntry kernel;
   int rows;                     /* rows a warp walks */
   int tiles_x, tiles_y;
   long long resident;           /* blocks the SMs hold at once */
+  bool overlap;                 /* cq_cuda_current_overlap */
   dim3 grid, block;
 };
 
@@ -262,6 +269,8 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
 
     what = "cannot query the device";
     e = cq_cuda_current_sms (&sms);
+    if (e == cudaSuccess)
+      e = cq_cuda_current_overlap (&cu->overlap);
     cu->resident = (long long) sms * cu->kernel.resident (cq::kWarp *
         cq::kBlockWarps);
     set_rows (cu, cu->kernel.rows_param ? default_walk_rows (cu) :
@@ -304,12 +313,19 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
       e = cudaDeviceSynchronize ();
   }
   if (e == cudaSuccess && (metrics & CQ_METRIC_ENTROPY)) {
+    const size_t hist_bytes = cu->hist_bins * sizeof (unsigned long long);
+
     what = "cannot allocate the device histogram";
-    e = cudaMalloc ((void **) &cu->hist_dev,
-        cu->hist_bins * sizeof (unsigned long long));
+    cu->small_hist = layout->kind != CQ_LAYOUT_GRAY16;
+    e = cudaMalloc ((void **) &cu->hist_dev, hist_bytes);
+    if (e == cudaSuccess)
+      e = cudaMemset (cu->hist_dev, 0, hist_bytes);
+    if (e == cudaSuccess)
+      e = cudaDeviceSynchronize ();
     for (int i = 0; i < SLOTS && e == cudaSuccess; i++)
-      e = cudaMallocHost ((void **) &cu->hist_host[i],
-          cu->hist_bins * sizeof (unsigned long long));
+      e = cu->small_hist ? cq_slot_results_alloc ((void **) &cu->hist_host[i],
+          (void **) &cu->hist_map[i], hist_bytes) :
+          cudaMallocHost ((void **) &cu->hist_host[i], hist_bytes);
   }
   for (int i = 0; i < SLOTS && e == cudaSuccess; i++) {
     what = "cannot allocate pinned host memory";
@@ -329,12 +345,13 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
 }
 
 /* Enqueues the kernels for a frame at dev (pitch bytes a row) in the stored
- * layout; the sums land in the next slot's out_host (and hist_dev). */
+ * layout; the sums land in the next slot's out_host (and the histogram). */
 static CqStatus
 enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
     CqError * err)
 {
   cq::SharpnessParams p;
+  cudaError_t e;
 
   if (cu->layout.kind == CQ_LAYOUT_RGB8) {
     dim3 block (32, 8);
@@ -347,7 +364,7 @@ enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
     dev = cu->gray;
     pitch = cu->gray_pitch;
   }
-  if (cu->hist_dev)
+  if (cu->hist_dev && !cu->small_hist)
     CQ_CUDA_TRY (cudaMemsetAsync (cu->hist_dev, 0,
             cu->hist_bins * sizeof (unsigned long long), cu->stream), err,
         "cannot clear the histogram");
@@ -364,19 +381,22 @@ enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
   p.out = cu->out_map[cu->ring.next];
   p.counter = cu->counter;
   p.hist = cu->hist_dev;
-  cu->kernel.launch (p, cu->grid, cu->block, cu->stream);
-  CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the sharpness kernel");
+  p.hist_out = cu->small_hist ? cu->hist_map[cu->ring.next] : NULL;
+  /* the RGB conversion never lets this kernel start early */
+  e = cu->kernel.launch (p, cu->grid, cu->block, cu->stream, cu->overlap);
+  CQ_CUDA_TRY (e == cudaSuccess ? cudaGetLastError () : e, err,
+      "cannot launch the sharpness kernel");
   return CQ_OK;
 }
 
-/* Queues the copy of the slot's histogram (the sums are already on their
- * way); the frame is then pending. */
+/* Queues the copy of the slot's histogram where the kernel does not write
+ * it (the sums are already on their way); the frame is then pending. */
 static CqStatus
 end_submit (CqSharpnessCuda * cu, CqError * err)
 {
   const unsigned slot = cu->ring.next;
 
-  if (cu->hist_dev)
+  if (cu->hist_dev && !cu->small_hist)
     CQ_CUDA_TRY (cudaMemcpyAsync (cu->hist_host[slot], cu->hist_dev,
             cu->hist_bins * sizeof (unsigned long long),
             cudaMemcpyDeviceToHost, cu->stream), err,

@@ -61,6 +61,7 @@ struct SharpnessParams
   unsigned long long *out;      /* [CQ_SUM_COUNT][lo, hi] */
   unsigned int *counter;        /* blocks finished, zero between frames */
   unsigned long long *hist;     /* used by HIST kernels (entropy) */
+  unsigned long long *hist_out; /* 8-bit: the frame's histogram (mapped) */
 };
 
 /* Which sums a metric set needs. */
@@ -282,6 +283,7 @@ publish_block (const SharpnessParams & p,
   const int lane = threadIdx.x, warp = threadIdx.y;
   const int tid = warp * kWarp + lane;
 
+  wait_for_previous_frame ();
   /* warp shuffles, then the warps' sums in shared memory */
 #pragma unroll
   for (int i = 0; i < CQ_SUM_COUNT; i++)
@@ -310,6 +312,11 @@ publish_block (const SharpnessParams & p,
   if (last_block (p.counter, gridDim.x)) {
     if (tid < 2 * CQ_SUM_COUNT)
       p.out[tid] = atomicExch (&p.accum[tid], 0ull);
+    /* 256 bins: written out and cleared here, as the sums are (no copy
+     * or memset in the stream between two frames' kernels) */
+    if (SMALL_HIST)
+      for (int i = tid; i < 256; i += kWarp * kBlockWarps)
+        p.hist_out[i] = atomicExch (&p.hist[i], 0ull);
     if (tid == 0)
       *p.counter = 0;
   }
@@ -767,6 +774,8 @@ __launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS8_MIN_BLOCKS)
     sharpness8_kernel (SharpnessParams p)
 {
   const int walk = ROWS ? ROWS : p.rows;
+
+  let_next_frame_start ();
   __shared__ unsigned shist[256];
   const int lane = threadIdx.x;
   /* threadIdx.y read through a shuffle: the compiler then knows every

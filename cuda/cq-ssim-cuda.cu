@@ -86,6 +86,7 @@ struct CqSsimCuda
   /* CQ_SSIM_KERNEL=old: the kernels of before issue 14 (box8, gauss11 and
    * MS-SSIM's double scales), kept to time both in one run */
   int old_kernels;
+  bool overlap;                 /* cq_cuda_current_overlap */
 };
 
 /* The gauss11 pass also sums MS-SSIM's first scale (kGaussBoth). */
@@ -234,6 +235,8 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
   if (e == cudaSuccess) {
     what = "cannot query the device";
     e = cq_cuda_current_sms (&sms);
+    if (e == cudaSuccess)
+      e = cq_cuda_current_overlap (&cu->overlap);
   }
   for (i = 0; i < n_planes && e == cudaSuccess; i++) {
     PlaneCtx *pc = &cu->pl[i];
@@ -300,38 +303,39 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
   return cu;
 }
 
-template < typename T > static void
+/* overlap: the pair's kernel may start while the previous pair's finishes
+ * (cq_cuda_launch); the kernels of before issue 14 never do. */
+template < typename T > static cudaError_t
 launch_tiles (const CqSsimCuda * cu, const cq::SsimParams & p, dim3 grid,
-    cudaStream_t stream)
+    cudaStream_t stream, bool overlap)
 {
   const dim3 block (cq::kSsimThreads);
 
   if (!cu->old_kernels && cu->window == CQ_SSIM_GAUSS11) {
     if (fused_msssim (cu))
-      cq::ssim_gauss2_kernel < T, cq::kGaussBoth ><<<grid, block, 0,
-          stream>>> (p);
-    else
-      cq::ssim_gauss2_kernel < T, cq::kGaussSsim ><<<grid, block, 0,
-          stream>>> (p);
-    return;
+      return cq_cuda_launch (cq::ssim_gauss2_kernel < T, cq::kGaussBoth >,
+          grid, block, stream, overlap, p);
+    return cq_cuda_launch (cq::ssim_gauss2_kernel < T, cq::kGaussSsim >,
+        grid, block, stream, overlap, p);
   }
   switch (cu->window) {
     case CQ_SSIM_BOX8:
       if constexpr (sizeof (T) == 1) {
         if (!cu->old_kernels)
-          cq::ssim_box8p_kernel <<<grid, block, 0, stream>>> (p);
-        else
-          cq::ssim_box8_kernel < T, int ><<<grid, block, 0, stream>>> (p);
+          return cq_cuda_launch (cq::ssim_box8p_kernel, grid, block, stream,
+              overlap, p);
+        cq::ssim_box8_kernel < T, int ><<<grid, block, 0, stream>>> (p);
       } else
         cq::ssim_box8_kernel < T, long long ><<<grid, block, 0, stream>>> (p);
       break;
     case CQ_SSIM_FFMPEG:
-      cq::ssim_ffmpeg_kernel < T ><<<grid, block, 0, stream>>> (p);
-      break;
+      return cq_cuda_launch (cq::ssim_ffmpeg_kernel < T >, grid, block,
+          stream, overlap, p);
     case CQ_SSIM_GAUSS11:
       cq::ssim_gauss_kernel < T ><<<grid, block, 0, stream>>> (p);
       break;
   }
+  return cudaGetLastError ();
 }
 
 /* Sample rows a tile row starts at, and the rows below its tiles that they
@@ -456,7 +460,7 @@ plane_params (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
  * of ffmpeg's unaligned edges first, so the final block sees it. */
 static CqStatus
 launch_band (CqSsimCuda * cu, unsigned i, cq::SsimParams p, unsigned t0,
-    unsigned t1, cudaStream_t stream, CqError * err)
+    unsigned t1, cudaStream_t stream, bool overlap, CqError * err)
 {
   PlaneCtx *pc = &cu->pl[i];
   const dim3 grid (pc->grid.x, t1 - t0);
@@ -469,11 +473,12 @@ launch_band (CqSsimCuda * cu, unsigned i, cq::SsimParams p, unsigned t0,
     else
       cq::ssim_sse_rest_kernel < unsigned char ><<<32, 256, 0, stream>>> (p);
   }
-  if (pc->bytes == 2)
-    launch_tiles < unsigned short > (cu, p, grid, stream);
-  else
-    launch_tiles < unsigned char > (cu, p, grid, stream);
-  CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the SSIM kernels");
+  cudaError_t e = pc->bytes == 2 ?
+      launch_tiles < unsigned short > (cu, p, grid, stream, overlap) :
+      launch_tiles < unsigned char > (cu, p, grid, stream, overlap);
+
+  CQ_CUDA_TRY (e == cudaSuccess ? cudaGetLastError () : e, err,
+      "cannot launch the SSIM kernels");
   return CQ_OK;
 }
 
@@ -661,11 +666,13 @@ enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
   return CQ_OK;
 }
 
-/* Enqueues plane i of a pair already in device memory, in one band. */
+/* Enqueues plane i of a pair already in device memory, in one band; its
+ * kernel may overlap the previous pair's where nothing else comes between
+ * them in the stream (no copy: the caller says, no unpacking). */
 static CqStatus
 enqueue_plane (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
     size_t ref_pitch, const unsigned char *dist, size_t dist_pitch,
-    CqError * err)
+    bool copied, CqError * err)
 {
   PlaneCtx *pc = &cu->pl[i];
 
@@ -676,7 +683,8 @@ enqueue_plane (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
   if (!pc->packed)
     unpack_rows (cu, pc, ref, ref_pitch, dist, dist_pitch, 0,
         pc->plane.height, cu->stream);
-  ret = launch_band (cu, i, p, 0, pc->grid.y, cu->stream, err);
+  ret = launch_band (cu, i, p, 0, pc->grid.y, cu->stream,
+      cu->overlap && pc->packed && !copied, err);
   if (ret != CQ_OK)
     return ret;
   return enqueue_msssim (cu, i, p, cu->stream, err);
@@ -899,7 +907,7 @@ cq_ssim_cuda_submit_host (CqSsimCuda * cu, const void *const *ref,
             pc->frame_pitch, uploaded, need, cu->stream);
       uploaded = need;
       if (t1 > t0) {
-        ret = launch_band (cu, i, p, t0, t1, cu->stream, err);
+        ret = launch_band (cu, i, p, t0, t1, cu->stream, false, err);
         if (ret != CQ_OK)
           return ret;
       }
@@ -927,6 +935,7 @@ enqueue_device (CqSsimCuda * cu, const void *const *ref,
       (const unsigned char *) dist[i]
     };
     size_t pitch[2] = { ref_pitches[i], dist_pitches[i] };
+    bool copied = false;
     CqStatus ret;
     int f;
 
@@ -941,8 +950,10 @@ enqueue_device (CqSsimCuda * cu, const void *const *ref,
           "cannot copy a misaligned plane on the device");
       src[f] = pc->frame[cu->ring.next][f];
       pitch[f] = pc->frame_pitch;
+      copied = true;
     }
-    ret = enqueue_plane (cu, i, src[0], pitch[0], src[1], pitch[1], err);
+    ret = enqueue_plane (cu, i, src[0], pitch[0], src[1], pitch[1], copied,
+        err);
     if (ret != CQ_OK)
       return ret;
   }

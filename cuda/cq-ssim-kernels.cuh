@@ -221,6 +221,7 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse)
   const unsigned blocks = p.total_blocks;
   const unsigned block = (p.tile_y0 + blockIdx.y) * gridDim.x + blockIdx.x;
 
+  wait_for_previous_frame ();
   ssim = warp_sum (ssim);
   sse = warp_sum (sse);
   if (lane == 0) {
@@ -273,6 +274,7 @@ block_finish_n (const SsimParams & p, const double (&v)[NS],
   const unsigned block = (p.tile_y0 + blockIdx.y) * gridDim.x + blockIdx.x;
   double *const partials[2] = { p.partials, p.partials2 };
 
+  wait_for_previous_frame ();
 #pragma unroll
   for (int k = 0; k < NS; k++) {
     double w = warp_sum (v[k]);
@@ -546,6 +548,8 @@ ssim_box8p_kernel (SsimParams p)
   double ssim = 0.0;
   unsigned long long sse = 0;
 
+  let_next_frame_start ();
+
   if (wk.x0 < p.width) {
     next_a = load_raw4 (row_of < unsigned char >(p.a, p.pitch_a, wk.y0), wk.cx,
         p.width, p);
@@ -735,6 +739,7 @@ ssim_ffmpeg_kernel (SsimParams p)
   unsigned long long sse = 0;
   BlockRaw < T > next;
 
+  let_next_frame_start ();
   if (bx0 < w4) {
     if (in)
       next = load_block < T > (p, 4 * bx, 4 * by0);
@@ -1087,6 +1092,8 @@ ssim_gauss2_kernel (SsimParams p)
   G2Raw < T > pre[11];
   double s0 = 0.0, s1 = 0.0;
   unsigned long long sse = 0;
+
+  let_next_frame_start ();
 
 #pragma unroll
   for (int k = 0; k < 11; k++)

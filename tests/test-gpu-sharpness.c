@@ -152,6 +152,59 @@ done:
   return 1;
 }
 
+/* Frames back to back, two in flight (submit, submit, collect, ...): on
+ * the H100 each frame's kernel starts while the previous one finishes
+ * (cq_cuda_launch's overlap). Every frame must score as the CPU does. */
+static void
+check_in_flight (int device, unsigned w, unsigned h, unsigned metrics)
+{
+  enum
+  { N = 6 };
+  const CqLayout *gray8 = &layouts[0].layout;
+  const size_t stride = w + 32, bytes = stride * h;
+  uint8_t *host = malloc (bytes);
+  uint8_t *dev[N] = { NULL };
+  double want[N][CQ_METRIC_COUNT], got[CQ_METRIC_COUNT];
+  CqError err;
+  CqSharpnessCpu *cpu = cq_sharpness_cpu_new (gray8, w, h, metrics, 0, &err);
+  CqSharpnessCuda *cu = cq_sharpness_cuda_new (device, gray8, w, h, metrics,
+      &err);
+  unsigned i, next = 0, done = 0;
+  int ok = cpu && cu && host;
+
+  for (i = 0; i < N && ok; i++) {
+    fill (host, stride, w, h, 1);
+    memset (want[i], 0, sizeof (want[i]));
+    dev[i] = cq_cuda_malloc (device, bytes, &err);
+    ok = dev[i] && cq_cuda_upload (device, dev[i], host, bytes, &err) == CQ_OK
+        && cq_sharpness_cpu_measure (cpu, host, stride, want[i],
+        &err) == CQ_OK;
+  }
+  while (ok && done < N) {
+    if (next < N && cq_sharpness_cuda_pending (cu) < 2) {
+      ok = cq_sharpness_cuda_submit_device (cu, dev[next], stride,
+          &err) == CQ_OK;
+      next++;
+      continue;
+    }
+    memset (got, 0, sizeof (got));
+    ok = cq_sharpness_cuda_collect (cu, got, &err) == CQ_OK;
+    if (ok)
+      compare ("in flight", "GRAY8", w, h, metrics, want[done], got);
+    done++;
+  }
+  if (!ok) {
+    printf ("FAIL in flight %ux%u: %s\n", w, h,
+        cpu && cu ? err.message : "setup");
+    failures++;
+  }
+  for (i = 0; i < N; i++)
+    cq_cuda_free (device, dev[i]);
+  cq_sharpness_cpu_free (cpu);
+  cq_sharpness_cuda_free (cu);
+  free (host);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -211,6 +264,13 @@ main (int argc, char **argv)
       failures++;
     }
     cq_sharpness_cuda_free (cu);
+  }
+  for (mi = 0; mi < sizeof (metric_sets) / sizeof (metric_sets[0]); mi++) {
+    check_in_flight (0, 640, 480, metric_sets[mi]);
+    if (!quick) {
+      check_in_flight (0, 1920, 1080, metric_sets[mi]);
+      check_in_flight (0, 3840, 2160, metric_sets[mi]);
+    }
   }
   printf ("%d comparisons, %d failures\n", checks, failures);
   return failures ? 1 : 0;

@@ -175,6 +175,83 @@ out:
   free (b);
 }
 
+/* Pairs back to back, two in flight (submit, submit, collect, ...): on
+ * the H100 each pair's kernel starts while the previous one finishes
+ * (cq_cuda_launch's overlap). Every pair must sum what it sums alone
+ * (with_ms: MS-SSIM's scales too). */
+static void
+check_in_flight (int device, CqSsimWindow window, unsigned w, unsigned h,
+    int with_ms)
+{
+  enum
+  { N = 6 };
+  CqSsimPlane p = layouts[0].plane;
+  const size_t stride = w + 64, bytes = stride * h;
+  unsigned char *host = malloc (2 * bytes);
+  unsigned char *dev[N][2] = { {NULL} };
+  CqSsimPlaneSums alone[N], got;
+  CqSsimCuda *cu;
+  CqError err;
+  unsigned i, next = 0, done = 0;
+  int ok;
+
+  p.width = w;
+  p.height = h;
+  cu = cq_ssim_cuda_new (device, window, &p, 1, &err);
+  ok = cu && host && (!with_ms || cq_ssim_cuda_set_msssim (cu, 1,
+          &err) == CQ_OK);
+  for (i = 0; i < N && ok; i++) {
+    const void *ra[1], *rb[1];
+    size_t st[1] = { stride };
+
+    fill_pair (host, host + bytes, stride, w, h, 1);
+    dev[i][0] = cq_cuda_malloc (device, bytes, &err);
+    dev[i][1] = cq_cuda_malloc (device, bytes, &err);
+    ok = dev[i][0] && dev[i][1]
+        && cq_cuda_upload (device, dev[i][0], host, bytes, &err) == CQ_OK
+        && cq_cuda_upload (device, dev[i][1], host + bytes, bytes,
+        &err) == CQ_OK;
+    ra[0] = dev[i][0];
+    rb[0] = dev[i][1];
+    ok = ok && cq_ssim_cuda_measure_device (cu, ra, st, rb, st, &alone[i],
+        &err) == CQ_OK;
+  }
+  while (ok && done < N) {
+    if (next < N && cq_ssim_cuda_pending (cu) < 2) {
+      const void *ra[1] = { dev[next][0] }, *rb[1] = { dev[next][1] };
+      size_t st[1] = { stride };
+
+      ok = cq_ssim_cuda_submit_device (cu, ra, st, rb, st, &err) == CQ_OK;
+      next++;
+      continue;
+    }
+    ok = cq_ssim_cuda_collect (cu, &got, &err) == CQ_OK;
+    checks++;
+    if (ok && (memcmp (&got.ssim_sum, &alone[done].ssim_sum,
+                sizeof (double)) != 0 || got.sse != alone[done].sse
+            || memcmp (got.ms_sum, alone[done].ms_sum,
+                sizeof (got.ms_sum)) != 0)) {
+      printf ("FAIL in flight %s %ux%u pair %u: ssim sum %.17g alone "
+          "%.17g, sse %llu alone %llu\n", cq_ssim_window_name (window), w,
+          h, done, got.ssim_sum, alone[done].ssim_sum,
+          (unsigned long long) got.sse, (unsigned long long) alone[done].sse);
+      failures++;
+    }
+    done++;
+  }
+  if (!ok) {
+    printf ("FAIL in flight %s %ux%u: %s\n", cq_ssim_window_name (window),
+        w, h, cu ? err.message : "no CUDA object");
+    failures++;
+  }
+  for (i = 0; i < N; i++) {
+    cq_cuda_free (device, dev[i][0]);
+    cq_cuda_free (device, dev[i][1]);
+  }
+  cq_ssim_cuda_free (cu);
+  free (host);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -220,6 +297,14 @@ main (int argc, char **argv)
         check_case (0, CQ_SSIM_BOX8, &layouts[l], w, h);
     }
   msssim = 0;
+  for (wi = 0; wi < 3; wi++) {
+    check_in_flight (0, windows[wi], 640, 480, 0);
+    if (!quick) {
+      check_in_flight (0, windows[wi], 1920, 1080, 0);
+      check_in_flight (0, windows[wi], 3840, 2160, 0);
+    }
+    check_in_flight (0, windows[wi], 640, 480, 1);
+  }
   printf ("%d comparisons, %d failures\n", checks, failures);
   return failures ? 1 : 0;
 }
