@@ -974,6 +974,14 @@ ssim_gauss_kernel (SsimParams p)
 constexpr int kG2Cols = 118;    /* window columns a block owns */
 constexpr int kG2Group = 4;     /* window rows a horizontal pass takes */
 constexpr int kG2Stride = 200;  /* doubles a (row, quantity) in shared */
+/* blocks an SM: 168 registers a thread (8-bit instances spill 8-16
+ * bytes, MS-SSIM's scales 72). Left free, the MS-SSIM instances took
+ * 188-192 registers and 2 blocks; 4K with MS-SSIM measured 389 µs against
+ * 301 at 3. */
+#ifndef CQ_SSIM_G2_BLOCKS
+#define CQ_SSIM_G2_BLOCKS 3
+#endif
+constexpr int kG2Blocks = CQ_SSIM_G2_BLOCKS;
 
 enum
 {
@@ -1003,34 +1011,43 @@ template <> struct G2Raw <unsigned int>
   __device__ __forceinline__ unsigned b () const { return vb; }
 };
 
-__device__ __forceinline__ unsigned
-g2_load1 (const unsigned int *row, int x, const SsimParams &)
+/* The samples of row y at column x as loaded: nothing is computed from
+ * them until g2_pack, so the loads stay in flight until then. */
+struct G2Load
 {
-  return __ldg (row + x);
+  unsigned a, b;
+};
+
+template < typename T > __device__ __forceinline__ G2Load
+g2_load_raw (const SsimParams & p, int y, int x, bool in)
+{
+  G2Load r;
+
+  r.a = in ? (unsigned) __ldg (row_of < T > (p.a, p.pitch_a, y) + x) : 0u;
+  r.b = in ? (unsigned) __ldg (row_of < T > (p.b, p.pitch_b, y) + x) : 0u;
+  return r;
 }
 
-template < typename T > __device__ __forceinline__ unsigned
-g2_load1 (const T * row, int x, const SsimParams & p)
+template < typename T > __device__ __forceinline__ G2Raw < T >
+g2_pack (const G2Load & l, const SsimParams & p)
 {
-  return load1 (row, x, p);
+  G2Raw < T > r;
+
+  if constexpr (sizeof (T) == 4) {
+    r.va = l.a;
+    r.vb = l.b;
+  } else if constexpr (sizeof (T) == 2) {
+    r.v = ((l.a >> p.shift) & p.mask) | ((l.b >> p.shift) & p.mask) << 16;
+  } else {
+    r.v = l.a | l.b << 16;
+  }
+  return r;
 }
 
 template < typename T > __device__ __forceinline__ G2Raw < T >
 g2_load (const SsimParams & p, int y, int x, bool in)
 {
-  G2Raw < T > r;
-  const unsigned a = in ? g2_load1 (row_of < T > (p.a, p.pitch_a, y), x,
-      p) : 0u;
-  const unsigned b = in ? g2_load1 (row_of < T > (p.b, p.pitch_b, y), x,
-      p) : 0u;
-
-  if constexpr (sizeof (T) == 4) {
-    r.va = a;
-    r.vb = b;
-  } else {
-    r.v = a | b << 16;
-  }
-  return r;
+  return g2_pack < T > (g2_load_raw < T > (p, y, x, in), p);
 }
 
 template < int MODE > __device__ __forceinline__ void
@@ -1082,7 +1099,7 @@ g2_horizontal (const double (*s_v)[4][kG2Stride], int row, int lane,
 }
 
 template < typename T, int MODE > __global__ void
-__launch_bounds__ (kSsimThreads)
+__launch_bounds__ (kSsimThreads, kG2Blocks)
 ssim_gauss2_kernel (SsimParams p)
 {
   __shared__ __align__ (16) double s_v[kG2Group][4][kG2Stride];
@@ -1090,6 +1107,7 @@ ssim_gauss2_kernel (SsimParams p)
   const GaussWalk gw (p, kG2Cols);
   double ring[11][4];
   G2Raw < T > pre[11];
+  G2Load next;                  /* row y + 11, loaded at row y, packed at y + 1 */
   double s0 = 0.0, s1 = 0.0;
   unsigned long long sse = 0;
 
@@ -1104,8 +1122,13 @@ ssim_gauss2_kernel (SsimParams p)
         const unsigned a = pre[k].a (), b = pre[k].b ();
         const double da = (double) a, db = (double) b;
 
+        /* the row loaded one row ago goes into the slot row y - 1 left;
+         * packing it right after its loads had every warp wait for
+         * memory (ncu: 3.2 of 8.1 cycles an instruction) */
+        if (y > gw.y0 && y + 10 < gw.read_end)
+          pre[(k + 10) % 11] = g2_pack < T > (next, p);
         if (y + 11 < gw.read_end)
-          pre[k] = g2_load < T > (p, y + 11, gw.x, gw.in);
+          next = g2_load_raw < T > (p, y + 11, gw.x, gw.in);
         if constexpr (sizeof (T) < 4) {
           const unsigned d = a > b ? a - b : b - a;
 
