@@ -382,8 +382,10 @@ enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
   p.counter = cu->counter;
   p.hist = cu->hist_dev;
   p.hist_out = cu->small_hist ? cu->hist_map[cu->ring.next] : NULL;
-  /* the RGB conversion never lets this kernel start early */
-  e = cu->kernel.launch (p, cu->grid, cu->block, cu->stream, cu->overlap);
+  /* not after the RGB conversion: this kernel reads its output before it
+   * waits (cq_cuda_launch), and only the wait makes those writes visible */
+  e = cu->kernel.launch (p, cu->grid, cu->block, cu->stream, cu->overlap
+      && cu->layout.kind != CQ_LAYOUT_RGB8);
   CQ_CUDA_TRY (e == cudaSuccess ? cudaGetLastError () : e, err,
       "cannot launch the sharpness kernel");
   return CQ_OK;
