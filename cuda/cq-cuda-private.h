@@ -57,10 +57,12 @@ cq_cuda_current_overlap (bool *overlap)
  * blocks may start while the kernel before it in the stream finishes
  * (once that one's blocks have all called cq::let_next_frame_start), and
  * must call cq::wait_for_previous_frame before they touch anything that
- * kernel reads or writes. Only that wait makes the earlier kernel's
- * writes visible: launch with overlap only after a kernel whose output
- * this one does not read (the previous frame's), or after a copy or an
- * event wait. */
+ * kernel reads or writes. Only that wait makes the earlier work's writes
+ * visible, so launch with overlap only where what comes before it in the
+ * stream is a kernel whose output this one does not read (the previous
+ * frame's) or a wait on another stream's event. A copy in the same stream
+ * may run as a kernel of the driver's, so the SSIM kernels do not overlap
+ * after their misaligned-plane copy. */
 template < typename... Params, typename... Args > static inline cudaError_t
 cq_cuda_launch (void (*kernel) (Params...), dim3 grid, dim3 block,
     cudaStream_t stream, bool overlap, Args &&... args)
