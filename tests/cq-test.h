@@ -23,14 +23,10 @@
 static inline CqSsimPlane
 cq_test_gray8_plane (unsigned w, unsigned h)
 {
-  CqSsimPlane p;
+  CqSsimPlane p = {.width = w,.height = h,
+    .layout = {.kind = CQ_LAYOUT_GRAY8,.depth = 8},.sample_stride = 1
+  };
 
-  memset (&p, 0, sizeof (p));
-  p.width = w;
-  p.height = h;
-  p.layout.kind = CQ_LAYOUT_GRAY8;
-  p.layout.depth = 8;
-  p.sample_stride = 1;
   return p;
 }
 
@@ -43,22 +39,11 @@ cq_test_cone_geometry (unsigned nx, unsigned ny, unsigned nz, double dx,
     double dz, unsigned nu, unsigned nv, double du, double dv, double sod,
     double sdd, unsigned views)
 {
-  CqSfGeometry g;
+  CqSfGeometry g = {.nx = nx,.ny = ny,.nz = nz,.dx = dx,.dz = dz,.nu = nu,
+    .nv = nv,.du = du,.dv = dv,.sod = sod,.sdd = sdd,.n_views = views,
+    .direction = 1
+  };
 
-  memset (&g, 0, sizeof (g));
-  g.nx = nx;
-  g.ny = ny;
-  g.nz = nz;
-  g.dx = dx;
-  g.dz = dz;
-  g.nu = nu;
-  g.nv = nv;
-  g.du = du;
-  g.dv = dv;
-  g.sod = sod;
-  g.sdd = sdd;
-  g.n_views = views;
-  g.direction = 1;
   return g;
 }
 

@@ -222,18 +222,14 @@ main (int argc, char **argv)
   printf ("|---|---|---|---|---|\n");
   for (si = 0; si < sizeof (sizes) / sizeof (sizes[0]); si++) {
     const unsigned w = sizes[si][0], h = sizes[si][1];
-    CqAlignPlane plane;
+    const CqAlignPlane plane = {.width = w,.height = h,
+      .layout = {.kind = CQ_LAYOUT_GRAY8,.depth = 8},.sample_stride = 1
+    };
     Bench b;
     unsigned k;
 
     if (only_w && (w != only_w || h != only_h))
       continue;
-    memset (&plane, 0, sizeof (plane));
-    plane.width = w;
-    plane.height = h;
-    plane.layout.kind = CQ_LAYOUT_GRAY8;
-    plane.layout.depth = 8;
-    plane.sample_stride = 1;
     memset (&b, 0, sizeof (b));
     b.stride = w;
     b.n_frames = (SET_BYTES + (size_t) w * h - 1) / ((size_t) w * h);
