@@ -7,6 +7,7 @@
 #define CQ_TEST_H
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +219,26 @@ cq_test_bench_size_args (int argc, char **argv, int *iters,
       *iters = atoi (argv[i + 1]);
     else if (strcmp (argv[i], "--size") == 0)
       sscanf (argv[i + 1], "%ux%u", only_w, only_h);
+}
+
+/* Benchmarks: a Markdown table's header row of the columns named up to
+ * NULL, and its rule (as many cells as columns). */
+static inline void
+cq_test_table_header (const char *column, ...)
+{
+  va_list ap;
+  unsigned n = 0;
+
+  va_start (ap, column);
+  for (; column; n++) {
+    printf ("| %s ", column);
+    column = va_arg (ap, const char *);
+  }
+  va_end (ap);
+  printf ("|\n");
+  while (n-- > 0)
+    printf ("|---");
+  printf ("|\n");
 }
 
 /* Benchmarks: prints device 0 (or why there is none) and its host-to-device

@@ -213,13 +213,14 @@ main (int argc, char **argv)
   CqError err;
   int have_cuda = cq_cuda_device_count (&err) > 0;
   double bw_pageable, bw_pinned;
+  char distances[32];
 
   cq_test_bench_size_args (argc, argv, &iters, &only_w, &only_h);
   cq_test_bench_device (have_cuda, &err, &bw_pageable, &bw_pinned);
   printf ("CPU threads of the worker pool: %u\n\n", cq_pool_threads ());
-  printf ("| frame | backend | thumbnail µs (frames in turn) | "
-      "thumbnail µs (one frame) | %u distances µs |\n", CANDIDATES);
-  printf ("|---|---|---|---|---|\n");
+  snprintf (distances, sizeof (distances), "%u distances µs", CANDIDATES);
+  cq_test_table_header ("frame", "backend", "thumbnail µs (frames in turn)",
+      "thumbnail µs (one frame)", distances, NULL);
   for (si = 0; si < sizeof (sizes) / sizeof (sizes[0]); si++) {
     const unsigned w = sizes[si][0], h = sizes[si][1];
     const CqAlignPlane plane = {.width = w,.height = h,

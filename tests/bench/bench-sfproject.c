@@ -575,9 +575,8 @@ main (int argc, char **argv)
         "project and of backproject, all views, pageable host memory, "
         "median of %u after an untimed round\n\n", device, devices, n_ids,
         ids[0], iterations, iterations);
-    printf ("| case | direction | 1 GPU ms | N GPU ms | speed-up | "
-        "1 host ms | N host ms | speed-up | N against 1 |\n");
-    printf ("|---|---|---|---|---|---|---|---|---|\n");
+    cq_test_table_header ("case", "direction", "1 GPU ms", "N GPU ms",
+        "speed-up", "1 host ms", "N host ms", "speed-up", "N against 1", NULL);
     for (c = 0; c < 2; c++)
       if (cases[c].run && !run_devices (&cases[c], ids, n_ids, iterations,
               &err)) {
@@ -588,10 +587,9 @@ main (int argc, char **argv)
   }
   printf ("%s, mean of %u runs after a warm-up\n\n", device,
       iterations);
-  printf ("| volume | views x detector | projector ms | backprojector ms | "
-      "Gvoxel-views/s (proj / back) | coupling [0,1) | coupling [-1,1) | "
-      "CPU proj s | CPU back s |\n");
-  printf ("|---|---|---|---|---|---|---|---|---|\n");
+  cq_test_table_header ("volume", "views x detector", "projector ms",
+      "backprojector ms", "Gvoxel-views/s (proj / back)", "coupling [0,1)",
+      "coupling [-1,1)", "CPU proj s", "CPU back s", NULL);
   for (c = 0; c < 2; c++) {
     Case *k = &cases[c];
     double vv = (double) k->n * k->n * k->n * k->views;

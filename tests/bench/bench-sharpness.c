@@ -83,10 +83,9 @@ main (int argc, char **argv)
       rows = atoi (argv[i + 1]);
   cq_test_bench_device (have_cuda, &err, &bw_pageable, &bw_pinned);
   printf ("\n");
-  printf ("| frame | measures | GPU kernel µs | GPU call µs | kernel GB/s | "
-      "pageable e2e ms | %% of bound | pinned e2e ms | %% of bound | "
-      "fps (pinned) | CPU ms |\n");
-  printf ("|---|---|---|---|---|---|---|---|---|---|---|\n");
+  cq_test_table_header ("frame", "measures", "GPU kernel µs", "GPU call µs",
+      "kernel GB/s", "pageable e2e ms", "% of bound", "pinned e2e ms",
+      "% of bound", "fps (pinned)", "CPU ms", NULL);
 
   for (si = 0; si < sizeof (sizes) / sizeof (sizes[0]); si++) {
     unsigned w = sizes[si][0], h = sizes[si][1];

@@ -91,10 +91,9 @@ main (int argc, char **argv)
   printf ("luma pairs of %d bits%s, CUDA kernels: %s\n\n", depth, msssim ?
       ", with MS-SSIM" : "", getenv ("CQ_SSIM_KERNEL")
       && strcmp (getenv ("CQ_SSIM_KERNEL"), "old") == 0 ? "old" : "new");
-  printf ("| pair | window | GPU kernel µs | Mpix/s (kernel) | GPU call µs | "
-      "pageable e2e ms | %% of bound | pinned e2e ms | %% of bound | "
-      "CPU ms |\n");
-  printf ("|---|---|---|---|---|---|---|---|---|---|\n");
+  cq_test_table_header ("pair", "window", "GPU kernel µs", "Mpix/s (kernel)",
+      "GPU call µs", "pageable e2e ms", "% of bound", "pinned e2e ms",
+      "% of bound", "CPU ms", NULL);
 
   for (si = 0; si < sizeof (sizes) / sizeof (sizes[0]); si++) {
     unsigned w = sizes[si][0], h = sizes[si][1];
