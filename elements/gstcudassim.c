@@ -794,15 +794,6 @@ gst_cuda_ssim_pair_on_device (GstCudaSsim * self, GstBuffer * ref,
   return !*failed;
 }
 
-static gboolean
-gst_cuda_ssim_map (GstVideoFrame * frame, const GstVideoInfo * info,
-    GstBuffer * buf, gboolean device)
-{
-  if (device)
-    return gst_cuda_qa_frame_map_device (frame, info, buf);
-  return gst_video_frame_map (frame, (GstVideoInfo *) info, buf, GST_MAP_READ);
-}
-
 static void
 gst_cuda_ssim_map_error (GstCudaSsim * self, const gchar * which,
     GstBuffer * buf, const GstVideoInfo * info, gboolean device)
@@ -870,9 +861,10 @@ gst_cuda_ssim_submit_pair (GstCudaSsim * self, GstBuffer * ref,
   if (failed)
     goto measure_failed;
   if (p.mapped) {
-    if (!gst_cuda_ssim_map (&p.rf, &self->reference_info, ref, device))
+    if (!gst_cuda_qa_frame_map_read (&p.rf, &self->reference_info, ref, device))
       goto map_failed_ref;
-    if (!gst_cuda_ssim_map (&p.df, &self->distorted_info, dist, device)) {
+    if (!gst_cuda_qa_frame_map_read (&p.df, &self->distorted_info, dist,
+            device)) {
       gst_video_frame_unmap (&p.rf);
       goto map_failed_dist;
     }

@@ -437,8 +437,7 @@ gst_cuda_qa_align_thumbnail (GstCudaQaAlign * align, GstBuffer * buf,
     return TRUE;
   device = align->cuda_ctx
       && gst_cuda_qa_buffer_context (buf) == align->cuda_ctx;
-  if (device ? !gst_cuda_qa_frame_map_device (&frame, info, buf) :
-      !gst_video_frame_map (&frame, (GstVideoInfo *) info, buf, GST_MAP_READ))
+  if (!gst_cuda_qa_frame_map_read (&frame, info, buf, device))
     goto map_failed;
   if (device)
     ret = cq_align_cuda_thumbnail_device (align->cuda, slot,

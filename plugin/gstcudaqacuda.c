@@ -554,6 +554,15 @@ gst_cuda_qa_device_pool_new (GstCudaContext * ctx)
 
 #endif /* HAVE_GST_CUDA */
 
+gboolean
+gst_cuda_qa_frame_map_read (GstVideoFrame * frame, const GstVideoInfo * info,
+    GstBuffer * buf, gboolean device)
+{
+  if (device)
+    return gst_cuda_qa_frame_map_device (frame, info, buf);
+  return gst_video_frame_map (frame, (GstVideoInfo *) info, buf, GST_MAP_READ);
+}
+
 /* ---- pinned host memory ---- */
 
 typedef struct

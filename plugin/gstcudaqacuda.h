@@ -74,6 +74,11 @@ gboolean gst_cuda_qa_frame_map_device (GstVideoFrame * frame,
 gboolean gst_cuda_qa_frame_map_device_write (GstVideoFrame * frame,
     const GstVideoInfo * info, GstBuffer * buf);
 
+/* Maps a frame for reading: as gst_cuda_qa_frame_map_device where device,
+ * else with host pointers. */
+gboolean gst_cuda_qa_frame_map_read (GstVideoFrame * frame,
+    const GstVideoInfo * info, GstBuffer * buf, gboolean device);
+
 /* For a source's decide_allocation with CUDAMemory caps: puts a pool of
  * gst_cuda_qa_device_pool_new (ctx) for info's frames first in the query
  * (keeping downstream's min/max, at least 2). FALSE: an error was posted. */
