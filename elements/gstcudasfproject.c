@@ -661,7 +661,8 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
 {
   GstCudaSfProject *self = GST_CUDA_SF_PROJECT (src);
   GstCudaQaBackend backend;
-  gchar *location, *ids;
+  g_autofree gchar *location = NULL;
+  g_autofree gchar *ids = NULL;
   CqPhantom phantom;
   gint device_id;
   gsize n, i, cells;
@@ -736,8 +737,6 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
   self->gpu_pixels = self->cuda != NULL;
   self->batch_first = self->batch_count = 0;
   self->frame = 0;
-  g_free (location);
-  g_free (ids);
   GST_INFO_OBJECT (self, "projecting %ux%ux%u voxels onto %ux%u cells, %u "
       "views a rotation, helical pitch %g mm, on %s", self->g.nx, self->g.ny,
       self->g.nz, self->g.nu, self->g.nv, self->g.n_views,
@@ -748,8 +747,6 @@ gst_cuda_sf_project_start (GstBaseSrc * src)
 failed:
   {
     gst_cuda_sf_project_free (self);
-    g_free (location);
-    g_free (ids);
     return FALSE;
   }
 }
