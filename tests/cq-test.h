@@ -299,6 +299,17 @@ cq_test_init (int *argc, char ***argv, const gchar * env,
   return cq_test_backend (env, backend);
 }
 
+/* A suite of one test case, "general", which *tc gets for the tests. */
+static inline Suite *
+cq_test_suite (const gchar * name, TCase ** tc)
+{
+  Suite *s = suite_create (name);
+
+  *tc = tcase_create ("general");
+  suite_add_tcase (s, *tc);
+  return s;
+}
+
 /* main () of an element suite: the backend from $env (skipping without a
  * device where it names CUDA), then suite_func's suite. */
 #define CQ_TEST_MAIN(env, backend, suite_func, name)                  \

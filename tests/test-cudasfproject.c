@@ -1063,10 +1063,9 @@ GST_END_TEST;
 static Suite *
 cudasfproject_suite (void)
 {
-  Suite *s = suite_create ("cudasfproject");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = cq_test_suite ("cudasfproject", &tc);
 
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_caps);
   tcase_add_test (tc, test_views_and_angles);
   tcase_add_test (tc, test_frames_against_library);

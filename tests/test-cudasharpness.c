@@ -1026,10 +1026,9 @@ GST_END_TEST;
 static Suite *
 cudasharpness_suite (void)
 {
-  Suite *s = suite_create ("cudasharpness");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = cq_test_suite ("cudasharpness", &tc);
 
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_meta_values);
   tcase_add_test (tc, test_passthrough_bytes);
   tcase_add_test (tc, test_messages_and_summary);

@@ -502,10 +502,9 @@ load_frames (void)
 static Suite *
 cudassim_align_suite (void)
 {
-  Suite *s = suite_create ("cudassim-align");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = cq_test_suite ("cudassim-align", &tc);
 
-  suite_add_tcase (s, tc);
   tcase_add_loop_test (tc, test_continuous_late_drop_repeat, 0, 10);
   tcase_add_loop_test (tc, test_continuous_live, 0, 2);
   tcase_add_loop_test (tc, test_start_finds_offset, 0, 10);

@@ -284,10 +284,9 @@ GST_END_TEST;
 static Suite *
 cudassim_pads_suite (void)
 {
-  Suite *s = suite_create ("cudassim-pads");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = cq_test_suite ("cudassim-pads", &tc);
 
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_reference_gap);
   tcase_add_test (tc, test_distorted_gap);
   tcase_add_test (tc, test_reference_ends_first);

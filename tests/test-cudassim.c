@@ -991,10 +991,9 @@ GST_END_TEST;
 static Suite *
 cudassim_suite (void)
 {
-  Suite *s = suite_create ("cudassim");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = cq_test_suite ("cudassim", &tc);
 
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_identical_is_one);
   tcase_add_test (tc, test_windows_against_reference);
   tcase_add_test (tc, test_planes_all_i420);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cq-common.h"
+#include "cq-test.h"
 
 static gboolean quick = FALSE;
 
@@ -662,10 +663,9 @@ GST_END_TEST;
 static Suite *
 cudamemory_suite (void)
 {
-  Suite *s = suite_create ("cudamemory");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = cq_test_suite ("cudamemory", &tc);
 
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_sharpness_cuda_memory_equals_system);
   tcase_add_test (tc, test_ssim_cuda_memory_equals_system);
   tcase_add_test (tc, test_context_shared_with_cudaupload);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cq-sharpness.h"
+#include "cq-test.h"
 
 static const gchar *formats[] = {
   "GRAY8", "GRAY16_LE", "I420", "YV12", "NV12", "NV21", "Y42B", "Y444",
@@ -154,10 +155,9 @@ GST_END_TEST;
 static Suite *
 gpu_cudasharpness_suite (void)
 {
-  Suite *s = suite_create ("gpu-cudasharpness");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = cq_test_suite ("gpu-cudasharpness", &tc);
 
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_cuda_equals_cpu_every_format);
   tcase_add_test (tc, test_cuda_roi);
   tcase_add_test (tc, test_cuda_renegotiation);
@@ -167,12 +167,8 @@ gpu_cudasharpness_suite (void)
 int
 main (int argc, char **argv)
 {
-  CqError err;
-
-  if (cq_cuda_device_count (&err) <= 0) {
-    g_print ("SKIP: %s\n", err.message);
+  if (cq_test_skip_without_cuda ())
     return 77;
-  }
   gst_check_init (&argc, &argv);
   return gst_check_run_suite (gpu_cudasharpness_suite (), "gpu-cudasharpness",
       __FILE__);

@@ -291,10 +291,9 @@ GST_END_TEST;
 static Suite *
 sfnoise_suite (void)
 {
-  Suite *s = suite_create ("sfnoise-cpu");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = cq_test_suite ("sfnoise-cpu", &tc);
 
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_philox_known_answers);
   tcase_add_test (tc, test_moments);
   tcase_add_test (tc, test_poisson_probabilities);

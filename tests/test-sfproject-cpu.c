@@ -1132,10 +1132,9 @@ GST_END_TEST;
 static Suite *
 sfproject_cpu_suite (void)
 {
-  Suite *s = suite_create ("sfproject-cpu");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = cq_test_suite ("sfproject-cpu", &tc);
 
-  suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_trapezoid_area);
   tcase_add_test (tc, test_trapezoid_numeric);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cq-sharpness.h"
+#include "cq-test.h"
 #include "sharpness-reference.h"
 
 static const CqLayout gray8 = { CQ_LAYOUT_GRAY8, 8, 0, 0, 0, 0, 0 };
@@ -322,10 +323,9 @@ GST_END_TEST;
 static Suite *
 sharpness_cpu_suite (void)
 {
-  Suite *s = suite_create ("sharpness-cpu");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = cq_test_suite ("sharpness-cpu", &tc);
 
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_constant_is_zero);
   tcase_add_test (tc, test_step_edge);
   tcase_add_test (tc, test_checkerboard);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cq-ssim.h"
+#include "cq-test.h"
 #include "ssim-reference.h"
 
 static const CqSsimWindow windows[] = {
@@ -477,10 +478,9 @@ GST_END_TEST;
 static Suite *
 ssim_cpu_suite (void)
 {
-  Suite *s = suite_create ("ssim-cpu");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = cq_test_suite ("ssim-cpu", &tc);
 
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_identical_is_one);
   tcase_add_test (tc, test_constant_frames_by_hand);
   tcase_add_test (tc, test_inverted_checkerboard_by_hand);
