@@ -499,19 +499,15 @@ run_jobs (const CqSfGeometry * g, const double *in, unsigned first_view,
   if (!jobs)
     goto oom;
   for (i = 0; i < n_threads; i++) {
-    Job *job = &jobs[i];
+    Job job = {.g = g,.in = in,.out = out,.first_view = first_view,
+      .n_views = n_views,.index = i,.n_threads = n_threads,
+      .backward = backward
+    };
 
-    job->g = g;
-    job->in = in;
-    job->out = out;
-    job->first_view = first_view;
-    job->n_views = n_views;
-    job->index = i;
-    job->n_threads = n_threads;
-    job->backward = backward;
-    job->sc.f1 = malloc (sizeof (double) * g->nu);
-    job->sc.f2 = malloc (sizeof (double) * g->nv);
-    if (!job->sc.f1 || !job->sc.f2)
+    job.sc.f1 = malloc (sizeof (double) * g->nu);
+    job.sc.f2 = malloc (sizeof (double) * g->nv);
+    jobs[i] = job;              /* its scratch freed below, even on failure */
+    if (!job.sc.f1 || !job.sc.f2)
       goto oom;
   }
   cq_pool_run (n_threads, job_run, jobs);
