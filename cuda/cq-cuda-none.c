@@ -204,6 +204,22 @@ cq_sharpness_cuda_set_walk_rows (CqSharpnessCuda * cuda, unsigned rows,
   return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
 }
 
+CqStatus
+cq_sharpness_cuda_set_thread_pixels (CqSharpnessCuda * cuda,
+    unsigned pixels, CqError * err)
+{
+  (void) cuda;
+  (void) pixels;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+unsigned
+cq_sharpness_cuda_walk_rows_max (const CqSharpnessCuda * cuda)
+{
+  (void) cuda;
+  return 0;
+}
+
 CqSfCuda *
 cq_sf_cuda_new_for (const CqCudaTarget * target, const CqSfGeometry * g,
     CqError * err)

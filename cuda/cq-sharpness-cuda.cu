@@ -38,14 +38,14 @@ launch (const cq::SharpnessParams & p, dim3 grid, dim3 block,
 }
 
 /* The walk of the common length compiled in, any other as p.rows. */
-template < unsigned SUMS, bool HIST > static cudaError_t
+template < unsigned SUMS, bool HIST, int PIX > static cudaError_t
 launch8 (const cq::SharpnessParams & p, dim3 grid, dim3 block,
     cudaStream_t stream, bool overlap)
 {
   if (p.rows == cq::kRows8)
-    return cq_cuda_launch (cq::sharpness8_kernel < SUMS, HIST, cq::kRows8 >,
-        grid, block, stream, overlap, p);
-  return cq_cuda_launch (cq::sharpness8_kernel < SUMS, HIST, 0 >, grid,
+    return cq_cuda_launch (cq::sharpness8_kernel < SUMS, HIST, cq::kRows8,
+        PIX >, grid, block, stream, overlap, p);
+  return cq_cuda_launch (cq::sharpness8_kernel < SUMS, HIST, 0, PIX >, grid,
       block, stream, overlap, p);
 }
 
@@ -66,33 +66,34 @@ resident (int block_threads)
   return resident_of (cq::sharpness_kernel < T, SUMS, HIST >, block_threads);
 }
 
-template < unsigned SUMS, bool HIST > static int
+template < unsigned SUMS, bool HIST, int PIX > static int
 resident8 (int block_threads)
 {
   const int fixed = resident_of (cq::sharpness8_kernel < SUMS, HIST,
-      cq::kRows8 >, block_threads);
-  const int any = resident_of (cq::sharpness8_kernel < SUMS, HIST, 0 >,
+      cq::kRows8, PIX >, block_threads);
+  const int any = resident_of (cq::sharpness8_kernel < SUMS, HIST, 0, PIX >,
       block_threads);
 
   return fixed < any ? fixed : any;
 }
 
 /* A kernel and the tile it gives a warp: px_per_thread × rows pixels
- * (rows_param: the kernel walks SharpnessParams.rows, rows by default). */
+ * (rows_param: the kernel walks SharpnessParams.rows, rows by default,
+ * up to max_rows). */
 typedef struct
 {
   LaunchFunc launch;
   ResidentFunc resident;
-  int px_per_thread, rows;
+  int px_per_thread, rows, max_rows;
   bool rows_param;
 } KernelEntry;
 
 #define KERNEL_ENTRY(T, SUMS, HIST) \
   { launch < T, SUMS, HIST >, resident < T, SUMS, HIST >, \
-    (int) (8 / sizeof (T)), cq::kRows, false }
-#define KERNEL8_ENTRY(SUMS, HIST) \
-  { launch8 < SUMS, HIST >, resident8 < SUMS, HIST >, cq::kPix8, \
-    cq::kRows8, true }
+    (int) (8 / sizeof (T)), cq::kRows, cq::kRows, false }
+#define KERNEL8_ENTRY(SUMS, HIST, PIX) \
+  { launch8 < SUMS, HIST, PIX >, resident8 < SUMS, HIST, PIX >, PIX, \
+    cq::kRows8, cq::max_rows8 (PIX), true }
 
 struct CqSharpnessCuda
 {
@@ -120,6 +121,7 @@ struct CqSharpnessCuda
   cudaEvent_t uploaded[SLOTS];
   CqSlotRing ring;
   KernelEntry kernel;
+  int sms;
   int rows;                     /* rows a warp walks */
   int tiles_x, tiles_y;
   long long resident;           /* blocks the SMs hold at once */
@@ -165,8 +167,9 @@ pick_kernel (const CqLayout * layout, unsigned metrics)
 {
   const char *k = getenv ("CQ_SHARPNESS_KERNEL");
   const KernelEntry entries8[] = {
-    KERNEL8_ENTRY (0, true), KERNEL8_ENTRY (kAllSums, true),
-    KERNEL8_ENTRY (kDefaultSums, false), KERNEL8_ENTRY (kAllSums, false)
+    KERNEL8_ENTRY (0, true, 4), KERNEL8_ENTRY (kAllSums, true, 4),
+    KERNEL8_ENTRY (kDefaultSums, false, 4),
+    KERNEL8_ENTRY (kAllSums, false, 4)
   };
 
   if (layout->kind == CQ_LAYOUT_GRAY16)
@@ -174,6 +177,18 @@ pick_kernel (const CqLayout * layout, unsigned metrics)
   if (k && strcmp (k, "old") == 0)
     return pick_kernel_for < unsigned char > (metrics);
   return entries8[kernel_set (metrics)];
+}
+
+/* The default set's 8-bit kernel at 4 or 8 pixels a thread (only this one
+ * has both: the all-measures kernel spills 496 bytes at 8, 4K 29-31 µs
+ * against 23.5). */
+static KernelEntry
+default_kernel8 (int pixels)
+{
+  const KernelEntry narrow = KERNEL8_ENTRY (kDefaultSums, false, 4);
+  const KernelEntry wide = KERNEL8_ENTRY (kDefaultSums, false, 8);
+
+  return pixels == 8 ? wide : narrow;
 }
 
 static long long
@@ -195,13 +210,32 @@ set_rows (CqSharpnessCuda * cu, int rows)
   cu->grid = dim3 ((unsigned) (tiles < cu->resident ? tiles : cu->resident));
 }
 
-/* The 8-bit kernel's walk for the frame, from H100 sweeps of 3 to 24 rows
- * (bench-sharpness --rows, default set): where 12 rows or fewer put every
- * tile on the SMs at once, the fewest rows that do (more walks in flight:
- * 1080p 8 rows, 9.5 µs against 11.7 at 6 and 10.1 at 9); where 6 rows
- * take 16 passes of the resident blocks or more, 12 (fewer halo rows a
- * walk: 8192² 110.5 µs against 120.0); 6 between (4K: 18.6 µs, every other
- * length slower, 19.3 to 22.9). */
+/* The kernel's tiles across the frame and the blocks the SMs hold. */
+static void
+use_kernel (CqSharpnessCuda * cu, const KernelEntry & kernel)
+{
+  cu->kernel = kernel;
+  cu->tiles_x = (cu->width + cq::kWarp * kernel.px_per_thread - 1) /
+      (cq::kWarp * kernel.px_per_thread);
+  cu->resident = (long long) cu->sms * kernel.resident (cq::kWarp *
+      cq::kBlockWarps);
+}
+
+/* Whether walks of 12 rows or fewer put every tile on the SMs at once. */
+static bool
+fits_at_once (const CqSharpnessCuda * cu)
+{
+  return tiles_of (cu, 12) <= cu->resident;
+}
+
+/* The 8-bit kernel's walk for the frame, from H100 sweeps of 3 to 30 rows
+ * (bench-sharpness --rows, default set, one frame alone and back to back):
+ * where 12 rows or fewer put every tile on the SMs at once, the fewest
+ * rows that do (more walks in flight: 1080p 8 rows, 9.5 µs against 11.7 at
+ * 6 and 10.1 at 9); where 6 rows take 16 passes of the resident blocks or
+ * more, longer walks (fewer halo rows: 8192² at 4 pixels a thread 12 rows,
+ * 110.5 µs against 120.0; at 8, 24 rows, 67.8 back to back against 78.8
+ * at 6); 6 between (4K: every other length as fast or slower). */
 static int
 default_walk_rows (const CqSharpnessCuda * cu)
 {
@@ -210,7 +244,9 @@ default_walk_rows (const CqSharpnessCuda * cu)
   for (rows = cq::kMinRows8; rows <= 12; rows++)
     if (tiles_of (cu, rows) <= cu->resident)
       return rows;
-  return tiles_of (cu, 6) >= 16 * cu->resident ? 12 : 6;
+  if (tiles_of (cu, 6) < 16 * cu->resident)
+    return 6;
+  return cu->kernel.px_per_thread == 8 ? 24 : 12;
 }
 
 extern "C" void
@@ -255,24 +291,26 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
   cu->metrics = metrics;
   cu->hist_bins = cq_sharpness_hist_bins (layout);
   cu->row_bytes = (size_t) width * cq_layout_bytes_per_pixel (layout);
-  cu->kernel = pick_kernel (layout, metrics);
   cu->block = dim3 (cq::kWarp, cq::kBlockWarps);
-  cu->tiles_x = (width + cq::kWarp * cu->kernel.px_per_thread - 1) /
-      (cq::kWarp * cu->kernel.px_per_thread);
 
   CqCudaScope scope (cu->target);
   e = scope.enter ();
   if (e == cudaSuccess && device < 0)
     e = cudaGetDevice (&device);        /* for messages: the context's */
   if (e == cudaSuccess) {
-    int sms = 1;
-
     what = "cannot query the device";
-    e = cq_cuda_current_sms (&sms);
+    cu->sms = 1;
+    e = cq_cuda_current_sms (&cu->sms);
     if (e == cudaSuccess)
       e = cq_cuda_current_overlap (&cu->overlap);
-    cu->resident = (long long) sms * cu->kernel.resident (cq::kWarp *
-        cq::kBlockWarps);
+    use_kernel (cu, pick_kernel (layout, metrics));
+    /* frames the SMs cannot hold at once: the default set at 8 pixels a
+     * thread (H100, back to back / alone: 4K 10.9 / 18.1 µs against 12.8 /
+     * 18.7, 8192² 67.8 / 86.4 against 104.7 / 110.2; 1080p, which fits,
+     * 6.4 / 11.3 against 6.2 / 9.4) */
+    if (cu->kernel.rows_param && kernel_set (metrics) == 2
+        && !fits_at_once (cu))
+      use_kernel (cu, default_kernel8 (8));
     set_rows (cu, cu->kernel.rows_param ? default_walk_rows (cu) :
         cu->kernel.rows);
   }
@@ -559,16 +597,43 @@ cq_sharpness_cuda_time_device (CqSharpnessCuda * cu, const void *dev_data,
 }
 
 extern "C" CqStatus
+cq_sharpness_cuda_set_thread_pixels (CqSharpnessCuda * cu, unsigned pixels,
+    CqError * err)
+{
+  if (pixels == (unsigned) cu->kernel.px_per_thread)
+    return CQ_OK;
+  if (!cu->kernel.rows_param || kernel_set (cu->metrics) != 2
+      || (pixels != 4 && pixels != 8))
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "only the default set's 8-bit kernel takes 4 or 8 pixels a thread, "
+        "not %u (this one takes %d)", pixels, cu->kernel.px_per_thread);
+  if (cu->ring.pending)
+    return cq_error_set (err, CQ_ERROR_INVALID,
+        "pixels a thread changed with %u frame(s) in flight",
+        cu->ring.pending);
+  use_kernel (cu, default_kernel8 ((int) pixels));
+  set_rows (cu, default_walk_rows (cu));
+  return CQ_OK;
+}
+
+extern "C" unsigned
+cq_sharpness_cuda_walk_rows_max (const CqSharpnessCuda * cu)
+{
+  return cu->kernel.rows_param ? (unsigned) cu->kernel.max_rows : 0;
+}
+
+extern "C" CqStatus
 cq_sharpness_cuda_set_walk_rows (CqSharpnessCuda * cu, unsigned rows,
     CqError * err)
 {
   if (!cu->kernel.rows_param)
     return cq_error_set (err, CQ_ERROR_INVALID,
         "only the 8-bit kernel walks rows of a chosen length");
-  if (rows < (unsigned) cq::kMinRows8 || rows > (unsigned) cq::kMaxRows8)
+  if (rows < (unsigned) cq::kMinRows8
+      || rows > (unsigned) cu->kernel.max_rows)
     return cq_error_set (err, CQ_ERROR_INVALID,
-        "walk rows must be %d to %d, not %u", cq::kMinRows8, cq::kMaxRows8,
-        rows);
+        "walk rows must be %d to %d, not %u", cq::kMinRows8,
+        cu->kernel.max_rows, rows);
   if (cu->ring.pending)
     return cq_error_set (err, CQ_ERROR_INVALID,
         "walk rows changed with %u frame(s) in flight", cu->ring.pending);

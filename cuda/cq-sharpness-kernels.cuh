@@ -36,16 +36,20 @@ constexpr int kBlockWarps = 4;  /* warps stacked vertically in a block */
 #ifndef CQ_SHARPNESS_MIN_BLOCKS
 #define CQ_SHARPNESS_MIN_BLOCKS 1
 #endif
-/* The 8-bit kernels' tile (build-time knobs to measure others): 4 pixels a
- * thread and 6 rows a warp measured best at 1080p and 4K on the H100 (8 ×
- * 18: 4K 20.0 / 46.6 µs default / all against 18.5 / 32.2; fewer, longer
- * walks leave SMs idle at the end of a frame), 4 blocks of 128 threads an
- * SM (128 registers). */
-#ifndef CQ_SHARPNESS_PIX8
-#define CQ_SHARPNESS_PIX8 4
+/* The 8-bit kernels' tile: 4 pixels a thread, 4 blocks of 128 threads an
+ * SM (128 registers); the default set's kernel also at 8 pixels, 3 blocks
+ * (152 registers; at 4 blocks it spills 124 bytes and measured 4K 11.7 µs
+ * against 10.9). The walk's length is the host's choice for the frame; the
+ * one 4K frames take is compiled in as well (build-time knobs to measure
+ * others). */
+#ifndef CQ_SHARPNESS_ROWS8
+#define CQ_SHARPNESS_ROWS8 6
 #endif
 #ifndef CQ_SHARPNESS8_MIN_BLOCKS
 #define CQ_SHARPNESS8_MIN_BLOCKS 4
+#endif
+#ifndef CQ_SHARPNESS8_WIDE_MIN_BLOCKS
+#define CQ_SHARPNESS8_WIDE_MIN_BLOCKS 3
 #endif
 constexpr int kRows = CQ_SHARPNESS_ROWS;        /* rows a warp walks */
 
@@ -412,25 +416,32 @@ __launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS_MIN_BLOCKS)
  * - per row, the differences each pixel shares with its neighbours are
  *   computed once (to the right, two apart, to the row below), and a pixel
  *   combines them;
- * - a thread's partial sums over its p.rows × kPix8 pixels (at most 240)
+ * - a thread's partial sums over its p.rows × PIX pixels (at most 240)
  *   stay below 2^24 (largest: 240 × 255² for the squares of differences),
  *   except Tenengrad and the squared Laplacian (up to 2 · 1020² a pixel):
  *   those add 2^23 + term, exact below 2^24, as integers through the
  *   float's bits.
  * The integer sums are then those of the kernel above, bit for bit.
  */
-constexpr int kPix8 = CQ_SHARPNESS_PIX8;        /* pixels a thread, 4 or 8 */
 /* rows a warp walks (p.rows, chosen by the host for the frame): at least
  * 3 (a walk reads 5 rows before it tests its length, inside the frame off
  * its edges), at most 240 pixels a thread (the 2^24 bound above) */
 constexpr int kMinRows8 = 3;
-constexpr int kMaxRows8 = 240 / kPix8;
-#ifndef CQ_SHARPNESS_ROWS8
-#define CQ_SHARPNESS_ROWS8 6
-#endif
-constexpr int kRows8 = CQ_SHARPNESS_ROWS8;      /* unless set otherwise */
-static_assert (kRows8 <= kMaxRows8, "a walk's fp32 sums must stay exact");
-constexpr int kVals8 = kPix8 + 3;       /* columns c0 - 1 .. c0 + kPix8 + 1 */
+__host__ __device__ constexpr int
+max_rows8 (int pix)
+{
+  return 240 / pix;
+}
+
+/* the walk's length compiled into an instance (4K frames walk it) */
+constexpr int kRows8 = CQ_SHARPNESS_ROWS8;
+
+/* blocks an SM an instance is built for, by its pixels a thread */
+__host__ __device__ constexpr int
+min_blocks8 (int pix)
+{
+  return pix == 8 ? CQ_SHARPNESS8_WIDE_MIN_BLOCKS : CQ_SHARPNESS8_MIN_BLOCKS;
+}
 constexpr unsigned kBiasBits = 0x4B000000u;     /* bits of 2^23 */
 constexpr float kBias = 8388608.0f;
 
@@ -448,88 +459,89 @@ biased_bits (float t)
   return __float_as_uint (t);
 }
 
-/* A row of 8-bit samples as fetched: kPix8 bytes and, for the warp's edge
+/* A row of 8-bit samples as fetched: PIX bytes and, for the warp's edge
  * lanes, the columns no lane has (as fetch_row: lane 0 column c0 - 1, the
- * last lane c0 + kPix8 and c0 + kPix8 + 1), in the bytes expand_row8
+ * last lane c0 + PIX and c0 + PIX + 1), in the bytes expand_row8
  * names. */
-struct RawRow8
+template < int PIX > struct RawRow8
 {
-  unsigned word[kPix8 / 4];
+  unsigned word[PIX / 4];
   unsigned edge;
 };
 
-/* The kPix8 samples at row (aligned for the vector load). */
-__device__ __forceinline__ void
-load_words8 (const unsigned char *row, RawRow8 & r)
+/* The PIX samples at row (aligned for the vector load). */
+template < int PIX > __device__ __forceinline__ void
+load_words8 (const unsigned char *row, RawRow8 < PIX > &r)
 {
-  if (kPix8 == 8) {
+  if (PIX == 8) {
     uint2 v = __ldg ((const uint2 *) row);
     r.word[0] = v.x;
-    r.word[kPix8 / 4 - 1] = v.y;
+    r.word[PIX / 4 - 1] = v.y;
   } else {
     r.word[0] = __ldg ((const unsigned *) row);
   }
 }
 
-__device__ __forceinline__ RawRow8
+template < int PIX > __device__ __forceinline__ RawRow8 < PIX >
 fetch_row8 (const SharpnessParams & p, int y, int c0, int lane)
 {
   const int w = p.width;
   const unsigned char *row = p.src + (size_t) cq_reflect101 (y, p.height) *
       p.pitch;
-  RawRow8 r;
+  RawRow8 < PIX > r;
 
-  if (c0 + kPix8 <= w) {
+  if (c0 + PIX <= w) {
     load_words8 (row + c0, r);
   } else {
     unsigned char *t = (unsigned char *) r.word;
 #pragma unroll
-    for (int k = 0; k < kPix8; k++)
+    for (int k = 0; k < PIX; k++)
       t[k] = __ldg (row + cq_reflect101 (c0 + k, w));
   }
   r.edge = 0;
   if (lane == 0)
     r.edge = __ldg (row + cq_reflect101 (c0 - 1, w));
   else if (lane == kWarp - 1)
-    r.edge = (unsigned) __ldg (row + cq_reflect101 (c0 + kPix8, w)) |
-        ((unsigned) __ldg (row + cq_reflect101 (c0 + kPix8 + 1, w)) << 16);
+    r.edge = (unsigned) __ldg (row + cq_reflect101 (c0 + PIX, w)) |
+        ((unsigned) __ldg (row + cq_reflect101 (c0 + PIX + 1, w)) << 16);
   return r;
 }
 
 /* The same off the frame's edges (CHECK false: rows and columns need no
  * reflection): row points at column c0 of the row; the edge lanes read
  * the aligned word beside their own (lane 0: columns c0 - 4 .. c0 - 1 in
- * bytes 0..3, so c0 - 1 is byte 3; the last lane: c0 + kPix8 ..). */
-__device__ __forceinline__ RawRow8
+ * bytes 0..3, so c0 - 1 is byte 3; the last lane: c0 + PIX ..). */
+template < int PIX > __device__ __forceinline__ RawRow8 < PIX >
 fetch_row8_inside (const unsigned char *row, int edge_offset, bool edge_lane)
 {
-  RawRow8 r;
+  RawRow8 < PIX > r;
 
   load_words8 (row, r);
   r.edge = edge_lane ? __ldg ((const unsigned *) (row + edge_offset)) : 0u;
   return r;
 }
 
-/* f[i] = 2^23 + the sample at column c0 - 1 + i, i < kVals8. */
-template < bool CHECK > __device__ __forceinline__ void
-expand_row8 (const RawRow8 & r, int lane, bool right2, float (&f)[kVals8])
+/* f[i] = 2^23 + the sample at column c0 - 1 + i, i < PIX + 3. */
+template < bool CHECK, int PIX > __device__ __forceinline__ void
+expand_row8 (const RawRow8 < PIX > &r, int lane, bool right2,
+    float (&f)[PIX + 3])
 {
 #pragma unroll
-  for (int k = 0; k < kPix8; k++)
+  for (int k = 0; k < PIX; k++)
     f[k + 1] = biased_sample (r.word[k / 4], k % 4);
-  f[0] = __shfl_up_sync (kFullMask, f[kPix8], 1);
-  f[kPix8 + 1] = __shfl_down_sync (kFullMask, f[1], 1);
-  f[kPix8 + 2] = right2 ? __shfl_down_sync (kFullMask, f[2], 1) :
-      f[kPix8 + 1];
+  f[0] = __shfl_up_sync (kFullMask, f[PIX], 1);
+  f[PIX + 1] = __shfl_down_sync (kFullMask, f[1], 1);
+  f[PIX + 2] = right2 ? __shfl_down_sync (kFullMask, f[2], 1) :
+      f[PIX + 1];
   /* the edge word: fetch_row8's (bytes 0 and 2: its zero bytes cost
    * nothing to fill, the aligned words' layout measured 1 µs slower at 4K)
    * or fetch_row8_inside's (lane 0: byte 3; the last lane: bytes 0 and 1) */
   if (lane == 0)
     f[0] = biased_sample (r.edge, CHECK ? 0 : 3);
   if (lane == kWarp - 1) {
-    f[kPix8 + 1] = biased_sample (r.edge, 0);
+    f[PIX + 1] = biased_sample (r.edge, 0);
     if (right2)
-      f[kPix8 + 2] = biased_sample (r.edge, CHECK ? 2 : 1);
+      f[PIX + 2] = biased_sample (r.edge, CHECK ? 2 : 1);
   }
 }
 
@@ -556,27 +568,27 @@ mask_weight (unsigned bits, int k)
 }
 
 /* One row y of centre samples b (a above, c below): every enabled term of
- * its kPix8 pixels. d_* are the row differences shared by neighbours:
+ * its PIX pixels. d_* are the row differences shared by neighbours:
  * drb[i] = b[i + 1] - b[i], hd*[k] = row[k + 2] - row[k] (two apart,
  * centred on pixel k), dda[i] = b[i] - a[i], ddb[i] = c[i] - b[i]. */
-template < unsigned SUMS, bool HIST, bool CHECK > __device__ __forceinline__
-    void
-accumulate8 (const float (&fa)[kVals8], const float (&fb)[kVals8],
-    const float (&fc)[kVals8], const float (&drb)[kPix8 + 1],
-    const float (&hda)[kPix8], const float (&hdb)[kPix8],
-    const float (&hdc)[kPix8], const float (&dda)[kPix8 + 2],
-    const float (&ddb)[kPix8 + 2], bool row_next,
+template < unsigned SUMS, bool HIST, bool CHECK, int PIX >
+    __device__ __forceinline__ void
+accumulate8 (const float (&fa)[PIX + 3], const float (&fb)[PIX + 3],
+    const float (&fc)[PIX + 3], const float (&drb)[PIX + 1],
+    const float (&hda)[PIX], const float (&hdb)[PIX],
+    const float (&hdc)[PIX], const float (&dda)[PIX + 2],
+    const float (&ddb)[PIX + 2], bool row_next,
     bool row_interior, const ColMasks8 & m, Sums8 & s, unsigned *shist)
 {
   constexpr unsigned kTen = 1u << CQ_SUM_TENENGRAD;
   constexpr unsigned kLpl = 1u << CQ_SUM_LAPLACIAN;
   constexpr unsigned kLapVar = (1u << CQ_SUM_LAP) | (1u << CQ_SUM_LAP_SQ);
-  float vd[kPix8 + 2], cmax[kPix8 + 2], cmin[kPix8 + 2];
+  float vd[PIX + 2], cmax[PIX + 2], cmin[PIX + 2];
   unsigned ten_even = 0;
 
   /* c - a per column: Tenengrad's vertical gradient */
 #pragma unroll
-  for (int i = 0; i < kPix8 + 2; i++) {
+  for (int i = 0; i < PIX + 2; i++) {
     if (SUMS & kTen)
       vd[i] = dda[i] + ddb[i];
     if (SUMS & (1u << CQ_SUM_MAXMIN)) {
@@ -586,7 +598,7 @@ accumulate8 (const float (&fa)[kVals8], const float (&fb)[kVals8],
   }
 
 #pragma unroll
-  for (int k = 0; k < kPix8; k++) {
+  for (int k = 0; k < PIX; k++) {
     const int i = k + 1;
     /* weights of this pixel's predicates (all 1 off the frame's edges) */
     const float w_in = CHECK ? mask_weight (m.in, k) : 1.f;
@@ -647,27 +659,27 @@ accumulate8 (const float (&fa)[kVals8], const float (&fb)[kVals8],
 /* A row of the walk and its differences: f as expand_row8 gives it,
  * dr[i] = f[i + 1] - f[i], hd[k] = f[k + 2] - f[k] (two apart, centred on
  * pixel k), dd[i] = f[i] - the row above's f[i]. */
-struct Row8
+template < int PIX > struct Row8
 {
-  float f[kVals8];
-  float dr[kPix8 + 1];
-  float hd[kPix8];
-  float dd[kPix8 + 2];
+  float f[PIX + 3];
+  float dr[PIX + 1];
+  float hd[PIX];
+  float dd[PIX + 2];
 };
 
-template < bool CHECK > __device__ __forceinline__ void
-enter_row8 (const RawRow8 & raw, int lane, bool right2, const Row8 & above,
-    Row8 & row)
+template < bool CHECK, int PIX > __device__ __forceinline__ void
+enter_row8 (const RawRow8 < PIX > &raw, int lane, bool right2,
+    const Row8 < PIX > &above, Row8 < PIX > &row)
 {
-  expand_row8 < CHECK > (raw, lane, right2, row.f);
+  expand_row8 < CHECK, PIX > (raw, lane, right2, row.f);
 #pragma unroll
-  for (int i = 0; i < kPix8 + 1; i++)
+  for (int i = 0; i < PIX + 1; i++)
     row.dr[i] = row.f[i + 1] - row.f[i];
 #pragma unroll
-  for (int k = 0; k < kPix8; k++)
+  for (int k = 0; k < PIX; k++)
     row.hd[k] = row.dr[k + 1] + row.dr[k];
 #pragma unroll
-  for (int i = 0; i < kPix8 + 2; i++)
+  for (int i = 0; i < PIX + 2; i++)
     row.dd[i] = row.f[i] - above.f[i];
 }
 
@@ -677,8 +689,8 @@ enter_row8 (const RawRow8 & raw, int lane, bool right2, const Row8 & above,
  * did not fit the instruction cache (ncu: warps stalled 7 of 12 cycles
  * an instruction waiting for it). Rows are fetched three ahead of their
  * use, each into the slot the row it replaces has left. */
-template < unsigned SUMS, bool HIST, bool CHECK > __device__ __forceinline__
-    void
+template < unsigned SUMS, bool HIST, bool CHECK, int PIX >
+    __device__ __forceinline__ void
 walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
     unsigned long long (&tot)[CQ_SUM_COUNT], unsigned *shist)
 {
@@ -690,13 +702,13 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
   const int rows = CHECK ? min (walk, h - y0) : walk;
   Sums8 s = { };
   ColMasks8 m;
-  RawRow8 raw0, raw1, raw2;
-  Row8 r0, r1, r2;
+  RawRow8 < PIX > raw0, raw1, raw2;
+  Row8 < PIX > r0, r1, r2;
 
   m.in = m.next = m.interior = m.two = 0;
   if (CHECK) {
 #pragma unroll
-    for (int k = 0; k < kPix8; k++) {
+    for (int k = 0; k < PIX; k++) {
       const int x = c0 + k;
       m.in |= (x < w) << k;
       m.next |= (x + 1 < w) << k;
@@ -710,9 +722,9 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
   const unsigned char *row = CHECK ? NULL :
       p.src + (size_t) (y0 - 1) * p.pitch + c0;
   const bool edge_lane = lane == 0 || lane == kWarp - 1;
-  const int edge_offset = lane == 0 ? -4 : kPix8;
-#define CQ_FETCH8(i) (CHECK ? fetch_row8 (p, y0 - 1 + (i), c0, lane) : \
-      fetch_row8_inside (row + (size_t) (i) * p.pitch, edge_offset, \
+  const int edge_offset = lane == 0 ? -4 : PIX;
+#define CQ_FETCH8(i) (CHECK ? fetch_row8 < PIX > (p, y0 - 1 + (i), c0, \
+          lane) : fetch_row8_inside < PIX > (row + (size_t) (i) * p.pitch, edge_offset, \
           edge_lane))
 
   /* walk row i (frame row y0 - 1 + i) is fetched into raw<i % 3> and
@@ -720,18 +732,18 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
   raw0 = CQ_FETCH8 (0);
   raw1 = CQ_FETCH8 (1);
   raw2 = CQ_FETCH8 (2);
-  enter_row8 < CHECK > (raw0, lane, kRight2, r0, r0);
+  enter_row8 < CHECK, PIX > (raw0, lane, kRight2, r0, r0);
   raw0 = CQ_FETCH8 (3);
-  enter_row8 < CHECK > (raw1, lane, kRight2, r0, r1);
+  enter_row8 < CHECK, PIX > (raw1, lane, kRight2, r0, r1);
   raw1 = CQ_FETCH8 (4);
 
   /* centre row j (frame row y0 + j) is walk row j + 1: r<(j + 1) % 3>
    * between r<j % 3> above and the entering r<(j + 2) % 3> below */
 #define CQ_STEP8(j, RAW, A, B, C)                                         \
-  enter_row8 < CHECK > (RAW, lane, kRight2, B, C);                        \
+  enter_row8 < CHECK, PIX > (RAW, lane, kRight2, B, C);                        \
   if ((j) + 5 < walk + 2)                                                 \
     RAW = CQ_FETCH8 ((j) + 5);                                            \
-  accumulate8 < SUMS, HIST, CHECK > (A.f, B.f, C.f, B.dr, A.hd, B.hd,     \
+  accumulate8 < SUMS, HIST, CHECK, PIX > (A.f, B.f, C.f, B.dr, A.hd, B.hd,     \
       C.hd, B.dd, C.dd, y0 + (j) + 1 < h,                                 \
       y0 + (j) >= 1 && y0 + (j) + 1 < h, m, s, shist)
   /* leaving by break (not skipping steps) keeps the ring's dead values
@@ -759,22 +771,23 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
   tot[CQ_SUM_MAXMIN] += (unsigned long long) s.mm;
   tot[CQ_SUM_BRENNER] += (unsigned long long) s.bren;
   tot[CQ_SUM_LAP] += (unsigned long long) (long long) s.lap;
-  /* the biased sums less their biases: below 2^32 (walk · kPix8 · 2 ·
+  /* the biased sums less their biases: below 2^32 (walk · PIX · 2 ·
    * 1020²) */
   if (SUMS & kTen)
-    tot[CQ_SUM_TENENGRAD] += s.ten - (unsigned) rows * kPix8 * kBiasBits;
+    tot[CQ_SUM_TENENGRAD] += s.ten - (unsigned) rows * PIX * kBiasBits;
   if (SUMS & kLapSq)
-    tot[CQ_SUM_LAP_SQ] += s.lsq - (unsigned) rows * kPix8 * kBiasBits;
+    tot[CQ_SUM_LAP_SQ] += s.lsq - (unsigned) rows * PIX * kBiasBits;
 }
 
-/* ROWS: the walk's length at compile time (kRows8: 4K frames walk it, and
- * knowing it saves 3 % there), 0 for p.rows. */
-template < unsigned SUMS, bool HIST, int ROWS > __global__ void
-__launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS8_MIN_BLOCKS)
+/* ROWS: the walk's length at compile time (kRows8: 4K frames walk it,
+ * and knowing it saves 3 % there), 0 for p.rows; PIX: pixels a thread. */
+template < unsigned SUMS, bool HIST, int ROWS, int PIX > __global__ void
+__launch_bounds__ (kWarp * kBlockWarps, min_blocks8 (PIX))
     sharpness8_kernel (SharpnessParams p)
 {
   const int walk = ROWS ? ROWS : p.rows;
 
+  static_assert (ROWS <= max_rows8 (PIX), "fp32 sums must stay exact");
   let_next_frame_start ();
   __shared__ unsigned shist[256];
   const int lane = threadIdx.x;
@@ -793,19 +806,19 @@ __launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS8_MIN_BLOCKS)
     __syncthreads ();
   }
   for (int tile = blockIdx.x; tile < p.tiles_x * p.tiles_y; tile += gridDim.x) {
-    const int x0 = (tile % p.tiles_x) * kWarp * kPix8;
-    const int c0 = x0 + lane * kPix8;
+    const int x0 = (tile % p.tiles_x) * kWarp * PIX;
+    const int c0 = x0 + lane * PIX;
     const int y0 = ((tile / p.tiles_x) * kBlockWarps + warp) * walk;
 
     if (y0 >= h)                /* uniform over the warp */
       continue;
     /* off every edge for every measure, the edge lanes' words inside the
      * row: no predicates, no reflection (uniform) */
-    if (x0 >= 4 && x0 + kWarp * kPix8 + 4 <= w && y0 >= 1
+    if (x0 >= 4 && x0 + kWarp * PIX + 4 <= w && y0 >= 1
         && y0 + walk + 1 < h)
-      walk8 < SUMS, HIST, false > (p, walk, c0, y0, lane, tot, shist);
+      walk8 < SUMS, HIST, false, PIX > (p, walk, c0, y0, lane, tot, shist);
     else
-      walk8 < SUMS, HIST, true > (p, walk, c0, y0, lane, tot, shist);
+      walk8 < SUMS, HIST, true, PIX > (p, walk, c0, y0, lane, tot, shist);
   }
   publish_block < SUMS, HIST > (p, tot, shist);
 }

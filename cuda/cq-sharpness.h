@@ -130,10 +130,18 @@ void cq_sharpness_cuda_free (CqSharpnessCuda * cuda);
 CqStatus cq_sharpness_cuda_time_device (CqSharpnessCuda * cuda,
     const void *dev_data, size_t pitch, unsigned iterations, double *us,
     CqError * err);
-/* For tuning: rows one warp of the 8-bit kernel walks (3 to 60; by
- * default chosen for the frame size). */
+/* For tuning: rows one warp of the 8-bit kernel walks (3 to
+ * cq_sharpness_cuda_walk_rows_max; by default chosen for the frame size). */
 CqStatus cq_sharpness_cuda_set_walk_rows (CqSharpnessCuda * cuda,
     unsigned rows, CqError * err);
+/* For tuning: pixels a thread of the default set's 8-bit kernel, 4 or 8
+ * (by default 8 where the frame does not fit on the SMs at once); the walk
+ * goes back to the frame's default length. */
+CqStatus cq_sharpness_cuda_set_thread_pixels (CqSharpnessCuda * cuda,
+    unsigned pixels, CqError * err);
+/* The longest walk the kernel takes (240 pixels a thread: 60 rows, 30 at
+ * 8 pixels a thread); 0 where the walk is fixed (16-bit frames). */
+unsigned cq_sharpness_cuda_walk_rows_max (const CqSharpnessCuda * cuda);
 
 #ifdef __cplusplus
 }

@@ -87,10 +87,10 @@ compare (const char *what, const char *layout, unsigned w, unsigned h,
   }
 }
 
-/* walk_rows: 0 for the length the library picks, else that one */
+/* walk_rows, pixels (a thread): 0 for what the library picks, else that */
 static int
 run_case (int device, const LayoutCase * lc, unsigned w, unsigned h,
-    unsigned metrics, int device_input, unsigned walk_rows)
+    unsigned metrics, int device_input, unsigned pixels, unsigned walk_rows)
 {
   const unsigned bpp = cq_layout_bytes_per_pixel (&lc->layout);
   const size_t stride = (size_t) w * bpp + (cq_test_random (&rng) % 3) * 2;
@@ -108,10 +108,16 @@ run_case (int device, const LayoutCase * lc, unsigned w, unsigned h,
   memset (gpu_s, 0, sizeof (gpu_s));
   cpu = cq_sharpness_cpu_new (&lc->layout, w, h, metrics, 0, &err);
   cu = cq_sharpness_cuda_new (device, &lc->layout, w, h, metrics, &err);
+  if (cu && pixels
+      && cq_sharpness_cuda_set_thread_pixels (cu, pixels, &err) != CQ_OK)
+    goto setup_failed;
+  if (cu && walk_rows > cq_sharpness_cuda_walk_rows_max (cu))
+    goto done;                  /* longer than this kernel walks */
   if (!cpu || !cu || (walk_rows
           && cq_sharpness_cuda_set_walk_rows (cu, walk_rows, &err) != CQ_OK)) {
-    printf ("FAIL setup %s %ux%u rows %u: %s\n", lc->name, w, h, walk_rows,
-        err.message);
+  setup_failed:
+    printf ("FAIL setup %s %ux%u pixels %u rows %u: %s\n", lc->name, w, h,
+        pixels, walk_rows, err.message);
     failures++;
     goto done;
   }
@@ -122,7 +128,8 @@ run_case (int device, const LayoutCase * lc, unsigned w, unsigned h,
     failures++;
     goto done;
   }
-  compare (walk_rows ? "host, set walk" : "host", lc->name, w, h, metrics,
+  compare (walk_rows || pixels ? "host, set walk" : "host", lc->name, w, h,
+      metrics,
       cpu_s, gpu_s);
 
   if (device_input) {
@@ -220,12 +227,14 @@ main (int argc, char **argv)
   static const unsigned walk_sizes[][2] = {
     {1921, 1081}, {257, 31}, {1000, 3}, {130, 67}, {3, 200},
   };
-  static const unsigned walk_rows[] = { 3, 4, 5, 7, 8, 12, 13, 31, 60 };
+  static const unsigned walk_rows[] = {
+    3, 4, 5, 7, 8, 12, 13, 24, 30, 31, 60
+  };
   int quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
   CqError err;
   char desc[256];
   int skip = cq_test_skip_without_cuda ();
-  unsigned li, si, mi, ri;
+  unsigned li, si, mi, ri, pi;
 
   if (skip)
     return skip;
@@ -236,35 +245,49 @@ main (int argc, char **argv)
     for (si = 0; si < sizeof (small) / sizeof (small[0]); si++)
       for (mi = 0; mi < sizeof (metric_sets) / sizeof (metric_sets[0]); mi++)
         run_case (0, &layouts[li], small[si][0], small[si][1],
-            metric_sets[mi], 1, 0);
+            metric_sets[mi], 1, 0, 0);
   if (!quick) {
     for (li = 0; li < sizeof (layouts) / sizeof (layouts[0]); li++)
       for (si = 0; si < sizeof (large) / sizeof (large[0]); si++)
         for (mi = 0; mi < 2; mi++)
           run_case (0, &layouts[li], large[si][0], large[si][1],
-              metric_sets[mi], si == 0, 0);
+              metric_sets[mi], si == 0, 0, 0);
   }
   /* walk lengths: the shortest, around the ring of three rows, the
-   * defaults' (6, 8, 12), the longest (60), on frames shorter and taller
-   * than a tile (--quick: not the 1921x1081 one) */
+   * defaults' (6, 8, 12, 24), the longest (30 at 8 pixels a thread, 60),
+   * on frames shorter and taller than a tile (--quick: not the 1921x1081
+   * one); the default set at 4 and 8 pixels a thread */
   for (si = quick ? 1 : 0; si < sizeof (walk_sizes) / sizeof (walk_sizes[0]);
       si++)
     for (ri = 0; ri < sizeof (walk_rows) / sizeof (walk_rows[0]); ri++)
       for (mi = 0; mi < sizeof (metric_sets) / sizeof (metric_sets[0]); mi++)
-        run_case (0, &layouts[0], walk_sizes[si][0], walk_sizes[si][1],
-            metric_sets[mi], 0, walk_rows[ri]);
-  {
-    CqSharpnessCuda *cu = cq_sharpness_cuda_new (0, &layouts[0].layout, 64,
-        64, CQ_METRIC_DEFAULT, &err);
+        for (pi = 0; pi < (mi == 0 ? 2u : 1u); pi++)
+          run_case (0, &layouts[0], walk_sizes[si][0], walk_sizes[si][1],
+              metric_sets[mi], 0, mi == 0 ? 4 + 4 * pi : 0, walk_rows[ri]);
+  /* walks of 240 pixels a thread at most: 60 rows of 4, 30 of 8; 8 pixels
+   * for the default set's kernel only */
+  for (mi = 0; mi < sizeof (metric_sets) / sizeof (metric_sets[0]); mi++)
+    for (pi = 0; pi < (mi == 0 ? 2u : 1u); pi++) {
+      CqSharpnessCuda *cu = cq_sharpness_cuda_new (0, &layouts[0].layout, 64,
+          64, metric_sets[mi], &err);
+      const unsigned most = pi ? 30 : 60;
 
-    checks++;
-    if (!cu || cq_sharpness_cuda_set_walk_rows (cu, 2, &err) == CQ_OK
-        || cq_sharpness_cuda_set_walk_rows (cu, 61, &err) == CQ_OK) {
-      printf ("FAIL walk rows 2 and 61 are not refused\n");
-      failures++;
+      checks++;
+      if (!cu || (pi && cq_sharpness_cuda_set_thread_pixels (cu, 8,
+                  &err) != CQ_OK)
+          || (!pi && mi && cq_sharpness_cuda_set_thread_pixels (cu, 8,
+                  &err) == CQ_OK)
+          || cq_sharpness_cuda_set_thread_pixels (cu, 6, &err) == CQ_OK
+          || cq_sharpness_cuda_walk_rows_max (cu) != most
+          || cq_sharpness_cuda_set_walk_rows (cu, 2, &err) == CQ_OK
+          || cq_sharpness_cuda_set_walk_rows (cu, most + 1, &err) == CQ_OK
+          || cq_sharpness_cuda_set_walk_rows (cu, most, &err) != CQ_OK) {
+        printf ("FAIL walk limits of metrics 0x%x at %u pixels a thread\n",
+            metric_sets[mi], pi ? 8 : 4);
+        failures++;
+      }
+      cq_sharpness_cuda_free (cu);
     }
-    cq_sharpness_cuda_free (cu);
-  }
   for (mi = 0; mi < sizeof (metric_sets) / sizeof (metric_sets[0]); mi++) {
     check_in_flight (0, 640, 480, metric_sets[mi]);
     if (!quick) {

@@ -7,7 +7,9 @@
  * pageable and from pinned host memory beside the measured host-to-device
  * bandwidth; and the CPU backend.
  *
- *   bench-sharpness [--iterations N] [--size WxH] [--rows N (walk rows)]
+ *   bench-sharpness [--iterations N] [--size WxH (any)] [--rows N]
+ *                   [--pixels 4|8 (a thread, default set)]
+ *                   [--kernel-only (no end to end or CPU timing: sweeps)]
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -70,7 +72,7 @@ main (int argc, char **argv)
   {"all but entropy", CQ_METRIC_ALL & ~CQ_METRIC_ENTROPY}
   };
   const CqLayout gray8 = { CQ_LAYOUT_GRAY8, 8, 0, 0, 0, 0, 0 };
-  int iters = 50, i, rows = 0;
+  int iters = 50, i, rows = 0, pixels = 0, kernel_only = 0;
   unsigned only_w = 0, only_h = 0;
   unsigned si, mi;
   CqError err;
@@ -78,22 +80,26 @@ main (int argc, char **argv)
   double bw_pageable = 0, bw_pinned = 0;
 
   cq_test_bench_size_args (argc, argv, &iters, &only_w, &only_h);
-  for (i = 1; i < argc - 1; i++)
-    if (strcmp (argv[i], "--rows") == 0)
+  for (i = 1; i < argc; i++) {
+    if (i < argc - 1 && strcmp (argv[i], "--rows") == 0)
       rows = atoi (argv[i + 1]);
+    if (i < argc - 1 && strcmp (argv[i], "--pixels") == 0)
+      pixels = atoi (argv[i + 1]);
+    kernel_only |= strcmp (argv[i], "--kernel-only") == 0;
+  }
   cq_test_bench_device (have_cuda, &err, &bw_pageable, &bw_pinned);
   printf ("\n");
   cq_test_table_header ("frame", "measures", "GPU kernel µs", "GPU call µs",
       "kernel GB/s", "pageable e2e ms", "% of bound", "pinned e2e ms",
       "% of bound", "fps (pinned)", "CPU ms", NULL);
 
-  for (si = 0; si < sizeof (sizes) / sizeof (sizes[0]); si++) {
-    unsigned w = sizes[si][0], h = sizes[si][1];
+  /* --size: that frame alone, listed or not */
+  for (si = 0; si < (only_w ? 1 : sizeof (sizes) / sizeof (sizes[0])); si++) {
+    unsigned w = only_w ? only_w : sizes[si][0];
+    unsigned h = only_w ? only_h : sizes[si][1];
     size_t bytes = (size_t) w * h;
     uint8_t *pageable;
 
-    if (only_w && (w != only_w || h != only_h))
-      continue;
     pageable = malloc (bytes);
     uint8_t *pinned = have_cuda ? cq_cuda_host_alloc (bytes, &err) : NULL;
     void *dev = have_cuda ? cq_cuda_malloc (0, bytes, &err) : NULL;
@@ -110,12 +116,18 @@ main (int argc, char **argv)
       double scores[CQ_METRIC_COUNT], gpu_scores[CQ_METRIC_COUNT];
       CqSharpnessCpu *cpu =
           cq_sharpness_cpu_new (&gray8, w, h, sets[mi].metrics, 0, &err);
-      int cpu_iters = bytes > (16u << 20) ? 3 : 10;
+      int cpu_iters = kernel_only ? 0 : bytes > (16u << 20) ? 3 : 10;
 
+      if (pixels && sets[mi].metrics != CQ_METRIC_DEFAULT) {
+        cq_sharpness_cpu_free (cpu);    /* only the default set has a choice */
+        continue;
+      }
       if (dev) {
         CqSharpnessCuda *cu = cq_sharpness_cuda_new (0, &gray8, w, h,
             sets[mi].metrics, &err);
-        if (!cu || (rows && cq_sharpness_cuda_set_walk_rows (cu,
+        if (!cu || (pixels && cq_sharpness_cuda_set_thread_pixels (cu,
+                    (unsigned) pixels, &err) != CQ_OK)
+            || (rows && cq_sharpness_cuda_set_walk_rows (cu,
                     (unsigned) rows, &err) != CQ_OK)) {
           fprintf (stderr, "%s\n", err.message);
           return 1;
@@ -124,18 +136,20 @@ main (int argc, char **argv)
             &err);
         cq_sharpness_cuda_measure_device (cu, dev, w, gpu_scores, &err);
         t0 = cq_test_now_s ();
-        for (i = 0; i < iters; i++)
+        for (i = 0; i < (kernel_only ? 0 : iters); i++)
           cq_sharpness_cuda_measure_device (cu, dev, w, scores, &err);
         call_us = (cq_test_now_s () - t0) / iters * 1e6;
-        page_s = time_host (cu, pageable, w, iters);
-        pin_s = time_host (cu, pinned, w, iters);
+        if (!kernel_only) {
+          page_s = time_host (cu, pageable, w, iters);
+          pin_s = time_host (cu, pinned, w, iters);
+        }
         cq_sharpness_cuda_free (cu);
       }
       cq_sharpness_cpu_measure (cpu, pageable, w, scores, &err);
       t0 = cq_test_now_s ();
       for (i = 0; i < cpu_iters; i++)
         cq_sharpness_cpu_measure (cpu, pageable, w, scores, &err);
-      cpu_s = (cq_test_now_s () - t0) / cpu_iters;
+      cpu_s = cpu_iters ? (cq_test_now_s () - t0) / cpu_iters : 0;
       cq_sharpness_cpu_free (cpu);
       /* the backends' scores are bit-identical; say so if a tuning broke it */
       for (i = 0; dev && i < CQ_METRIC_COUNT; i++)
