@@ -1169,6 +1169,201 @@ ssim_gauss2_kernel (SsimParams p)
   }
 }
 
+/* ---- gauss11 on the fp64 tensor cores (compute capability 9.0 and up) ----
+ * Both 11-tap passes are small matrix products of IEEE doubles, done by
+ * mma.m16n8k4.f64 (512 fused multiply-adds in one warp instruction, where
+ * a DFMA does 32; the 8x8x4 shape measured slower). Over 8 window rows r,
+ * with G[r][k] = w[k - r] (8 x 20):
+ * - vertical: the sums of 16 columns, transposed, V^T (16 x 8) = X^T
+ *   (16 columns x 20 rows of a quantity) G^T, five products;
+ * - windows: H^T (16 windows x 8 rows) = Gw (16 x 28, Gw[n][c] = w[c - n])
+ *   V^T (28 columns x 8 rows), seven products.
+ * G^T's fragments serve as the first product's B and, shifted, as the
+ * second's A. A block owns the kG2Cols windows of gauss2's tile (128
+ * threads, 4 warps): per 8 window rows, 9 vertical tiles of 16 columns
+ * into shared memory, then 8 tiles of 16 x 8 windows, whose D fragments
+ * give a lane four windows' four sums: the SSIM expression
+ * (cq-ssim-local.h) follows in the lane. The products round differently
+ * from gauss2's sequential FMAs (each within an ulp or so of the exact
+ * sum); the SSIM stays within 1e-9 of the CPU's.
+ * On the H100 it is faster than gauss2 where gauss2 spills (MS-SSIM's
+ * passes) and on frames of many waves (8192²), slower on 4K and smaller
+ * frames measured alone (cq-ssim-cuda.cu picks). Half of its time the
+ * warps wait on the tensor pipe's fixed latencies and on the barrier
+ * between the two passes (ncu). */
+constexpr int kGmWinTiles = (kG2Cols + 15) / 16;      /* windows: 8 */
+/* vertical: 9, every column the window tiles' seven products read (their
+ * zero weights still multiply what is there) */
+constexpr int kGmTiles = (kGmWinTiles * 16 + 12 + 15) / 16;
+constexpr int kGmStride = kGmTiles * 16 + 4;    /* 148: a warp's loads of
+                                                 * B hit distinct banks */
+
+/* D += A B, one 16x8x4 product of doubles: lane l (g = l / 4, t = l % 4)
+ * holds A[g][t], A[g + 8][t], B[t][g], D[g][2t + 0, 1], D[g + 8][2t +
+ * 0, 1]. */
+__device__ __forceinline__ void
+dmma_1684 (double (&d)[4], double a0, double a1, double b)
+{
+#if __CUDA_ARCH__ >= 900
+  asm volatile ("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "
+      "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
+      :"+d" (d[0]), "+d" (d[1]), "+d" (d[2]), "+d" (d[3])
+      :"d" (a0), "d" (a1), "d" (b));
+#endif
+}
+
+template < typename T > __device__ __forceinline__ unsigned
+gm_sample (const unsigned char *base, size_t pitch, int y, int x,
+    const SsimParams & p)
+{
+  const unsigned v = __ldg (row_of < T > (base, pitch, y) + x);
+
+  if constexpr (sizeof (T) == 2)
+    return (v >> p.shift) & p.mask;
+  return v;
+}
+
+/* The four quantities of a pair of samples. */
+__device__ __forceinline__ void
+gm_quantities (unsigned a, unsigned b, double (&x)[4])
+{
+  const double da = (double) a, db = (double) b;
+
+  x[0] = da;
+  x[1] = db;
+  x[2] = __fma_rn (da, da, __dmul_rn (db, db)); /* exact */
+  x[3] = __dmul_rn (da, db);
+}
+
+/* Vertical tile `tile` of the 8 window rows from y: the sums of rows
+ * y + r .. y + r + 10 (r < 8) of the tile's 16 columns, each quantity into
+ * s_v[q][r][column]; the pair's squared differences of rows y .. y + 7
+ * that the block owns into sse. */
+template < typename T > __device__ __forceinline__ void
+gm_vertical (const SsimParams & p, const GaussWalk & gw, int y, int tile,
+    const double (&g)[5], double (*s_v)[8][kGmStride],
+    unsigned long long &sse)
+{
+  const int lane = threadIdx.x & 31, gi = lane >> 2, ti = lane & 3;
+  const int col = tile * 16 + gi;       /* and col + 8 */
+  unsigned a[5][2], b[5][2];
+  double d[4][4] = { };
+
+#pragma unroll
+  for (int j = 0; j < 5; j++)
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      const int row = y + 4 * j + ti, x = gw.x0 + col + 8 * h;
+      const bool ok = x < p.width && row < p.height;
+
+      a[j][h] = ok ? gm_sample < T > (p.a, p.pitch_a, row, x, p) : 0u;
+      b[j][h] = ok ? gm_sample < T > (p.b, p.pitch_b, row, x, p) : 0u;
+    }
+  /* mma.sync wants the whole warp there: the loads may have branched */
+  __syncwarp ();
+#pragma unroll
+  for (int j = 0; j < 5; j++) {
+    double x0[4], x1[4];
+
+    gm_quantities (a[j][0], b[j][0], x0);
+    gm_quantities (a[j][1], b[j][1], x1);
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+      dmma_1684 (d[q], x0[q], x1[q], g[j]);
+  }
+  if constexpr (sizeof (T) < 4) {
+#pragma unroll
+    for (int j = 0; j < 2; j++)
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        const int row = y + 4 * j + ti, c = col + 8 * h;
+        const unsigned e = a[j][h] > b[j][h] ? a[j][h] - b[j][h] :
+            b[j][h] - a[j][h];
+        const bool own = c < kG2Cols && gw.x0 + c < p.width
+            && row < gw.own_end;
+
+        sse += own ? e * e : 0u;        /* < 2^32 for 16-bit samples */
+      }
+  }
+#pragma unroll
+  for (int q = 0; q < 4; q++) {
+    s_v[q][2 * ti][col] = d[q][0];
+    s_v[q][2 * ti + 1][col] = d[q][1];
+    s_v[q][2 * ti][col + 8] = d[q][2];
+    s_v[q][2 * ti + 1][col + 8] = d[q][3];
+  }
+}
+
+/* Window tile `tile` of the 8 window rows from y: the windows' sums from
+ * the vertical ones, and the expression of the lane's four windows. */
+template < int MODE > __device__ __forceinline__ void
+gm_windows (const SsimParams & p, const GaussWalk & gw, int y, int tile,
+    const double (&g)[5], const double (*s_v)[8][kGmStride], double &s0,
+    double &s1)
+{
+  const int lane = threadIdx.x & 31, gi = lane >> 2, ti = lane & 3;
+  double d[4][4] = { };
+
+  __syncwarp ();                /* the previous tile's windows branched */
+  /* Gw[n][4 j + t] = w[4 j + t - n]: g[j] for window n = gi (zero past
+   * j = 4), g[j - 2] for window gi + 8 (zero before j = 2) */
+#pragma unroll
+  for (int j = 0; j < 7; j++)
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+      dmma_1684 (d[q], j < 5 ? g[j] : 0.0, j >= 2 ? g[j - 2] : 0.0,
+          s_v[q][gi][tile * 16 + 4 * j + ti]);
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    const int wy = y + 2 * ti + (i & 1), wc = tile * 16 + gi + 8 * (i >> 1);
+    const double u[4] = { d[0][i], d[1][i], d[2][i], d[3][i] };
+
+    if (wy < gw.own_end && wy + 11 <= p.height && wc < kG2Cols
+        && gw.x0 + wc + 11 <= p.width)
+      g2_window < MODE > (u, p, s0, s1);
+  }
+}
+
+template < typename T, int MODE > __global__ void
+__launch_bounds__ (kSsimThreads)
+ssim_gauss_mma_kernel (SsimParams p)
+{
+  __shared__ __align__ (16) double s_v[4][8][kGmStride];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const GaussWalk gw (p, kG2Cols);
+  /* G^T's fragments: lane l holds G^T[4 j + l % 4][l / 4] = w[4 j + l % 4
+   * - l / 4] (zero off the 11 taps) */
+  double g[5];
+  double s0 = 0.0, s1 = 0.0;
+  unsigned long long sse = 0;
+
+  let_next_frame_start ();
+#pragma unroll
+  for (int j = 0; j < 5; j++) {
+    const int k = 4 * j + (lane & 3) - (lane >> 2);
+
+    g[j] = k >= 0 && k <= 10 ? c_gauss[k] : 0.0;
+  }
+  for (int y = gw.y0; y < gw.own_end; y += 8) {
+    /* 9 vertical tiles and 8 of windows over 4 warps */
+    for (int tile = kSsimThreads / 32 - 1 - warp; tile < kGmTiles;
+        tile += kSsimThreads / 32)
+      gm_vertical < T > (p, gw, y, tile, g, s_v, sse);
+    __syncthreads ();
+    if (y + 11 <= p.height)
+      for (int tile = warp; tile < kGmWinTiles; tile += kSsimThreads / 32)
+        gm_windows < MODE > (p, gw, y, tile, g, s_v, s0, s1);
+    __syncthreads ();
+  }
+  if constexpr (MODE == kGaussBoth) {
+    const double v[2] = { s0, s1 };
+    block_finish_n < 2 > (p, v, sse);
+  } else {
+    const double v[1] = { s0 };
+    block_finish_n < 1 > (p, v, sse);
+  }
+}
+
 /* MS-SSIM's scales 2 to 5 as integer sums: scale s (1..4 here) at (x, y)
  * is the sum k of the 2^s x 2^s samples of the plane from (2^s x, 2^s y);
  * the CPU's double 2x2 averages are exactly k / 4^s (no rounding: at most
