@@ -11,6 +11,12 @@ and compares each value with torchmetrics'
 multiscale_structural_similarity_index_measure in float64 on the GPU
 (gaussian 11, sigma 1.5, data_range 255, the default betas and
 normalize="relu": the definitions cudassim uses): |difference| <= 1e-5.
+Since its PR #2721 (2024) torchmetrics averages the last scale's SSIM over
+the reflect-padded image (border windows included) while the other
+scales' contrast terms stay cropped to whole windows, as Wang's definition
+and cudassim crop every scale; the check then compares with torchmetrics'
+own scales, the last one cropped (its _ssim_update's full SSIM image), and
+prints the value as shipped beside it.
 Then times torchmetrics on one 4K pair in float32 on the GPU (the speed a
 user of it gets, CUDA events, after warm-up) against the library's CUDA
 kernels (gauss11 SSIM + MS-SSIM, and gauss11 alone) and prints the ratio
@@ -52,11 +58,42 @@ def on_gpu(a, dtype):
     return torch.from_numpy(a).to("cuda", dtype)[None, None]
 
 
+BETAS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
 def torch_msssim(ta, tb):
     return ms_ssim(tb, ta, gaussian_kernel=True, sigma=1.5, kernel_size=11,
-                   data_range=255.0, k1=0.01, k2=0.03,
-                   betas=(0.0448, 0.2856, 0.3001, 0.2363, 0.1333),
+                   data_range=255.0, k1=0.01, k2=0.03, betas=BETAS,
                    normalize="relu")
+
+
+def torch_msssim_cropped(ta, tb):
+    """torchmetrics' scales with the last scale's SSIM over whole windows
+    only (None where its internals are not there to call)."""
+    try:
+        from torchmetrics.functional.image.ssim import _ssim_update
+    except ImportError:
+        return None
+    factors = []
+    p, t = tb, ta
+    for s in range(len(BETAS)):
+        last = s == len(BETAS) - 1
+        out = _ssim_update(p, t, True, 1.5, 11, 255.0, 0.01, 0.03,
+                           return_full_image=last,
+                           return_contrast_sensitivity=not last)
+        if not isinstance(out, tuple):
+            return None
+        if last:
+            image = out[1]
+            if image.shape[-2:] == p.shape[-2:]:    # padded: crop
+                image = image[..., 5:-5, 5:-5]
+            value = image.mean()
+        else:
+            value = out[1].mean()
+        factors.append(torch.relu(value) ** BETAS[s])
+        p = torch.nn.functional.avg_pool2d(p, (2, 2))
+        t = torch.nn.functional.avg_pool2d(t, (2, 2))
+    return float(torch.prod(torch.stack(factors)))
 
 
 failures = 0
@@ -69,8 +106,13 @@ with tempfile.TemporaryDirectory() as tmp:
         out = subprocess.run([prog, str(w), str(h), ra, rb, "--iterations",
                               "100"], check=True, capture_output=True,
                              text=True).stdout.split("\n")
-        want = float(torch_msssim(on_gpu(a, torch.float64),
-                                 on_gpu(b, torch.float64)))
+        shipped = float(torch_msssim(on_gpu(a, torch.float64),
+                                    on_gpu(b, torch.float64)))
+        cropped = torch_msssim_cropped(on_gpu(a, torch.float64),
+                                       on_gpu(b, torch.float64))
+        want = shipped if cropped is None else cropped
+        print(f"{w}x{h} torchmetrics as shipped {shipped:.12f}, last scale "
+              f"cropped {'-' if cropped is None else f'{cropped:.12f}'}")
         for line in out:
             parts = line.split()
             if len(parts) == 2 and parts[0] in ("cpu", "cuda"):
