@@ -90,9 +90,10 @@ void gst_cuda_qa_align_prefetch (GstCudaQaAlign * align, GstBuffer * ref,
 /* Matches the next distorted frame (dist, at running time rt): returns a
  * new reference to the reference frame it pairs with, NULL when that frame
  * is not in the ring (the stream ended before it). Posts the message when
- * the offset changes. */
+ * the offset changes. Prefetches as gst_cuda_qa_align_prefetch (next_ref,
+ * dist) does, next_ref (the reference pad's head) while the search runs. */
 GstBuffer *gst_cuda_qa_align_match (GstCudaQaAlign * align, GstBuffer * dist,
-    GstClockTime rt, const GstVideoInfo * info);
+    GstClockTime rt, const GstVideoInfo * info, GstBuffer * next_ref);
 
 /* End of the reference frames: the ring empties; the unpaired ones are
  * added to *unpaired. */
