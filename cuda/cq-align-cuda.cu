@@ -7,7 +7,7 @@
  * stream (nothing waits for it); a search costs the distorted frame's
  * thumbnail kernel, the distance kernel (a few blocks a candidate, their
  * partial sums written into mapped pinned memory and added on the host)
- * and a wait for its event (collect: the host may work in between).
+ * and a wait for its event.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -33,8 +33,6 @@ struct CqAlignCuda
   uint32_t *staging;            /* pinned: a thumbnail made on the CPU */
   uint16_t *scratch;            /* the CPU thumbnail's column sums */
   cudaEvent_t done;             /* the distances are on the host */
-  int launched;                 /* a search awaits its collect ... */
-  unsigned n_launched;          /* ... of this many candidates */
   dim3 thumb_grid, thumb_block;
 };
 
@@ -218,8 +216,8 @@ cq_align_cuda_thumbnail_host (CqAlignCuda * cu, unsigned slot,
 }
 
 extern "C" CqStatus
-cq_align_cuda_distances_launch (CqAlignCuda * cu, unsigned probe,
-    const unsigned *slots, unsigned n, CqError * err)
+cq_align_cuda_distances (CqAlignCuda * cu, unsigned probe,
+    const unsigned *slots, unsigned n, uint64_t * distances, CqError * err)
 {
   cq::AlignDistanceParams p;
   CqStatus st = cq_align_cuda_check_slot (cu, probe, err);
@@ -235,55 +233,33 @@ cq_align_cuda_distances_launch (CqAlignCuda * cu, unsigned probe,
     p.slots[i] = (unsigned short) slots[i];
   }
   CQ_CUDA_ENTER (cu->target, err);
-  cu->launched = 0;
-  /* no candidate: still, the event follows the thumbnail kernels queued */
-  if (n > 0) {
-    p.thumbs = cu->thumbs;
-    p.slot_elems = cu->slot_elems;
-    p.elems = cu->shape.tw * cu->shape.th;
-    p.probe = probe;
-    p.part_vecs = cu->part_vecs;
-    p.out = cu->out_map;
-    cq::align_distance_kernel <<<dim3 (cu->parts, n),
-        cq::kAlignDistThreads, 0, cu->stream>>> (p);
-    CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the distance "
-        "kernel");
+  /* no candidate: still, the thumbnail kernels queued are done on return */
+  if (n == 0) {
+    CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
+        "the alignment kernels failed");
+    return CQ_OK;
   }
+  p.thumbs = cu->thumbs;
+  p.slot_elems = cu->slot_elems;
+  p.elems = cu->shape.tw * cu->shape.th;
+  p.probe = probe;
+  p.part_vecs = cu->part_vecs;
+  p.out = cu->out_map;
+  cq::align_distance_kernel <<<dim3 (cu->parts, n), cq::kAlignDistThreads, 0,
+      cu->stream>>> (p);
+  CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the distance "
+      "kernel");
   /* no copy: the kernel wrote the sums where the host reads them */
   CQ_CUDA_TRY (cudaEventRecord (cu->done, cu->stream), err,
       "cannot record the distances' event");
-  cu->launched = 1;
-  cu->n_launched = n;
-  return CQ_OK;
-}
-
-extern "C" CqStatus
-cq_align_cuda_distances_collect (CqAlignCuda * cu, uint64_t * distances,
-    CqError * err)
-{
-  if (!cu->launched)
-    return cq_error_set (err, CQ_ERROR_INVALID, "no search to collect");
-  cu->launched = 0;
-  CQ_CUDA_ENTER (cu->target, err);
   CQ_CUDA_TRY (cudaEventSynchronize (cu->done), err,
       "the alignment kernels failed");
-  for (unsigned i = 0; i < cu->n_launched; i++) {
+  for (unsigned i = 0; i < n; i++) {
     distances[i] = 0;
     for (unsigned k = 0; k < cu->parts; k++)
       distances[i] += cu->out_host[i * cu->parts + k];
   }
   return CQ_OK;
-}
-
-extern "C" CqStatus
-cq_align_cuda_distances (CqAlignCuda * cu, unsigned probe,
-    const unsigned *slots, unsigned n, uint64_t * distances, CqError * err)
-{
-  CqStatus st = cq_align_cuda_distances_launch (cu, probe, slots, n, err);
-
-  if (st != CQ_OK)
-    return st;
-  return cq_align_cuda_distances_collect (cu, distances, err);
 }
 
 extern "C" CqStatus

@@ -83,8 +83,8 @@ void cq_align_cpu_free (CqAlignCpu * cpu);
 /* ---- CUDA backend ----
  * The thumbnails live in device memory. A thumbnail of a frame on the
  * device is one kernel, queued on the object's stream (the frame must stay
- * valid and unchanged until the next distances call or collect returns);
- * the distances are one kernel over every candidate and one small copy to
+ * valid and unchanged until the next distances call returns); the
+ * distances are one kernel over every candidate and one small copy to
  * pinned memory, and the call waits for that copy alone. */
 
 typedef struct CqAlignCuda CqAlignCuda;
@@ -96,7 +96,7 @@ CqStatus cq_align_cuda_thumbnail_device (CqAlignCuda * cuda, unsigned slot,
     const void *data, size_t pitch, CqError * err);
 /* A device copy (cq-frames.h; the same context), the plane's samples at
  * offset bytes into each row of its plane `plane`: the kernel is queued after the frame's upload, nothing waits. The copy must
- * stay unchanged until the next distances call or collect returns. */
+ * stay unchanged until the next distances call returns. */
 CqStatus cq_align_cuda_thumbnail_frame (CqAlignCuda * cuda, unsigned slot,
     CqFramesCuda * frames, unsigned frame, unsigned plane, size_t offset,
     CqError * err);
@@ -108,14 +108,6 @@ CqStatus cq_align_cuda_thumbnail_host (CqAlignCuda * cuda, unsigned slot,
  * (and every kernel queued before is done, n = 0 included). */
 CqStatus cq_align_cuda_distances (CqAlignCuda * cuda, unsigned probe,
     const unsigned *slots, unsigned n, uint64_t * distances, CqError * err);
-/* The same in two steps, so that the host works on while the device
- * measures: launch queues the search, nothing waits; collect blocks as
- * cq_align_cuda_distances does and writes the n distances. Every launch
- * that returned CQ_OK is collected before any other call on cuda. */
-CqStatus cq_align_cuda_distances_launch (CqAlignCuda * cuda, unsigned probe,
-    const unsigned *slots, unsigned n, CqError * err);
-CqStatus cq_align_cuda_distances_collect (CqAlignCuda * cuda,
-    uint64_t * distances, CqError * err);
 /* Copies slot's thumbnail (tw x th sums) to thumb, for tests. */
 CqStatus cq_align_cuda_download (CqAlignCuda * cuda, unsigned slot,
     uint32_t * thumb, CqError * err);

@@ -637,20 +637,6 @@ cq_align_cuda_distances (CqAlignCuda * cuda, unsigned probe,
 }
 
 CqStatus
-cq_align_cuda_distances_launch (CqAlignCuda * cuda, unsigned probe,
-    const unsigned *slots, unsigned n, CqError * err)
-{
-  return cq_align_cuda_distances (cuda, probe, slots, n, NULL, err);
-}
-
-CqStatus
-cq_align_cuda_distances_collect (CqAlignCuda * cuda, uint64_t * distances,
-    CqError * err)
-{
-  return cq_align_cuda_distances (cuda, 0, NULL, 0, distances, err);
-}
-
-CqStatus
 cq_align_cuda_download (CqAlignCuda * cuda, unsigned slot, uint32_t * thumb,
     CqError * err)
 {

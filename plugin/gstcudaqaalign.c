@@ -546,16 +546,12 @@ gst_cuda_qa_align_post (GstCudaQaAlign * align, GstBuffer * dist,
       gst_message_new_element (GST_OBJECT (align->element), s));
 }
 
-static void gst_cuda_qa_align_prefetch_frame (GstCudaQaAlign * align,
-    guint i, GstBuffer * buf);
-
 /* Compares the distorted frame with the candidates (ring order: of
  * equal distances the first wins); a decisive best match sets the
- * offset. next_ref (the reference pad's head, NULL: none) goes up while
- * the device measures. */
+ * offset. */
 static void
 gst_cuda_qa_align_search (GstCudaQaAlign * align, GstBuffer * dist,
-    GstClockTime dist_rt, const GstVideoInfo * info, GstBuffer * next_ref)
+    GstClockTime dist_rt, const GstVideoInfo * info)
 {
   gint64 lo = gst_cuda_qa_align_expected (align) - align->window;
   gint64 hi = gst_cuda_qa_align_expected (align) + align->window;
@@ -571,10 +567,8 @@ gst_cuda_qa_align_search (GstCudaQaAlign * align, GstBuffer * dist,
 
   if (!gst_cuda_qa_align_can_search (align, dist, info)
       || (dist != align->probe_buf
-          && !gst_cuda_qa_align_thumbnail (align, dist, info, align->probe))) {
-    gst_cuda_qa_align_prefetch_frame (align, 1, next_ref);
+          && !gst_cuda_qa_align_thumbnail (align, dist, info, align->probe)))
     goto undecided;
-  }
   gst_clear_buffer (&align->probe_buf);
 
   for (l = align->ring.head; l; l = l->next) {
@@ -586,16 +580,11 @@ gst_cuda_qa_align_search (GstCudaQaAlign * align, GstBuffer * dist,
     align->cand_slots[n++] = (guint) r->slot;
   }
   if (align->cuda)
-    ret = cq_align_cuda_distances_launch (align->cuda, align->probe,
-        align->cand_slots, n, &err);
+    ret = cq_align_cuda_distances (align->cuda, align->probe,
+        align->cand_slots, n, align->distances, &err);
   else
     ret = cq_align_cpu_distances (align->cpu, align->probe,
         align->cand_slots, n, align->distances, &err);
-  /* next_ref is in no slot and gets no thumbnail: its upload changes
-   * nothing the search reads, and hides the device's part of it */
-  gst_cuda_qa_align_prefetch_frame (align, 1, next_ref);
-  if (align->cuda && ret == CQ_OK)
-    ret = cq_align_cuda_distances_collect (align->cuda, align->distances, &err);
   /* the kernels that read queued frames are done */
   g_ptr_array_set_size (align->queued, 0);
   if (ret != CQ_OK)
@@ -640,29 +629,26 @@ undecided:
       have2 ? d2 / align->norm : INFINITY, align->offset);
 }
 
-/* The device copy of buf, the next frame of pad i (0: distorted, 1:
- * reference), into coming[i]. */
-static void
-gst_cuda_qa_align_prefetch_frame (GstCudaQaAlign * align, guint i,
-    GstBuffer * buf)
+void
+gst_cuda_qa_align_prefetch (GstCudaQaAlign * align, GstBuffer * ref,
+    GstBuffer * dist)
 {
-  /* (a distorted frame whose thumbnail is made has used its copy) */
-  if (!align->upload || buf == align->coming[i] || (i == 0
-          && buf == align->probe_buf))
-    return;
-  g_clear_pointer (&align->coming[i], gst_cuda_qa_upload_unref);
-  if (!buf || GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP)
-      || gst_cuda_qa_buffer_context (buf)
-      || !gst_cuda_qa_upload_frame (align->upload, buf, NULL))
-    return;
-  align->coming[i] = gst_buffer_ref (buf);
-}
+  GstBuffer *next[2] = { dist, ref };   /* the distorted one is due first */
+  guint i;
 
-/* The distorted frame's thumbnail as well, into the probe slot (free:
- * searches wait for their kernels): its search then only measures. */
-static void
-gst_cuda_qa_align_prefetch_probe (GstCudaQaAlign * align, GstBuffer * dist)
-{
+  for (i = 0; i < 2 && align->upload; i++) {
+    /* (a distorted frame whose thumbnail is made has used its copy) */
+    if (next[i] == align->coming[i] || (i == 0 && next[i] == align->probe_buf))
+      continue;
+    g_clear_pointer (&align->coming[i], gst_cuda_qa_upload_unref);
+    if (!next[i] || GST_BUFFER_FLAG_IS_SET (next[i], GST_BUFFER_FLAG_GAP)
+        || gst_cuda_qa_buffer_context (next[i])
+        || !gst_cuda_qa_upload_frame (align->upload, next[i], NULL))
+      continue;
+    align->coming[i] = gst_buffer_ref (next[i]);
+  }
+  /* the distorted frame's thumbnail as well, into the probe slot (free:
+   * searches wait for their kernels): its search then only measures */
   if (dist && dist == align->coming[0] && align->cuda
       && gst_cuda_qa_align_reach (align) > 0 && dist != align->probe_buf) {
     gst_clear_buffer (&align->probe_buf);
@@ -671,31 +657,16 @@ gst_cuda_qa_align_prefetch_probe (GstCudaQaAlign * align, GstBuffer * dist)
   }
 }
 
-void
-gst_cuda_qa_align_prefetch (GstCudaQaAlign * align, GstBuffer * ref,
-    GstBuffer * dist)
-{
-  /* the distorted one is due first */
-  gst_cuda_qa_align_prefetch_frame (align, 0, dist);
-  gst_cuda_qa_align_prefetch_frame (align, 1, ref);
-  gst_cuda_qa_align_prefetch_probe (align, dist);
-}
-
 GstBuffer *
 gst_cuda_qa_align_match (GstCudaQaAlign * align, GstBuffer * dist,
-    GstClockTime rt, const GstVideoInfo * info, GstBuffer * next_ref)
+    GstClockTime rt, const GstVideoInfo * info)
 {
   GstBuffer *ref = NULL;
   gint64 want;
   GList *l;
 
-  /* as gst_cuda_qa_align_prefetch, next_ref's upload during the search */
-  gst_cuda_qa_align_prefetch_frame (align, 0, dist);
-  gst_cuda_qa_align_prefetch_probe (align, dist);
   if (align->mode == GST_CUDA_QA_ALIGN_CONTINUOUS || !align->decided)
-    gst_cuda_qa_align_search (align, dist, rt, info, next_ref);
-  else
-    gst_cuda_qa_align_prefetch_frame (align, 1, next_ref);
+    gst_cuda_qa_align_search (align, dist, rt, info);
   want = gst_cuda_qa_align_expected (align);
   for (l = align->ring.head; l; l = l->next) {
     GstCudaQaAlignRef *r = l->data;

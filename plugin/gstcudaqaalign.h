@@ -90,10 +90,9 @@ void gst_cuda_qa_align_prefetch (GstCudaQaAlign * align, GstBuffer * ref,
 /* Matches the next distorted frame (dist, at running time rt): returns a
  * new reference to the reference frame it pairs with, NULL when that frame
  * is not in the ring (the stream ended before it). Posts the message when
- * the offset changes. Prefetches as gst_cuda_qa_align_prefetch (next_ref,
- * dist) does, next_ref (the reference pad's head) while the search runs. */
+ * the offset changes. */
 GstBuffer *gst_cuda_qa_align_match (GstCudaQaAlign * align, GstBuffer * dist,
-    GstClockTime rt, const GstVideoInfo * info, GstBuffer * next_ref);
+    GstClockTime rt, const GstVideoInfo * info);
 
 /* End of the reference frames: the ring empties; the unpaired ones are
  * added to *unpaired. */

@@ -377,7 +377,6 @@ gst_cuda_qa_pairing_next_aligned (GstCudaQaPairing * pairing,
     GstBuffer ** dist, gboolean ref_eos, gboolean dist_eos)
 {
   GstCudaQaAlign *align = pairing->align;
-  GstBuffer *next_ref;
   GstClockTime rt;
 
   while (*ref && gst_cuda_qa_align_wants_reference (align)) {
@@ -402,10 +401,10 @@ gst_cuda_qa_pairing_next_aligned (GstCudaQaPairing * pairing,
   }
   if (!gst_cuda_qa_align_ready (align) && !ref_eos && !timeout)
     goto need_data;
-  next_ref = *ref;
+  gst_cuda_qa_align_prefetch (align, *ref, *dist);
+  gst_clear_buffer (ref);
   rt = gst_cuda_qa_pairing_running_time (pairing->distorted, *dist);
-  *ref = gst_cuda_qa_align_match (align, *dist, rt, info, next_ref);
-  gst_clear_buffer (&next_ref);
+  *ref = gst_cuda_qa_align_match (align, *dist, rt, info);
   if (!*ref)
     return gst_cuda_qa_pairing_distorted_alone (pairing, *dist);
   gst_cuda_qa_pairing_take_distorted (pairing, *dist);

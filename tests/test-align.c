@@ -212,12 +212,8 @@ run_copies (const Case * c, CqAlignCuda * cu, size_t stride,
   if (fr && pinned) {
     const void *src = frames[0];
 
-    /* in two steps, as cudassim searches */
-    check (cq_align_cuda_distances_launch (cu, PROBE, order, 4, &err) ==
-        CQ_OK && cq_align_cuda_distances_collect (cu, copy_dist, &err) ==
-        CQ_OK, err.message, c, name, 0);
-    check (cq_align_cuda_distances_collect (cu, copy_dist, &err) ==
-        CQ_ERROR_INVALID, "a second collect of one search", c, name, 0);
+    check (cq_align_cuda_distances (cu, PROBE, order, 4, copy_dist,
+            &err) == CQ_OK, err.message, c, name, 0);
     for (k = 0; k < N_FRAMES; k++) {
       check (cq_align_cuda_download (cu, k, cuda_thumbs[k], &err) == CQ_OK
           && memcmp (cuda_thumbs[k], thumbs[k], elems * sizeof (uint32_t))
