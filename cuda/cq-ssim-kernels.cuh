@@ -1062,6 +1062,20 @@ g2_window (const double u[4], const SsimParams & p, double &s0, double &s1)
   }
 }
 
+/* The block's sums: the SSIM (or cs) sum, with kGaussBoth the cs sum too,
+ * and the squared differences. */
+template < int MODE > __device__ __forceinline__ void
+g2_finish (const SsimParams & p, double s0, double s1, unsigned long long sse)
+{
+  if constexpr (MODE == kGaussBoth) {
+    const double v[2] = { s0, s1 };
+    block_finish_n < 2 > (p, v, sse);
+  } else {
+    const double v[1] = { s0 };
+    block_finish_n < 1 > (p, v, sse);
+  }
+}
+
 /* Warp `row` of the group: lane l takes windows 4l..4l+3 of the block. */
 template < int MODE > __device__ __forceinline__ void
 g2_horizontal (const double (*s_v)[4][kG2Stride], int row, int lane,
@@ -1160,13 +1174,7 @@ ssim_gauss2_kernel (SsimParams p)
         }
       }
       });
-  if constexpr (MODE == kGaussBoth) {
-    const double v[2] = { s0, s1 };
-    block_finish_n < 2 > (p, v, sse);
-  } else {
-    const double v[1] = { s0 };
-    block_finish_n < 1 > (p, v, sse);
-  }
+  g2_finish < MODE > (p, s0, s1, sse);
 }
 
 /* ---- gauss11 on the fp64 tensor cores (compute capability 9.0 and up) ----
@@ -1355,13 +1363,7 @@ ssim_gauss_mma_kernel (SsimParams p)
         gm_windows < MODE > (p, gw, y, tile, g, s_v, s0, s1);
     __syncthreads ();
   }
-  if constexpr (MODE == kGaussBoth) {
-    const double v[2] = { s0, s1 };
-    block_finish_n < 2 > (p, v, sse);
-  } else {
-    const double v[1] = { s0 };
-    block_finish_n < 1 > (p, v, sse);
-  }
+  g2_finish < MODE > (p, s0, s1, sse);
 }
 
 /* MS-SSIM's scales 2 to 5 as integer sums: scale s (1..4 here) at (x, y)
