@@ -724,8 +724,8 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
   const bool edge_lane = lane == 0 || lane == kWarp - 1;
   const int edge_offset = lane == 0 ? -4 : PIX;
 #define CQ_FETCH8(i) (CHECK ? fetch_row8 < PIX > (p, y0 - 1 + (i), c0, \
-          lane) : fetch_row8_inside < PIX > (row + (size_t) (i) * p.pitch, edge_offset, \
-          edge_lane))
+          lane) : fetch_row8_inside < PIX > (row + (size_t) (i) * p.pitch, \
+          edge_offset, edge_lane))
 
   /* walk row i (frame row y0 - 1 + i) is fetched into raw<i % 3> and
    * entered into r<i % 3> */
