@@ -36,6 +36,19 @@ cq_cuda_current_sms (int *sms)
       cudaDevAttrMultiProcessorCount, device) : e;
 }
 
+/* The compute capability's major number of the current context's device
+ * (0 where the query fails). */
+static inline cudaError_t
+cq_cuda_current_major (int *major)
+{
+  int device = 0;
+  cudaError_t e = cudaGetDevice (&device);
+
+  *major = 0;
+  return e == cudaSuccess ? cudaDeviceGetAttribute (major,
+      cudaDevAttrComputeCapabilityMajor, device) : e;
+}
+
 /* Whether frames' kernels may overlap on the current context's device:
  * programmatic dependent launch, compute capability 9.0 and later, unless
  * CQ_CUDA_OVERLAP=0 in the environment. */
@@ -43,12 +56,9 @@ static inline cudaError_t
 cq_cuda_current_overlap (bool *overlap)
 {
   const char *env = getenv ("CQ_CUDA_OVERLAP");
-  int device = 0, major = 0;
-  cudaError_t e = cudaGetDevice (&device);
+  int major = 0;
+  cudaError_t e = cq_cuda_current_major (&major);
 
-  if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
-        device);
   *overlap = e == cudaSuccess && major >= 9 && !(env && env[0] == '0');
   return e;
 }

@@ -247,12 +247,9 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
       e = cq_cuda_current_overlap (&cu->overlap);
     if (e == cudaSuccess) {
       const char *g = getenv ("CQ_SSIM_GAUSS");
-      int device = 0, major = 0;
+      int major = 0;
 
-      e = cudaGetDevice (&device);
-      if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute (&major,
-            cudaDevAttrComputeCapabilityMajor, device);
+      e = cq_cuda_current_major (&major);
       cu->gauss_mma = major >= 9 && !(g && strcmp (g, "fma") == 0);
       cu->gauss_mma_area = g && strcmp (g, "mma") == 0 ? 0 : 3840 * 2160;
     }
@@ -322,6 +319,28 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
   return cu;
 }
 
+typedef void (*GaussKernel) (cq::SsimParams);
+
+/* The gauss11 kernel of a pass in mode: the tensor cores' where the device
+ * has them and tensor says (MS-SSIM's passes, planes larger than
+ * gauss_mma_area), else the FMA one. */
+template < typename T > static GaussKernel
+gauss_kernel (const CqSsimCuda * cu, int mode, bool tensor)
+{
+  const bool mma = cu->gauss_mma && tensor;
+
+  if (mode == cq::kGaussCs)
+    return mma ? cq::ssim_gauss_mma_kernel < T, cq::kGaussCs > :
+        cq::ssim_gauss2_kernel < T, cq::kGaussCs >;
+  if constexpr (sizeof (T) < 4) {
+    if (mode == cq::kGaussBoth)
+      return mma ? cq::ssim_gauss_mma_kernel < T, cq::kGaussBoth > :
+          cq::ssim_gauss2_kernel < T, cq::kGaussBoth >;
+  }
+  return mma ? cq::ssim_gauss_mma_kernel < T, cq::kGaussSsim > :
+      cq::ssim_gauss2_kernel < T, cq::kGaussSsim >;
+}
+
 /* overlap: the pair's kernel may start while the previous pair's finishes
  * (cq_cuda_launch); the kernels of before issue 14 never do. */
 template < typename T > static cudaError_t
@@ -331,18 +350,12 @@ launch_tiles (const CqSsimCuda * cu, const cq::SsimParams & p, dim3 grid,
   const dim3 block (cq::kSsimThreads);
 
   if (!cu->old_kernels && cu->window == CQ_SSIM_GAUSS11) {
-    if (cu->gauss_mma && fused_msssim (cu))
-      return cq_cuda_launch (cq::ssim_gauss_mma_kernel < T, cq::kGaussBoth >,
-          grid, block, stream, overlap, p);
-    if (cu->gauss_mma
-        && (long long) p.width * p.height > cu->gauss_mma_area)
-      return cq_cuda_launch (cq::ssim_gauss_mma_kernel < T, cq::kGaussSsim >,
-          grid, block, stream, overlap, p);
-    if (fused_msssim (cu))
-      return cq_cuda_launch (cq::ssim_gauss2_kernel < T, cq::kGaussBoth >,
-          grid, block, stream, overlap, p);
-    return cq_cuda_launch (cq::ssim_gauss2_kernel < T, cq::kGaussSsim >,
-        grid, block, stream, overlap, p);
+    const bool fused = fused_msssim (cu);
+
+    return cq_cuda_launch (gauss_kernel < T > (cu, fused ? cq::kGaussBoth :
+            cq::kGaussSsim, fused
+            || (long long) p.width * p.height > cu->gauss_mma_area), grid,
+        block, stream, overlap, p);
   }
   switch (cu->window) {
     case CQ_SSIM_BOX8:
@@ -602,20 +615,9 @@ template < typename T > static void
 launch_gauss2 (const CqSsimCuda * cu, int mode, const cq::SsimParams & p,
     dim3 grid, cudaStream_t stream)
 {
-  const dim3 block (cq::kSsimThreads);
-
-  if (cu->gauss_mma && mode == cq::kGaussCs)
-    cq::ssim_gauss_mma_kernel < T, cq::kGaussCs ><<<grid, block, 0,
-        stream>>> (p);
-  else if (cu->gauss_mma)
-    cq::ssim_gauss_mma_kernel < T, cq::kGaussSsim ><<<grid, block, 0,
-        stream>>> (p);
-  else if (mode == cq::kGaussCs)
-    cq::ssim_gauss2_kernel < T, cq::kGaussCs ><<<grid, block, 0,
-        stream>>> (p);
-  else
-    cq::ssim_gauss2_kernel < T, cq::kGaussSsim ><<<grid, block, 0,
-        stream>>> (p);
+  /* errors: the caller's cudaGetLastError after the chain */
+  cq_cuda_launch (gauss_kernel < T > (cu, mode, true), grid,
+      dim3 (cq::kSsimThreads), stream, false, p);
 }
 
 static CqStatus

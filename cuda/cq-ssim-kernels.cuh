@@ -165,6 +165,13 @@ load1 (const unsigned short *row, int x, const SsimParams & p)
   return (__ldg (row + x) >> p.shift) & p.mask;
 }
 
+/* MS-SSIM's integer scales (msssim_pyramid_kernel's sums) */
+__device__ __forceinline__ unsigned
+load1 (const unsigned int *row, int x, const SsimParams &)
+{
+  return __ldg (row + x);
+}
+
 template < typename T > __device__ __forceinline__ const T *
 row_of (const unsigned char *base, size_t pitch, int y)
 {
@@ -1220,17 +1227,6 @@ dmma_1684 (double (&d)[4], double a0, double a1, double b)
 #endif
 }
 
-template < typename T > __device__ __forceinline__ unsigned
-gm_sample (const unsigned char *base, size_t pitch, int y, int x,
-    const SsimParams & p)
-{
-  const unsigned v = __ldg (row_of < T > (base, pitch, y) + x);
-
-  if constexpr (sizeof (T) == 2)
-    return (v >> p.shift) & p.mask;
-  return v;
-}
-
 /* The four quantities of a pair of samples. */
 __device__ __forceinline__ void
 gm_quantities (unsigned a, unsigned b, double (&x)[4])
@@ -1264,8 +1260,8 @@ gm_vertical (const SsimParams & p, const GaussWalk & gw, int y, int tile,
       const int row = y + 4 * j + ti, x = gw.x0 + col + 8 * h;
       const bool ok = x < p.width && row < p.height;
 
-      a[j][h] = ok ? gm_sample < T > (p.a, p.pitch_a, row, x, p) : 0u;
-      b[j][h] = ok ? gm_sample < T > (p.b, p.pitch_b, row, x, p) : 0u;
+      a[j][h] = ok ? load1 (row_of < T > (p.a, p.pitch_a, row), x, p) : 0u;
+      b[j][h] = ok ? load1 (row_of < T > (p.b, p.pitch_b, row), x, p) : 0u;
     }
   /* mma.sync wants the whole warp there: the loads may have branched */
   __syncwarp ();
