@@ -24,16 +24,23 @@ cq_cuda_select (int device)
   return device < 0 ? cudaSuccess : cudaSetDevice (device);
 }
 
+/* An attribute of the current context's device (value left as it was
+ * where the query fails). */
+static inline cudaError_t
+cq_cuda_current_attribute (cudaDeviceAttr attr, int *value)
+{
+  int device = 0;
+  cudaError_t e = cudaGetDevice (&device);
+
+  return e == cudaSuccess ? cudaDeviceGetAttribute (value, attr, device) : e;
+}
+
 /* The SMs of the current context's device (for grids sized to what the
  * device holds at once). */
 static inline cudaError_t
 cq_cuda_current_sms (int *sms)
 {
-  int device = 0;
-  cudaError_t e = cudaGetDevice (&device);
-
-  return e == cudaSuccess ? cudaDeviceGetAttribute (sms,
-      cudaDevAttrMultiProcessorCount, device) : e;
+  return cq_cuda_current_attribute (cudaDevAttrMultiProcessorCount, sms);
 }
 
 /* The compute capability's major number of the current context's device
@@ -41,12 +48,9 @@ cq_cuda_current_sms (int *sms)
 static inline cudaError_t
 cq_cuda_current_major (int *major)
 {
-  int device = 0;
-  cudaError_t e = cudaGetDevice (&device);
-
   *major = 0;
-  return e == cudaSuccess ? cudaDeviceGetAttribute (major,
-      cudaDevAttrComputeCapabilityMajor, device) : e;
+  return cq_cuda_current_attribute (cudaDevAttrComputeCapabilityMajor,
+      major);
 }
 
 /* Whether frames' kernels may overlap on the current context's device:
