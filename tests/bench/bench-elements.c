@@ -26,8 +26,10 @@
  * of 64 MiB timed right after the case.
  *
  *   bench-elements [--quick] [--sfproject] [--only LABEL] [--memory MEM]
+ *       [--size WxH]
  *     --sfproject: that part only; --only: the cases whose label contains
- *     LABEL; --memory: pageable, pinned or cuda only
+ *     LABEL; --memory: pageable, pinned or cuda only; --size: 1920x1080 or
+ *     3840x2160 only
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -446,7 +448,7 @@ main (int argc, char **argv)
     {"cudassim", "window=gauss11 ms-ssim=true", "cudassim ms-ssim luma", 2.0},
   };
   gboolean quick = FALSE, sf_only = FALSE;
-  const gchar *only = NULL, *only_mem = NULL;
+  const gchar *only = NULL, *only_mem = NULL, *only_size = NULL;
   gdouble bw[2];
   char dev[128];
   guint s, c, m;
@@ -459,6 +461,8 @@ main (int argc, char **argv)
       only = argv[++s];
     else if (g_str_equal (argv[s], "--memory") && s + 1 < (guint) argc)
       only_mem = argv[++s];
+    else if (g_str_equal (argv[s], "--size") && s + 1 < (guint) argc)
+      only_size = argv[++s];
   }
   if (cq_cuda_device_count (NULL) < 1 || !gst_cuda_load_library ()) {
     printf ("SKIP: no CUDA device\n");
@@ -477,11 +481,14 @@ main (int argc, char **argv)
     for (c = 0; c < G_N_ELEMENTS (cases); c++)
       for (m = 0; m < 3; m++) {
         guint w = sizes[s][0], h = sizes[s][1];
+        gchar *size = g_strdup_printf ("%ux%u", w, h);
+        gboolean skip = only_size && !g_str_equal (only_size, size);
         guint count = m == MEM_CUDA ? 4000 : s == 0 ? 1500 :
             m == MEM_PINNED ? 1000 : 400;
         gdouble rate, bound = 0;
 
-        if ((only && !strstr (cases[c].label, only))
+        g_free (size);
+        if (skip || (only && !strstr (cases[c].label, only))
             || (only_mem && !g_str_equal (only_mem, mem_names[m])))
           continue;
         if (quick)
@@ -502,7 +509,7 @@ main (int argc, char **argv)
           printf ("\n");
         fflush (stdout);
       }
-  if (!only && !only_mem)
+  if (!only && !only_mem && !only_size)
     bench_sfproject (quick);
   gst_object_unref (cuda_ctx);
   return 0;
