@@ -507,7 +507,19 @@ fetch_row8 (const SharpnessParams & p, int y, int c0, int lane)
   return r;
 }
 
-/* The same off the frame's edges (CHECK false: rows and columns need no
+/* How a walk meets the frame's edges:
+ * - kInside: not at all, for any measure (no predicates, no reflection);
+ * - kSides: its rows are inside, its tile touches the left edge (x0 = 0)
+ *   and/or ends at the right one (x0 + 32 PIX = w): only lane 0's column
+ *   -1 and the last lane's columns w, w + 1 reflect (from their own
+ *   words), and only their outer pixels drop out of some measures (the
+ *   walk's SideWeights8). At 4K two tile columns of 15 were kAnyEdge walks,
+ *   at 1.9x the instructions of an inside one (ncu);
+ * - kAnyEdge: predicates for every pixel and row, every load reflected. */
+enum Edges8
+{ kInside, kSides, kAnyEdge };
+
+/* The same off the frame's edges (not kAnyEdge: rows and columns need no
  * reflection): row points at column c0 of the row; the edge lanes read
  * the aligned word beside their own (lane 0: columns c0 - 4 .. c0 - 1 in
  * bytes 0..3, so c0 - 1 is byte 3; the last lane: c0 + PIX ..). */
@@ -521,11 +533,17 @@ fetch_row8_inside (const unsigned char *row, int edge_offset, bool edge_lane)
   return r;
 }
 
-/* f[i] = 2^23 + the sample at column c0 - 1 + i, i < PIX + 3. */
-template < bool CHECK, int PIX > __device__ __forceinline__ void
-expand_row8 (const RawRow8 < PIX > &r, int lane, bool right2,
-    float (&f)[PIX + 3])
+/* f[i] = 2^23 + the sample at column c0 - 1 + i, i < PIX + 3. left,
+ * right (kSides): this lane is at the frame's left / right edge, and its
+ * outer columns reflect from its own word (-1 is 1; w, w + 1 are w - 2,
+ * w - 3). */
+template < int E, int PIX > __device__ __forceinline__ void
+expand_row8 (const RawRow8 < PIX > &r, int lane, bool right2, bool left,
+    bool right, float (&f)[PIX + 3])
 {
+  constexpr bool CHECK = E == kAnyEdge;
+  const unsigned last = r.word[PIX / 4 - 1];
+
 #pragma unroll
   for (int k = 0; k < PIX; k++)
     f[k + 1] = biased_sample (r.word[k / 4], k % 4);
@@ -537,11 +555,14 @@ expand_row8 (const RawRow8 < PIX > &r, int lane, bool right2,
    * nothing to fill, the aligned words' layout measured 1 µs slower at 4K)
    * or fetch_row8_inside's (lane 0: byte 3; the last lane: bytes 0 and 1) */
   if (lane == 0)
-    f[0] = biased_sample (r.edge, CHECK ? 0 : 3);
+    f[0] = E == kSides && left ? biased_sample (r.word[0], 1) :
+        biased_sample (r.edge, CHECK ? 0 : 3);
   if (lane == kWarp - 1) {
-    f[PIX + 1] = biased_sample (r.edge, 0);
+    f[PIX + 1] = E == kSides && right ? biased_sample (last, 2) :
+        biased_sample (r.edge, 0);
     if (right2)
-      f[PIX + 2] = biased_sample (r.edge, CHECK ? 2 : 1);
+      f[PIX + 2] = E == kSides && right ? biased_sample (last, 1) :
+          biased_sample (r.edge, CHECK ? 2 : 1);
   }
 }
 
@@ -567,19 +588,30 @@ mask_weight (unsigned bits, int k)
   return (bits >> k) & 1u ? 1.f : 0.f;
 }
 
+/* kSides: 0 where the lane's outer pixel drops out, else 1. first: pixel
+ * 0 at x = 0 (no interior); last: pixel PIX - 1 at x = w - 1 (no next,
+ * interior or two) and pixel PIX - 2 at w - 2 (no two). */
+struct SideWeights8
+{
+  float first, last;
+};
+
 /* One row y of centre samples b (a above, c below): every enabled term of
  * its PIX pixels. d_* are the row differences shared by neighbours:
  * drb[i] = b[i + 1] - b[i], hd*[k] = row[k + 2] - row[k] (two apart,
  * centred on pixel k), dda[i] = b[i] - a[i], ddb[i] = c[i] - b[i]. */
-template < unsigned SUMS, bool HIST, bool CHECK, int PIX >
+template < unsigned SUMS, bool HIST, int E, int PIX >
     __device__ __forceinline__ void
 accumulate8 (const float (&fa)[PIX + 3], const float (&fb)[PIX + 3],
     const float (&fc)[PIX + 3], const float (&drb)[PIX + 1],
     const float (&hda)[PIX], const float (&hdb)[PIX],
     const float (&hdc)[PIX], const float (&dda)[PIX + 2],
     const float (&ddb)[PIX + 2], bool row_next,
-    bool row_interior, const ColMasks8 & m, Sums8 & s, unsigned *shist)
+    bool row_interior, const ColMasks8 & m, const SideWeights8 & e,
+    Sums8 & s, unsigned *shist)
 {
+  constexpr bool CHECK = E == kAnyEdge;
+  constexpr bool SIDES = E == kSides;
   constexpr unsigned kTen = 1u << CQ_SUM_TENENGRAD;
   constexpr unsigned kLpl = 1u << CQ_SUM_LAPLACIAN;
   constexpr unsigned kLapVar = (1u << CQ_SUM_LAP) | (1u << CQ_SUM_LAP_SQ);
@@ -601,12 +633,16 @@ accumulate8 (const float (&fa)[PIX + 3], const float (&fb)[PIX + 3],
   for (int k = 0; k < PIX; k++) {
     const int i = k + 1;
     /* weights of this pixel's predicates (all 1 off the frame's edges) */
+    const bool side = SIDES && (k == 0 || k == PIX - 1);
     const float w_in = CHECK ? mask_weight (m.in, k) : 1.f;
     const float w_next = CHECK && !row_next ? 0.f :
-        CHECK ? mask_weight (m.next, k) : 1.f;
+        CHECK ? mask_weight (m.next, k) : SIDES && k == PIX - 1 ? e.last :
+        1.f;
     const float w_int = CHECK && !row_interior ? 0.f :
-        CHECK ? mask_weight (m.interior, k) : 1.f;
-    const float w_two = CHECK ? mask_weight (m.two, k) : 1.f;
+        CHECK ? mask_weight (m.interior, k) : SIDES && k == 0 ? e.first :
+        SIDES && k == PIX - 1 ? e.last : 1.f;
+    const float w_two = CHECK ? mask_weight (m.two, k) :
+        SIDES && k >= PIX - 2 ? e.last : 1.f;
     /* the Laplacian's horizontal and vertical second differences */
     const float h = drb[i] - drb[i - 1];
     const float v = ddb[i] - dda[i];
@@ -627,8 +663,8 @@ accumulate8 (const float (&fa)[PIX + 3], const float (&fb)[PIX + 3],
       const float gx = fmaf (hdb[k], 2.f, hda[k] + hdc[k]);
       const float gy = fmaf (vd[i], 2.f, vd[i - 1] + vd[i + 1]);
       const float t = fmaf (gx, gx, fmaf (gy, gy, kBias));
-      const unsigned bits = (!CHECK || w_int != 0.f) ? biased_bits (t) :
-          kBiasBits;
+      const unsigned bits = (!(CHECK || side) || w_int != 0.f) ?
+          biased_bits (t) : kBiasBits;
       /* two pixels' terms in one three-way add */
       if (k % 2 == 0)
         ten_even = bits;
@@ -667,11 +703,11 @@ template < int PIX > struct Row8
   float dd[PIX + 2];
 };
 
-template < bool CHECK, int PIX > __device__ __forceinline__ void
-enter_row8 (const RawRow8 < PIX > &raw, int lane, bool right2,
-    const Row8 < PIX > &above, Row8 < PIX > &row)
+template < int E, int PIX > __device__ __forceinline__ void
+enter_row8 (const RawRow8 < PIX > &raw, int lane, bool right2, bool left,
+    bool right, const Row8 < PIX > &above, Row8 < PIX > &row)
 {
-  expand_row8 < CHECK, PIX > (raw, lane, right2, row.f);
+  expand_row8 < E, PIX > (raw, lane, right2, left, right, row.f);
 #pragma unroll
   for (int i = 0; i < PIX + 1; i++)
     row.dr[i] = row.f[i + 1] - row.f[i];
@@ -689,11 +725,12 @@ enter_row8 (const RawRow8 < PIX > &raw, int lane, bool right2,
  * did not fit the instruction cache (ncu: warps stalled 7 of 12 cycles
  * an instruction waiting for it). Rows are fetched three ahead of their
  * use, each into the slot the row it replaces has left. */
-template < unsigned SUMS, bool HIST, bool CHECK, int PIX >
+template < unsigned SUMS, bool HIST, int E, int PIX >
     __device__ __forceinline__ void
 walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
     unsigned long long (&tot)[CQ_SUM_COUNT], unsigned *shist)
 {
+  constexpr bool CHECK = E == kAnyEdge;
   constexpr unsigned kTen = 1u << CQ_SUM_TENENGRAD;
   constexpr unsigned kLapSq = 1u << CQ_SUM_LAP_SQ;
   constexpr bool kRight2 = (SUMS & ((1u << CQ_SUM_BRENNER))) != 0;
@@ -721,7 +758,12 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
    * bounds; else a row pointer walks down from row y0 - 1 */
   const unsigned char *row = CHECK ? NULL :
       p.src + (size_t) (y0 - 1) * p.pitch + c0;
-  const bool edge_lane = lane == 0 || lane == kWarp - 1;
+  /* kSides: this lane at the left / right edge */
+  const bool left = E == kSides && c0 == 0;
+  const bool right = E == kSides && c0 + PIX == w;
+  const SideWeights8 e = { left ? 0.f : 1.f, right ? 0.f : 1.f };
+  const bool edge_lane = (lane == 0 && !left) || (lane == kWarp - 1
+      && !right);
   const int edge_offset = lane == 0 ? -4 : PIX;
 #define CQ_FETCH8(i) (CHECK ? fetch_row8 < PIX > (p, y0 - 1 + (i), c0, \
           lane) : fetch_row8_inside < PIX > (row + (size_t) (i) * p.pitch, \
@@ -732,20 +774,20 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
   raw0 = CQ_FETCH8 (0);
   raw1 = CQ_FETCH8 (1);
   raw2 = CQ_FETCH8 (2);
-  enter_row8 < CHECK, PIX > (raw0, lane, kRight2, r0, r0);
+  enter_row8 < E, PIX > (raw0, lane, kRight2, left, right, r0, r0);
   raw0 = CQ_FETCH8 (3);
-  enter_row8 < CHECK, PIX > (raw1, lane, kRight2, r0, r1);
+  enter_row8 < E, PIX > (raw1, lane, kRight2, left, right, r0, r1);
   raw1 = CQ_FETCH8 (4);
 
   /* centre row j (frame row y0 + j) is walk row j + 1: r<(j + 1) % 3>
    * between r<j % 3> above and the entering r<(j + 2) % 3> below */
 #define CQ_STEP8(j, RAW, A, B, C)                                         \
-  enter_row8 < CHECK, PIX > (RAW, lane, kRight2, B, C);                        \
+  enter_row8 < E, PIX > (RAW, lane, kRight2, left, right, B, C);          \
   if ((j) + 5 < walk + 2)                                                 \
     RAW = CQ_FETCH8 ((j) + 5);                                            \
-  accumulate8 < SUMS, HIST, CHECK, PIX > (A.f, B.f, C.f, B.dr, A.hd, B.hd,     \
+  accumulate8 < SUMS, HIST, E, PIX > (A.f, B.f, C.f, B.dr, A.hd, B.hd,    \
       C.hd, B.dd, C.dd, y0 + (j) + 1 < h,                                 \
-      y0 + (j) >= 1 && y0 + (j) + 1 < h, m, s, shist)
+      y0 + (j) >= 1 && y0 + (j) + 1 < h, m, e, s, shist)
   /* leaving by break (not skipping steps) keeps the ring's dead values
    * dead: a skipped step would leave a later one reading old slots */
 #pragma unroll 1
@@ -812,13 +854,21 @@ __launch_bounds__ (kWarp * kBlockWarps, min_blocks8 (PIX))
 
     if (y0 >= h)                /* uniform over the warp */
       continue;
-    /* off every edge for every measure, the edge lanes' words inside the
-     * row: no predicates, no reflection (uniform) */
-    if (x0 >= 4 && x0 + kWarp * PIX + 4 <= w && y0 >= 1
-        && y0 + walk + 1 < h)
-      walk8 < SUMS, HIST, false, PIX > (p, walk, c0, y0, lane, tot, shist);
+    /* the edges it meets (Edges8; uniform): off every edge with the edge
+     * lanes' words inside the row, or at the sides only, or any */
+    const int x1 = x0 + kWarp * PIX;
+    const bool rows_inside = y0 >= 1 && y0 + walk + 1 < h;
+    const bool left_inside = x0 >= 4, right_inside = x1 + 4 <= w;
+
+    if (rows_inside && left_inside && right_inside)
+      walk8 < SUMS, HIST, kInside, PIX > (p, walk, c0, y0, lane, tot,
+          shist);
+    else if (rows_inside && (left_inside || x0 == 0)
+        && (right_inside || x1 == w))
+      walk8 < SUMS, HIST, kSides, PIX > (p, walk, c0, y0, lane, tot, shist);
     else
-      walk8 < SUMS, HIST, true, PIX > (p, walk, c0, y0, lane, tot, shist);
+      walk8 < SUMS, HIST, kAnyEdge, PIX > (p, walk, c0, y0, lane, tot,
+          shist);
   }
   publish_block < SUMS, HIST > (p, tot, shist);
 }

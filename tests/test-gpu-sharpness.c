@@ -224,8 +224,11 @@ main (int argc, char **argv)
     {1920, 1080}, {1921, 1081}, {3840, 2160}, {4095, 2161}, {8191, 4097},
     {8192, 8192},
   };
+  /* 256 and 512 wide: tiles at both sides of the frame, or one tile
+   * touching both (the walks at the sides, Edges8's kSides) */
   static const unsigned walk_sizes[][2] = {
-    {1921, 1081}, {257, 31}, {1000, 3}, {130, 67}, {3, 200},
+    {1921, 1081}, {257, 31}, {1000, 3}, {130, 67}, {3, 200}, {256, 67},
+    {512, 41},
   };
   static const unsigned walk_rows[] = {
     3, 4, 5, 7, 8, 12, 13, 24, 30, 31, 60
