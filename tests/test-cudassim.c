@@ -988,11 +988,10 @@ GST_START_TEST (test_live)
 
 GST_END_TEST;
 
-static Suite *
-cudassim_suite (void)
+static void
+cudassim_tests (Suite * s)
 {
-  TCase *tc;
-  Suite *s = cq_test_suite ("cudassim", &tc);
+  TCase *tc = cq_test_case (s, "general");
 
   tcase_add_test (tc, test_identical_is_one);
   tcase_add_test (tc, test_windows_against_reference);
@@ -1011,7 +1010,6 @@ cudassim_suite (void)
   tcase_add_test (tc, test_live);
   tcase_add_test (tc, test_unlinked_pad);
   tcase_add_test (tc, test_cuda_memory_caps);
-  return s;
 }
 
 /* CUDASSIM_TEST_BACKEND=cuda runs the same checks on the GPU (the gpu
@@ -1028,5 +1026,5 @@ main (int argc, char **argv)
   if (g_getenv ("CUDASSIM_TEST_FRAMES_IN_FLIGHT"))
     backend = g_strdup_printf ("%s frames-in-flight=%s", backend,
         g_getenv ("CUDASSIM_TEST_FRAMES_IN_FLIGHT"));
-  return gst_check_run_suite (cudassim_suite (), "cudassim", __FILE__);
+  return cq_test_run_suite ("cudassim", cudassim_tests, __FILE__);
 }
