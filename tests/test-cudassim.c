@@ -778,13 +778,14 @@ GST_START_TEST (test_every_format)
 
   for (k = 0; k < G_N_ELEMENTS (formats); k++)
     for (same = 0; same < 2; same++) {
+      /* both sources' caps */
+      gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=48,"
+          "height=32", formats[k]);
       gchar *desc = g_strdup_printf ("cudassim name=q backend=%s planes=all "
           "! appsink name=sink sync=false "
-          "videotestsrc num-buffers=2 pattern=smpte ! video/x-raw,format=%s,"
-          "width=48,height=32 ! q.reference "
-          "videotestsrc num-buffers=2 pattern=%s ! video/x-raw,format=%s,"
-          "width=48,height=32 ! q.distorted", backend, formats[k],
-          same ? "smpte" : "ball", formats[k]);
+          "videotestsrc num-buffers=2 pattern=smpte ! %s ! q.reference "
+          "videotestsrc num-buffers=2 pattern=%s ! %s ! q.distorted",
+          backend, caps, same ? "smpte" : "ball", caps);
       GstElement *p = gst_parse_launch (desc, NULL);
       GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
       GstSample *sample;
@@ -810,6 +811,7 @@ GST_START_TEST (test_every_format)
       gst_object_unref (sink);
       gst_object_unref (p);
       g_free (desc);
+      g_free (caps);
     }
 }
 
