@@ -7,6 +7,7 @@
 #define CQ_ALIGN_KERNELS_CUH
 
 #include "cq-align.h"
+#include "cq-grid.cuh"
 #include "cq-reduce.cuh"
 
 namespace cq
@@ -37,10 +38,9 @@ struct AlignThumbParams
 template < bool WIDE > __global__ void
 align_thumb_kernel (AlignThumbParams p)
 {
-  const unsigned tx = blockIdx.x * blockDim.x + threadIdx.x;
-  const unsigned ty = blockIdx.y * blockDim.y + threadIdx.y;
+  unsigned tx, ty;
 
-  if (tx >= p.tw || ty >= p.th)
+  if (!grid_xy (p.tw, p.th, tx, ty))
     return;
   const unsigned char *row = p.data + (size_t) ty * p.factor * p.pitch +
       (size_t) tx * p.factor * p.sample_stride;

@@ -36,16 +36,15 @@ static struct
   pthread_mutex_t busy;         /* held by the caller whose copy runs */
   pthread_mutex_t lock;
   pthread_cond_t start, done;
-  unsigned helpers;
+  CqHelpers helpers;
   unsigned long generation;
   unsigned remaining;
   Part parts[MAX_HELPERS];
 } pool = {
   PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
-  PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, {{0}}
+  PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, CQ_HELPERS_INIT, 0,
+  0, {{0}}
 };
-
-static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
 
 static void
 copy_part (const Part * p)
@@ -98,24 +97,17 @@ pool_after_fork_in_child (void)
   pthread_mutex_init (&pool.lock, NULL);
   pthread_cond_init (&pool.start, NULL);
   pthread_cond_init (&pool.done, NULL);
-  pool.helpers = 0;
+  cq_helpers_after_fork (&pool.helpers);
   pool.remaining = 0;
 }
 
 /* Helpers for all but one of the online cores, at most MAX_HELPERS; they
  * live as long as the process. */
-static void
-pool_init (void)
-{
-  pool.helpers = cq_helpers_start (MAX_HELPERS, helper_main,
-      pool_after_fork_in_child);
-}
-
 unsigned
 cq_copy_threads (void)
 {
-  pthread_once (&pool_once, pool_init);
-  return pool.helpers + 1;
+  return cq_helpers_threads (&pool.helpers, MAX_HELPERS, helper_main,
+      pool_after_fork_in_child);
 }
 
 void
@@ -144,7 +136,7 @@ cq_copy_rows (void *dst, size_t dst_stride, const void *src,
     unit_bytes = 0;
     units = rows;
   }
-  n = pool.helpers + 1;
+  n = pool.helpers.n + 1;
   if (units < n)
     n = (unsigned) units;
 
@@ -172,9 +164,9 @@ cq_copy_rows (void *dst, size_t dst_stride, const void *src,
     done = end;
   }
   /* helpers beyond n get empty parts */
-  for (i = n - 1; i < pool.helpers; i++)
+  for (i = n - 1; i < pool.helpers.n; i++)
     pool.parts[i].rows = 0;
-  pool.remaining = pool.helpers;
+  pool.remaining = pool.helpers.n;
   pool.generation++;
   pthread_cond_broadcast (&pool.start);
   pthread_mutex_unlock (&pool.lock);

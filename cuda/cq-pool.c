@@ -45,14 +45,14 @@ static struct
   pthread_mutex_t lock;
   pthread_cond_t done;          /* a job's last index finished */
   CqPoolJob *jobs;              /* oldest first, each with indices left */
-  unsigned helpers;
+  CqHelpers helpers;
   Helper helper[MAX_HELPERS];
   unsigned idle[MAX_HELPERS];   /* idle helpers, the latest on top */
   unsigned n_idle;
 } pool = {
-.lock = PTHREAD_MUTEX_INITIALIZER,.done = PTHREAD_COND_INITIALIZER};
-
-static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+  .lock = PTHREAD_MUTEX_INITIALIZER,.done = PTHREAD_COND_INITIALIZER,
+  .helpers = CQ_HELPERS_INIT
+};
 
 /* Under the lock: takes job out of the queue (its indices are claimed). */
 static void
@@ -95,6 +95,8 @@ helper_main (void *data)
   const unsigned index = (unsigned) (size_t) data;
   Helper *me = &pool.helper[index];
 
+  /* before it goes idle, the only way to be woken */
+  pthread_cond_init (&me->wake, NULL);
   pthread_mutex_lock (&pool.lock);
   for (;;) {
     CqPoolJob *job;
@@ -130,12 +132,12 @@ pool_after_fork_in_child (void)
   pthread_mutex_init (&pool.lock, NULL);
   pthread_cond_init (&pool.done, NULL);
   pool.jobs = NULL;
-  pool.helpers = 0;
+  cq_helpers_after_fork (&pool.helpers);
   pool.n_idle = 0;
 }
 
-unsigned
-cq_helpers_start (unsigned max, void *(*helper_main) (void *),
+static unsigned
+helpers_start (unsigned max, void *(*helper_main) (void *),
     void (*after_fork_in_child) (void))
 {
   long cores = sysconf (_SC_NPROCESSORS_ONLN);
@@ -158,23 +160,35 @@ cq_helpers_start (unsigned max, void *(*helper_main) (void *),
   return i;
 }
 
-static void
-pool_init (void)
+unsigned
+cq_helpers_threads (CqHelpers * h, unsigned max,
+    void *(*helper_main) (void *), void (*after_fork_in_child) (void))
 {
-  unsigned i;
+  /* the lock only until started: every job asks */
+  if (!__atomic_load_n (&h->started, __ATOMIC_ACQUIRE)) {
+    pthread_mutex_lock (&h->lock);
+    if (!h->started) {
+      h->n = helpers_start (max, helper_main, after_fork_in_child);
+      __atomic_store_n (&h->started, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock (&h->lock);
+  }
+  return h->n + 1;
+}
 
-  /* each helper's condition before it runs */
-  for (i = 0; i < MAX_HELPERS; i++)
-    pthread_cond_init (&pool.helper[i].wake, NULL);
-  pool.helpers = cq_helpers_start (MAX_HELPERS, helper_main,
-      pool_after_fork_in_child);
+void
+cq_helpers_after_fork (CqHelpers * h)
+{
+  pthread_mutex_init (&h->lock, NULL);
+  h->started = 1;
+  h->n = 0;
 }
 
 unsigned
 cq_pool_threads (void)
 {
-  pthread_once (&pool_once, pool_init);
-  return pool.helpers + 1;
+  return cq_helpers_threads (&pool.helpers, MAX_HELPERS, helper_main,
+      pool_after_fork_in_child);
 }
 
 unsigned

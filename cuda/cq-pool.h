@@ -8,6 +8,8 @@
 #ifndef CQ_POOL_H
 #define CQ_POOL_H
 
+#include <pthread.h>
+
 #ifdef __cplusplus
 extern "C"
 {
@@ -30,13 +32,28 @@ unsigned cq_pool_threads (void);
  * for 0, at most `limit` and at least 1. */
 unsigned cq_pool_split (unsigned requested, unsigned limit);
 
-/* Starts detached helper threads running helper_main ((void *) i) for
+/* The helper threads of one pool (the worker pool, cq-copy.c's), started
+ * on first use; CQ_HELPERS_INIT before. */
+typedef struct
+{
+  pthread_mutex_t lock;
+  int started;
+  unsigned n;                   /* 0 in a child of fork: it has none */
+} CqHelpers;
+
+#define CQ_HELPERS_INIT { PTHREAD_MUTEX_INITIALIZER, 0, 0 }
+
+/* Threads a job of the pool can use: the helpers and the caller. The first
+ * call starts the helpers, detached, running helper_main ((void *) i) for
  * i = 0, 1, …: one for each online CPU but the caller's, at most max, and
- * none where after_fork_in_child (run in a child of fork, which has none
- * of them) cannot be registered. Returns how many started. The pool's
- * start, and that of cq-copy.c's own helpers. */
-unsigned cq_helpers_start (unsigned max, void *(*helper_main) (void *),
-    void (*after_fork_in_child) (void));
+ * none where after_fork_in_child (run in a child of fork) cannot be
+ * registered; that calls cq_helpers_after_fork. */
+unsigned cq_helpers_threads (CqHelpers * h, unsigned max,
+    void *(*helper_main) (void *), void (*after_fork_in_child) (void));
+
+/* In a child of fork: none of the helpers (and a lock perhaps inherited
+ * held). */
+void cq_helpers_after_fork (CqHelpers * h);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "cq-cuda-private.h"
+#include "cq-grid.cuh"
 #include "cq-sfnoise-cuda.h"
 #include "cq-sfnoise-impl.h"
 
@@ -22,11 +23,10 @@ __global__ void
 sf_noise_pixels_kernel (const float *li, int nu, int nv, CqSfPixels p,
     CqSfNoise nz, unsigned char *dst, size_t pitch)
 {
-  const int u = blockIdx.x * blockDim.x + threadIdx.x;
-  const int v = blockIdx.y * blockDim.y + threadIdx.y;
+  int u, v;
   double x;
 
-  if (u >= nu || v >= nv)
+  if (!grid_xy (nu, nv, u, v))
     return;
   x = cq_nz_pixel (&p, &nz, (uint32_t) v * (uint32_t) nu + (uint32_t) u,
       li[(size_t) v * nu + u]);

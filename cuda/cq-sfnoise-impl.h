@@ -52,30 +52,23 @@
 /* no Poisson draw above this mean (the pixels saturate long before) */
 #define CQ_NZ_MAX_LAMBDA 1e15
 
+/* The bits of a double and back: memcpy, a register move on both sides */
 CQ_NZ uint64_t
 cq_nz_bits (double x)
 {
-#ifdef __CUDA_ARCH__
-  return (uint64_t) __double_as_longlong (x);
-#else
   uint64_t b;
 
   memcpy (&b, &x, sizeof (b));
   return b;
-#endif
 }
 
 CQ_NZ double
 cq_nz_from_bits (uint64_t b)
 {
-#ifdef __CUDA_ARCH__
-  return __longlong_as_double ((long long) b);
-#else
   double x;
 
   memcpy (&x, &b, sizeof (x));
   return x;
-#endif
 }
 
 /* Block `block` of the stream (tag) of a cell: four 32-bit words. */
@@ -109,6 +102,22 @@ cq_nz_uniform (uint32_t w)
   return ((double) w + 0.5) * 2.3283064365386963e-10;
 }
 
+/* c[0] x^(n-1) + c[1] x^(n-2) + ... + c[n-1], by Horner's rule (a
+ * multiplication and an addition a step, each rounded). */
+CQ_NZ double
+cq_nz_horner (const double *c, int n, double x)
+{
+  double p = c[0];
+  int i;
+
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+  for (i = 1; i < n; i++)
+    p = p * x + c[i];
+  return p;
+}
+
 /* 2^k for −1022 ≤ k ≤ 1023. */
 CQ_NZ double
 cq_nz_pow2 (int k)
@@ -123,6 +132,13 @@ cq_nz_pow2 (int k)
 CQ_NZ double
 cq_nz_exp (double x)
 {
+  /* 1/13!, 1/12!, ..., 1/2!, 1, 1 */
+  const double coef[14] = { 1.6059043836821613e-10, 2.0876756987868099e-09,
+    2.5052108385441720e-08, 2.7557319223985888e-07, 2.7557319223985893e-06,
+    2.4801587301587302e-05, 1.9841269841269841e-04, 1.3888888888888889e-03,
+    8.3333333333333332e-03, 4.1666666666666664e-02, 1.6666666666666666e-01,
+    0.5, 1.0, 1.0
+  };
   double kd, r, p;
   int k;
 
@@ -133,20 +149,7 @@ cq_nz_exp (double x)
   kd = floor (x * 1.4426950408889634 + 0.5);
   k = (int) kd;
   r = (x - kd * 0.69314718036912382) - kd * 1.9082149292705877e-10;
-  p = 1.6059043836821613e-10;   /* 1/13! */
-  p = p * r + 2.0876756987868099e-09;
-  p = p * r + 2.5052108385441720e-08;
-  p = p * r + 2.7557319223985888e-07;
-  p = p * r + 2.7557319223985893e-06;
-  p = p * r + 2.4801587301587302e-05;
-  p = p * r + 1.9841269841269841e-04;
-  p = p * r + 1.3888888888888889e-03;
-  p = p * r + 8.3333333333333332e-03;
-  p = p * r + 4.1666666666666664e-02;
-  p = p * r + 1.6666666666666666e-01;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
+  p = cq_nz_horner (coef, 14, r);
   if (k < -1021)                /* a subnormal result: two exact steps */
     return (p * cq_nz_pow2 (k + 1000)) * cq_nz_pow2 (-1000);
   if (k > 1023)
@@ -159,6 +162,13 @@ cq_nz_exp (double x)
 CQ_NZ double
 cq_nz_log (double x)
 {
+  /* 1/23, 1/21, ..., 1/3, 1 */
+  const double coef[12] = { 4.3478260869565216e-02, 4.7619047619047616e-02,
+    5.2631578947368418e-02, 5.8823529411764705e-02, 6.6666666666666666e-02,
+    7.6923076923076927e-02, 9.0909090909090912e-02, 1.1111111111111110e-01,
+    1.4285714285714285e-01, 2.0000000000000001e-01, 3.3333333333333331e-01,
+    1.0
+  };
   const uint64_t b = cq_nz_bits (x);
   int e = (int) (b >> 52) - 1023;
   double m = cq_nz_from_bits ((b & 0x000fffffffffffffull) |
@@ -170,18 +180,7 @@ cq_nz_log (double x)
   }
   s = (m - 1.0) / (m + 1.0);
   s2 = s * s;
-  p = 4.3478260869565216e-02;   /* 1/23 */
-  p = p * s2 + 4.7619047619047616e-02;
-  p = p * s2 + 5.2631578947368418e-02;
-  p = p * s2 + 5.8823529411764705e-02;
-  p = p * s2 + 6.6666666666666666e-02;
-  p = p * s2 + 7.6923076923076927e-02;
-  p = p * s2 + 9.0909090909090912e-02;
-  p = p * s2 + 1.1111111111111110e-01;
-  p = p * s2 + 1.4285714285714285e-01;
-  p = p * s2 + 2.0000000000000001e-01;
-  p = p * s2 + 3.3333333333333331e-01;
-  p = p * s2 + 1.0;
+  p = cq_nz_horner (coef, 12, s2);
   return (double) e * 0.69314718036912382 + ((2.0 * s) * p +
       (double) e * 1.9082149292705877e-10);
 }

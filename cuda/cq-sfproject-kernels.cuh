@@ -10,6 +10,8 @@
 #ifndef CQ_SFPROJECT_KERNELS_CUH
 #define CQ_SFPROJECT_KERNELS_CUH
 
+#include "cq-grid.cuh"
+
 namespace cq
 {
 
@@ -583,10 +585,9 @@ __global__ void
 sf_scale_kernel (const SfConst sf, const float *in, float *out, int n_views,
     int row0, int ipitch)
 {
-  const int u = blockIdx.x * blockDim.x + threadIdx.x;
-  const int v = blockIdx.y * blockDim.y + threadIdx.y;
+  int u, v;
 
-  if (u >= sf.nu || v >= sf.nv || (int) blockIdx.z >= n_views)
+  if (!grid_xy (sf.nu, sf.nv, u, v) || (int) blockIdx.z >= n_views)
     return;
   {
     const size_t row = (size_t) blockIdx.z * sf.nv + v;
@@ -1022,11 +1023,10 @@ __global__ void
 sf_pixels_kernel (const float *li, int nu, int nv, CqSfPixels p,
     unsigned char *dst, size_t pitch)
 {
-  const int u = blockIdx.x * blockDim.x + threadIdx.x;
-  const int v = blockIdx.y * blockDim.y + threadIdx.y;
+  int u, v;
   double integral, x;
 
-  if (u >= nu || v >= nv)
+  if (!grid_xy (nu, nv, u, v))
     return;
   integral = p.mu_scale * (double) li[(size_t) v * nu + u];
   if (p.counts) {

@@ -22,6 +22,7 @@
 #define CQ_SHARPNESS_KERNELS_CUH
 
 #include "cq-local.h"
+#include "cq-grid.cuh"
 #include "cq-reduce.cuh"
 #include "cq-sharpness.h"
 
@@ -879,10 +880,9 @@ rgb_to_gray_kernel (const unsigned char *src, size_t src_pitch,
     unsigned char *dst, size_t dst_pitch, int width, int height,
     int pixel_stride, int r, int g, int b)
 {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int x, y;
 
-  if (x < width && y < height) {
+  if (grid_xy (width, height, x, y)) {
     const unsigned char *px = src + (size_t) y * src_pitch +
         (size_t) x * pixel_stride;
     dst[(size_t) y * dst_pitch + x] =

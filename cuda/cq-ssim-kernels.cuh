@@ -24,6 +24,7 @@
 #include <type_traits>
 
 #include "cq-reduce.cuh"
+#include "cq-grid.cuh"
 #include "cq-ssim.h"
 #include "cq-ssim-local.h"
 
@@ -1486,10 +1487,9 @@ struct DownParams
 template < typename T > __global__ void
 msssim_down_kernel (DownParams d)
 {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int x, y;
 
-  if (x >= d.out_width || y >= d.out_height)
+  if (!grid_xy (d.out_width, d.out_height, x, y))
     return;
 #pragma unroll
   for (int f = 0; f < 2; f++) {
@@ -1523,10 +1523,9 @@ struct UnpackParams
 __global__ void
 ssim_unpack_kernel (UnpackParams u)
 {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int x, y;
 
-  if (x >= u.width || y >= u.height)
+  if (!grid_xy (u.width, u.height, x, y))
     return;
   const unsigned char *s = u.src + (size_t) y * u.src_pitch +
       (size_t) x * u.sample_stride;

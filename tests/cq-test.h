@@ -299,20 +299,42 @@ cq_test_init (int *argc, char ***argv, const gchar * env,
   return cq_test_backend (env, backend);
 }
 
+/* A new test case of s, for its tests. */
+static inline TCase *
+cq_test_case (Suite * s, const gchar * name)
+{
+  TCase *tc = tcase_create (name);
+
+  suite_add_tcase (s, tc);
+  return tc;
+}
+
 /* A suite of one test case, "general", which *tc gets for the tests. */
 static inline Suite *
 cq_test_suite (const gchar * name, TCase ** tc)
 {
   Suite *s = suite_create (name);
 
-  *tc = tcase_create ("general");
-  suite_add_tcase (s, *tc);
+  *tc = cq_test_case (s, "general");
   return s;
 }
 
+/* Runs the suite `name` that add_tests fills (its test cases through
+ * cq_test_case); file: the program's __FILE__, as gst_check_run_suite. */
+static inline int
+cq_test_run_suite (const gchar * name, void (*add_tests) (Suite * s),
+    const gchar * file)
+{
+  Suite *s = suite_create (name);
+
+  add_tests (s);
+  return gst_check_run_suite (s, name, file);
+}
+
 /* main () of an element suite: the backend from $env (skipping without a
- * device where it names CUDA), then suite_func's suite. */
-#define CQ_TEST_MAIN(env, backend, suite_func, name)                  \
+ * device where it names CUDA), then the suite `name` that add_tests
+ * fills. */
+#define CQ_TEST_MAIN(env, backend, add_tests, name)                   \
 int                                                                   \
 main (int argc, char **argv)                                          \
 {                                                                     \
@@ -320,7 +342,7 @@ main (int argc, char **argv)                                          \
                                                                       \
   if ((status = cq_test_init (&argc, &argv, env, &(backend))) >= 0)   \
     return status;                                                    \
-  return gst_check_run_suite (suite_func (), name, __FILE__);         \
+  return cq_test_run_suite (name, add_tests, __FILE__);               \
 }
 
 /* Whether CUDAMemory can be offered here: a CUDA device and nvcodec's

@@ -31,24 +31,28 @@ typedef struct
 {
   const char *name;
   unsigned width, height;
-  CqLayoutKind kind;
-  unsigned depth, shift, sample_stride, offset;
+  CqLayout layout;              /* kind, depth, shift */
+  unsigned sample_stride, offset;
   unsigned pad;                 /* bytes after a row */
 } Case;
 
+/* The cases' layouts: 8-bit samples, or 16-bit ones of a depth, shifted */
+#define GRAY8 {.kind = CQ_LAYOUT_GRAY8,.depth = 8}
+#define GRAY16(d, s) {.kind = CQ_LAYOUT_GRAY16,.depth = (d),.shift = (s)}
+
 static const Case cases[] = {
-  {"GRAY8 7x5", 7, 5, CQ_LAYOUT_GRAY8, 8, 0, 1, 0, 0},
-  {"GRAY8 256x192", 256, 192, CQ_LAYOUT_GRAY8, 8, 0, 1, 0, 0},
-  {"GRAY8 333x77 padded", 333, 77, CQ_LAYOUT_GRAY8, 8, 0, 1, 0, 13},
-  {"GRAY8 641x480", 641, 480, CQ_LAYOUT_GRAY8, 8, 0, 1, 0, 0},
-  {"I420 1920x1080", 1920, 1080, CQ_LAYOUT_GRAY8, 8, 0, 1, 0, 64},
-  {"I420 3840x2160", 3840, 2160, CQ_LAYOUT_GRAY8, 8, 0, 1, 0, 0},
-  {"YUY2 1280x720", 1280, 720, CQ_LAYOUT_GRAY8, 8, 0, 2, 0, 0},
-  {"UYVY 322x200", 322, 200, CQ_LAYOUT_GRAY8, 8, 0, 2, 1, 6},
-  {"RGBx 1000x563", 1000, 563, CQ_LAYOUT_GRAY8, 8, 0, 4, 0, 0},
-  {"I420_10LE 1920x1080", 1920, 1080, CQ_LAYOUT_GRAY16, 10, 0, 2, 0, 32},
-  {"P010 1366x768", 1366, 768, CQ_LAYOUT_GRAY16, 10, 6, 2, 0, 0},
-  {"GRAY16 500x301", 500, 301, CQ_LAYOUT_GRAY16, 16, 0, 2, 0, 2},
+  {"GRAY8 7x5", 7, 5, GRAY8, 1, 0, 0},
+  {"GRAY8 256x192", 256, 192, GRAY8, 1, 0, 0},
+  {"GRAY8 333x77 padded", 333, 77, GRAY8, 1, 0, 13},
+  {"GRAY8 641x480", 641, 480, GRAY8, 1, 0, 0},
+  {"I420 1920x1080", 1920, 1080, GRAY8, 1, 0, 64},
+  {"I420 3840x2160", 3840, 2160, GRAY8, 1, 0, 0},
+  {"YUY2 1280x720", 1280, 720, GRAY8, 2, 0, 0},
+  {"UYVY 322x200", 322, 200, GRAY8, 2, 1, 6},
+  {"RGBx 1000x563", 1000, 563, GRAY8, 4, 0, 0},
+  {"I420_10LE 1920x1080", 1920, 1080, GRAY16 (10, 0), 2, 0, 32},
+  {"P010 1366x768", 1366, 768, GRAY16 (10, 6), 2, 0, 0},
+  {"GRAY16 500x301", 500, 301, GRAY16 (16, 0), 2, 0, 2},
 };
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
@@ -60,8 +64,9 @@ static int failures, checks;
 static void
 fill (const Case * c, size_t stride, unsigned k, uint8_t * data)
 {
-  unsigned bytes = c->kind == CQ_LAYOUT_GRAY16 ? 2 : 1;
-  unsigned scale = c->kind == CQ_LAYOUT_GRAY16 ? c->depth - 8 : 0;
+  const CqLayout *l = &c->layout;
+  unsigned bytes = l->kind == CQ_LAYOUT_GRAY16 ? 2 : 1;
+  unsigned scale = l->kind == CQ_LAYOUT_GRAY16 ? l->depth - 8 : 0;
   unsigned shown = k == PROBE ? 2 : k;
   unsigned x, y;
   size_t i;
@@ -79,11 +84,11 @@ fill (const Case * c, size_t stride, unsigned k, uint8_t * data)
       if (bytes == 1) {
         s[0] = (uint8_t) (v > 255 ? 255 : v);
       } else {
-        unsigned max = (1u << c->depth) - 1;
+        unsigned max = (1u << l->depth) - 1;
         /* bits outside the sample are set: they must be masked off */
-        unsigned junk = (unsigned) cq_test_random (&rng) & ~(max << c->shift)
+        unsigned junk = (unsigned) cq_test_random (&rng) & ~(max << l->shift)
             & 0xffffu;
-        unsigned w = ((v > max ? max : v) << c->shift) | junk;
+        unsigned w = ((v > max ? max : v) << l->shift) | junk;
 
         s[0] = (uint8_t) w;
         s[1] = (uint8_t) (w >> 8);
@@ -96,6 +101,7 @@ static double
 naive_mean (const Case * c, const uint8_t * data, size_t stride,
     unsigned f, unsigned tx, unsigned ty)
 {
+  const CqLayout *l = &c->layout;
   double sum = 0.0;
   unsigned i, j;
 
@@ -104,13 +110,13 @@ naive_mean (const Case * c, const uint8_t * data, size_t stride,
       const uint8_t *s = data + (size_t) (ty * f + j) * stride + c->offset +
           (size_t) (tx * f + i) * c->sample_stride;
 
-      if (c->kind == CQ_LAYOUT_GRAY8) {
+      if (l->kind == CQ_LAYOUT_GRAY8) {
         sum += s[0];
       } else {
         unsigned w = s[0] | s[1] << 8;
 
-        sum += (double) ((((w >> c->shift) & ((1u << c->depth) - 1))) >>
-            (c->depth - 8));
+        sum += (double) ((((w >> l->shift) & ((1u << l->depth) - 1))) >>
+            (l->depth - 8));
       }
     }
   return sum / ((double) f * f);
@@ -237,7 +243,7 @@ static void
 run_case (const Case * c, int cuda)
 {
   static const unsigned order[] = { 3, 0, 2, 1 };
-  unsigned bytes = c->kind == CQ_LAYOUT_GRAY16 ? 2 : 1;
+  unsigned bytes = c->layout.kind == CQ_LAYOUT_GRAY16 ? 2 : 1;
   size_t stride = (size_t) c->width * c->sample_stride + c->offset + bytes +
       c->pad;
   CqError err = { CQ_OK, "" };
@@ -252,9 +258,7 @@ run_case (const Case * c, int cuda)
   memset (&plane, 0, sizeof (plane));
   plane.width = c->width;
   plane.height = c->height;
-  plane.layout.kind = c->kind;
-  plane.layout.depth = c->depth;
-  plane.layout.shift = c->shift;
+  plane.layout = c->layout;
   plane.sample_stride = c->sample_stride;
   cq_align_thumb_size (&plane, &f, &tw, &th);
   elems = (size_t) tw * th;
@@ -344,9 +348,7 @@ done:
 static void
 check_refusals (void)
 {
-  static const Case dummy = { "refusals", 0, 0, CQ_LAYOUT_GRAY8, 8, 0, 1, 0,
-    0
-  };
+  static const Case dummy = { "refusals", 0, 0, GRAY8, 1, 0, 0 };
   CqAlignPlane p;
   CqError err;
 

@@ -1060,11 +1060,10 @@ GST_START_TEST (test_device_memory_too_small)
 
 GST_END_TEST;
 
-static Suite *
-cudasfproject_suite (void)
+static void
+cudasfproject_tests (Suite * s)
 {
-  TCase *tc;
-  Suite *s = cq_test_suite ("cudasfproject", &tc);
+  TCase *tc = cq_test_case (s, "general");
 
   tcase_add_test (tc, test_caps);
   tcase_add_test (tc, test_views_and_angles);
@@ -1091,7 +1090,7 @@ cudasfproject_suite (void)
   tcase_add_test (tc, test_device_ids_errors);
   tcase_add_test (tc, test_device_split_frames);
   tcase_add_test (tc, test_device_memory_too_small);
-  return s;
 }
 
-CQ_TEST_MAIN ("CUDASFPROJECT_TEST_BACKEND", backend, cudasfproject_suite, "cudasfproject");
+CQ_TEST_MAIN ("CUDASFPROJECT_TEST_BACKEND", backend, cudasfproject_tests,
+    "cudasfproject");

@@ -1023,11 +1023,10 @@ GST_START_TEST (test_cuda_memory_caps)
 
 GST_END_TEST;
 
-static Suite *
-cudasharpness_suite (void)
+static void
+cudasharpness_tests (Suite * s)
 {
-  TCase *tc;
-  Suite *s = cq_test_suite ("cudasharpness", &tc);
+  TCase *tc = cq_test_case (s, "general");
 
   tcase_add_test (tc, test_meta_values);
   tcase_add_test (tc, test_passthrough_bytes);
@@ -1050,10 +1049,9 @@ cudasharpness_suite (void)
   tcase_add_test (tc, test_meta_survives_videoconvert);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_cuda_memory_caps);
-  tc = tcase_create ("inflight");
-  suite_add_tcase (s, tc);
+  tc = cq_test_case (s, "inflight");
   tcase_add_test (tc, test_frames_in_flight);
-  return s;
 }
 
-CQ_TEST_MAIN ("CUDASHARPNESS_TEST_BACKEND", inflight_backend, cudasharpness_suite, "cudasharpness");
+CQ_TEST_MAIN ("CUDASHARPNESS_TEST_BACKEND", inflight_backend,
+    cudasharpness_tests, "cudasharpness");

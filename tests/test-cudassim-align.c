@@ -499,11 +499,10 @@ load_frames (void)
   return ok;
 }
 
-static Suite *
-cudassim_align_suite (void)
+static void
+cudassim_align_tests (Suite * s)
 {
-  TCase *tc;
-  Suite *s = cq_test_suite ("cudassim-align", &tc);
+  TCase *tc = cq_test_case (s, "general");
 
   tcase_add_loop_test (tc, test_continuous_late_drop_repeat, 0, 10);
   tcase_add_loop_test (tc, test_continuous_live, 0, 2);
@@ -512,7 +511,6 @@ cudassim_align_suite (void)
   tcase_add_test (tc, test_static_content_keeps_offset);
   tcase_add_test (tc, test_msssim_field);
   tcase_add_loop_test (tc, test_formats, 0, 2);
-  return s;
 }
 
 /* CQ_ALIGN_FRAMES: the folder make-align-frames.py wrote (skipped, 77,
@@ -530,6 +528,5 @@ main (int argc, char **argv)
   if ((status = cq_test_init (&argc, &argv, "CUDASSIM_TEST_BACKEND",
               &backend)) >= 0)
     return status;
-  return gst_check_run_suite (cudassim_align_suite (), "cudassim-align",
-      __FILE__);
+  return cq_test_run_suite ("cudassim-align", cudassim_align_tests, __FILE__);
 }

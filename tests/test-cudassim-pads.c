@@ -281,18 +281,17 @@ GST_START_TEST (test_interval_across_flush)
 
 GST_END_TEST;
 
-static Suite *
-cudassim_pads_suite (void)
+static void
+cudassim_pads_tests (Suite * s)
 {
-  TCase *tc;
-  Suite *s = cq_test_suite ("cudassim-pads", &tc);
+  TCase *tc = cq_test_case (s, "general");
 
   tcase_add_test (tc, test_reference_gap);
   tcase_add_test (tc, test_distorted_gap);
   tcase_add_test (tc, test_reference_ends_first);
   tcase_add_test (tc, test_distorted_segment);
   tcase_add_test (tc, test_interval_across_flush);
-  return s;
 }
 
-CQ_TEST_MAIN ("CUDASSIM_TEST_BACKEND", backend, cudassim_pads_suite, "cudassim-pads");
+CQ_TEST_MAIN ("CUDASSIM_TEST_BACKEND", backend, cudassim_pads_tests,
+    "cudassim-pads");

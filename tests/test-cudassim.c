@@ -778,13 +778,14 @@ GST_START_TEST (test_every_format)
 
   for (k = 0; k < G_N_ELEMENTS (formats); k++)
     for (same = 0; same < 2; same++) {
+      /* both sources' caps */
+      gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=48,"
+          "height=32", formats[k]);
       gchar *desc = g_strdup_printf ("cudassim name=q backend=%s planes=all "
           "! appsink name=sink sync=false "
-          "videotestsrc num-buffers=2 pattern=smpte ! video/x-raw,format=%s,"
-          "width=48,height=32 ! q.reference "
-          "videotestsrc num-buffers=2 pattern=%s ! video/x-raw,format=%s,"
-          "width=48,height=32 ! q.distorted", backend, formats[k],
-          same ? "smpte" : "ball", formats[k]);
+          "videotestsrc num-buffers=2 pattern=smpte ! %s ! q.reference "
+          "videotestsrc num-buffers=2 pattern=%s ! %s ! q.distorted",
+          backend, caps, same ? "smpte" : "ball", caps);
       GstElement *p = gst_parse_launch (desc, NULL);
       GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
       GstSample *sample;
@@ -810,6 +811,7 @@ GST_START_TEST (test_every_format)
       gst_object_unref (sink);
       gst_object_unref (p);
       g_free (desc);
+      g_free (caps);
     }
 }
 
@@ -988,11 +990,10 @@ GST_START_TEST (test_live)
 
 GST_END_TEST;
 
-static Suite *
-cudassim_suite (void)
+static void
+cudassim_tests (Suite * s)
 {
-  TCase *tc;
-  Suite *s = cq_test_suite ("cudassim", &tc);
+  TCase *tc = cq_test_case (s, "general");
 
   tcase_add_test (tc, test_identical_is_one);
   tcase_add_test (tc, test_windows_against_reference);
@@ -1011,7 +1012,6 @@ cudassim_suite (void)
   tcase_add_test (tc, test_live);
   tcase_add_test (tc, test_unlinked_pad);
   tcase_add_test (tc, test_cuda_memory_caps);
-  return s;
 }
 
 /* CUDASSIM_TEST_BACKEND=cuda runs the same checks on the GPU (the gpu
@@ -1028,5 +1028,5 @@ main (int argc, char **argv)
   if (g_getenv ("CUDASSIM_TEST_FRAMES_IN_FLIGHT"))
     backend = g_strdup_printf ("%s frames-in-flight=%s", backend,
         g_getenv ("CUDASSIM_TEST_FRAMES_IN_FLIGHT"));
-  return gst_check_run_suite (cudassim_suite (), "cudassim", __FILE__);
+  return cq_test_run_suite ("cudassim", cudassim_tests, __FILE__);
 }

@@ -660,11 +660,10 @@ GST_START_TEST (test_nvdec)
 
 GST_END_TEST;
 
-static Suite *
-cudamemory_suite (void)
+static void
+cudamemory_tests (Suite * s)
 {
-  TCase *tc;
-  Suite *s = cq_test_suite ("cudamemory", &tc);
+  TCase *tc = cq_test_case (s, "general");
 
   tcase_add_test (tc, test_sharpness_cuda_memory_equals_system);
   tcase_add_test (tc, test_ssim_cuda_memory_equals_system);
@@ -675,7 +674,6 @@ cudamemory_suite (void)
   tcase_add_test (tc, test_sfproject_cuda_memory_split);
   if (!quick)
     tcase_add_test (tc, test_nvdec);
-  return s;
 }
 
 int
@@ -696,5 +694,5 @@ main (int argc, char **argv)
     g_print ("SKIP: no nvcodec plugin (cudaupload)\n");
     return 77;
   }
-  return gst_check_run_suite (cudamemory_suite (), "cudamemory", __FILE__);
+  return cq_test_run_suite ("cudamemory", cudamemory_tests, __FILE__);
 }

@@ -152,16 +152,14 @@ GST_START_TEST (test_cuda_renegotiation)
 
 GST_END_TEST;
 
-static Suite *
-gpu_cudasharpness_suite (void)
+static void
+gpu_cudasharpness_tests (Suite * s)
 {
-  TCase *tc;
-  Suite *s = cq_test_suite ("gpu-cudasharpness", &tc);
+  TCase *tc = cq_test_case (s, "general");
 
   tcase_add_test (tc, test_cuda_equals_cpu_every_format);
   tcase_add_test (tc, test_cuda_roi);
   tcase_add_test (tc, test_cuda_renegotiation);
-  return s;
 }
 
 int
@@ -170,6 +168,6 @@ main (int argc, char **argv)
   if (cq_test_skip_without_cuda ())
     return 77;
   gst_check_init (&argc, &argv);
-  return gst_check_run_suite (gpu_cudasharpness_suite (), "gpu-cudasharpness",
+  return cq_test_run_suite ("gpu-cudasharpness", gpu_cudasharpness_tests,
       __FILE__);
 }
