@@ -30,6 +30,7 @@ struct CqAlignCuda
                                  * CQ_ALIGN_MAX_SLOTS partial sums */
   unsigned long long *out_map;  /* ... as the kernel writes them */
   unsigned parts, part_vecs;    /* a candidate's blocks, uint4 each */
+  unsigned launched;            /* distances launched: candidates + 1 */
   uint32_t *staging;            /* pinned: a thumbnail made on the CPU */
   uint16_t *scratch;            /* the CPU thumbnail's column sums */
   cudaEvent_t done;             /* the distances are on the host */
@@ -219,9 +220,20 @@ extern "C" CqStatus
 cq_align_cuda_distances (CqAlignCuda * cu, unsigned probe,
     const unsigned *slots, unsigned n, uint64_t * distances, CqError * err)
 {
+  CqStatus st = cq_align_cuda_distances_launch (cu, probe, slots, n, err);
+
+  return st == CQ_OK ? cq_align_cuda_distances_collect (cu, distances,
+      err) : st;
+}
+
+extern "C" CqStatus
+cq_align_cuda_distances_launch (CqAlignCuda * cu, unsigned probe,
+    const unsigned *slots, unsigned n, CqError * err)
+{
   cq::AlignDistanceParams p;
   CqStatus st = cq_align_cuda_check_slot (cu, probe, err);
 
+  cu->launched = 0;
   if (st != CQ_OK)
     return st;
   if (n > CQ_ALIGN_MAX_SLOTS)
@@ -233,25 +245,36 @@ cq_align_cuda_distances (CqAlignCuda * cu, unsigned probe,
     p.slots[i] = (unsigned short) slots[i];
   }
   CQ_CUDA_ENTER (cu->target, err);
-  /* no candidate: still, the thumbnail kernels queued are done on return */
-  if (n == 0) {
-    CQ_CUDA_TRY (cudaStreamSynchronize (cu->stream), err,
-        "the alignment kernels failed");
-    return CQ_OK;
+  /* no candidate: the collect still waits for the thumbnail kernels */
+  if (n > 0) {
+    p.thumbs = cu->thumbs;
+    p.slot_elems = cu->slot_elems;
+    p.elems = cu->shape.tw * cu->shape.th;
+    p.probe = probe;
+    p.part_vecs = cu->part_vecs;
+    p.out = cu->out_map;
+    cq::align_distance_kernel <<<dim3 (cu->parts, n), cq::kAlignDistThreads,
+        0, cu->stream>>> (p);
+    CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the distance "
+        "kernel");
   }
-  p.thumbs = cu->thumbs;
-  p.slot_elems = cu->slot_elems;
-  p.elems = cu->shape.tw * cu->shape.th;
-  p.probe = probe;
-  p.part_vecs = cu->part_vecs;
-  p.out = cu->out_map;
-  cq::align_distance_kernel <<<dim3 (cu->parts, n), cq::kAlignDistThreads, 0,
-      cu->stream>>> (p);
-  CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the distance "
-      "kernel");
-  /* no copy: the kernel wrote the sums where the host reads them */
+  /* no copy: the kernel writes the sums where the host reads them */
   CQ_CUDA_TRY (cudaEventRecord (cu->done, cu->stream), err,
       "cannot record the distances' event");
+  cu->launched = n + 1;
+  return CQ_OK;
+}
+
+extern "C" CqStatus
+cq_align_cuda_distances_collect (CqAlignCuda * cu, uint64_t * distances,
+    CqError * err)
+{
+  const unsigned n = cu->launched - 1;
+
+  if (cu->launched == 0)
+    return cq_error_set (err, CQ_ERROR_INVALID, "no distances launched");
+  cu->launched = 0;
+  CQ_CUDA_ENTER (cu->target, err);
   CQ_CUDA_TRY (cudaEventSynchronize (cu->done), err,
       "the alignment kernels failed");
   for (unsigned i = 0; i < n; i++) {

@@ -108,6 +108,16 @@ CqStatus cq_align_cuda_thumbnail_host (CqAlignCuda * cuda, unsigned slot,
  * (and every kernel queued before is done, n = 0 included). */
 CqStatus cq_align_cuda_distances (CqAlignCuda * cuda, unsigned probe,
     const unsigned *slots, unsigned n, uint64_t * distances, CqError * err);
+/* The same in two steps, so that the host works while the kernels run:
+ * _launch queues the distances of slots[i], i < n, to probe and returns;
+ * _collect waits for them (every kernel queued before included) and
+ * writes them to distances (the n of the launch). One launch at a time:
+ * its slots' thumbnails must stay until it is collected (later thumbnail
+ * kernels are queued after it). */
+CqStatus cq_align_cuda_distances_launch (CqAlignCuda * cuda, unsigned probe,
+    const unsigned *slots, unsigned n, CqError * err);
+CqStatus cq_align_cuda_distances_collect (CqAlignCuda * cuda,
+    uint64_t * distances, CqError * err);
 /* Copies slot's thumbnail (tw x th sums) to thumb, for tests. */
 CqStatus cq_align_cuda_download (CqAlignCuda * cuda, unsigned slot,
     uint32_t * thumb, CqError * err);

@@ -637,6 +637,26 @@ cq_align_cuda_distances (CqAlignCuda * cuda, unsigned probe,
 }
 
 CqStatus
+cq_align_cuda_distances_launch (CqAlignCuda * cuda, unsigned probe,
+    const unsigned *slots, unsigned n, CqError * err)
+{
+  (void) cuda;
+  (void) probe;
+  (void) slots;
+  (void) n;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
+cq_align_cuda_distances_collect (CqAlignCuda * cuda, uint64_t * distances,
+    CqError * err)
+{
+  (void) cuda;
+  (void) distances;
+  return cq_error_set (err, CQ_ERROR_NO_CUDA, NOT_BUILT);
+}
+
+CqStatus
 cq_align_cuda_download (CqAlignCuda * cuda, unsigned slot, uint32_t * thumb,
     CqError * err)
 {

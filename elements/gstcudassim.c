@@ -878,7 +878,7 @@ gst_cuda_ssim_submit_pair (GstCudaSsim * self, GstBuffer * ref,
   p.ref_pts = GST_BUFFER_PTS (ref);
   p.dist = dist;
   p.segment = *segment;
-  gst_cuda_qa_pairing_prefetch (self->pairing);
+  gst_cuda_qa_pairing_prefetch (self->pairing, &self->distorted_info);
   return gst_cuda_qa_device_add_pending (self->dev, &p, NULL);
 
   /* ERRORS */

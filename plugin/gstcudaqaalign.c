@@ -76,6 +76,12 @@ struct _GstCudaQaAlign
   guint64 *distances;
   GPtrArray *queued;            /* frames whose thumbnail kernel may still
                                  * read them (until the next search) */
+  /* a search launched ahead on CUDA (gst_cuda_qa_align_launch): the
+   * distorted frame, the window it was made for, its candidates in cands
+   * and cand_slots; NULL: none */
+  GstBuffer *ahead;
+  gint64 ahead_lo, ahead_hi;
+  guint ahead_n;
 };
 
 GType
@@ -142,6 +148,7 @@ gst_cuda_qa_align_pop (GstCudaQaAlign * align, guint64 * unpaired)
 {
   GstCudaQaAlignRef *r = g_queue_pop_head (&align->ring);
 
+  gst_clear_buffer (&align->ahead);
   if (!r->paired) {
     (*unpaired)++;
     GST_LOG_OBJECT (align->element, "reference frame %" G_GUINT64_FORMAT
@@ -171,6 +178,7 @@ gst_cuda_qa_align_drop_search (GstCudaQaAlign * align)
   g_clear_pointer (&align->cuda, cq_align_cuda_free);
   g_clear_pointer (&align->cpu, cq_align_cpu_free);
   gst_clear_buffer (&align->probe_buf);
+  gst_clear_buffer (&align->ahead);
   /* copies on buffers still held stay valid */
   g_clear_pointer (&align->upload, gst_cuda_qa_upload_free);
   g_ptr_array_set_size (align->queued, 0);
@@ -501,6 +509,8 @@ gst_cuda_qa_align_push_reference (GstCudaQaAlign * align, GstBuffer * ref,
 {
   GstCudaQaAlignRef *r = g_new0 (GstCudaQaAlignRef, 1);
 
+  /* a search launched ahead did not see this frame */
+  gst_clear_buffer (&align->ahead);
   r->buf = ref;
   r->index = align->next_ref++;
   r->rt = rt;
@@ -546,6 +556,64 @@ gst_cuda_qa_align_post (GstCudaQaAlign * align, GstBuffer * dist,
       gst_message_new_element (GST_OBJECT (align->element), s));
 }
 
+/* The ring's frames with thumbnails in [lo, hi] (ring order) into cands
+ * and cand_slots; their count. */
+static guint
+gst_cuda_qa_align_candidates (GstCudaQaAlign * align, gint64 lo, gint64 hi)
+{
+  guint n = 0;
+  GList *l;
+
+  for (l = align->ring.head; l; l = l->next) {
+    GstCudaQaAlignRef *r = l->data;
+
+    if ((gint64) r->index < lo || (gint64) r->index > hi || r->slot < 0)
+      continue;
+    align->cands[n] = r;
+    align->cand_slots[n++] = (guint) r->slot;
+  }
+  return n;
+}
+
+/* On CUDA, the search of dist, the next distorted frame, queued now: its
+ * thumbnail, then its distances, which its match collects unless the ring
+ * changed meanwhile. The host goes on with the pairs before while the
+ * kernels wait for the frame's upload and for the SMs the SSIM kernels
+ * hold. */
+static void
+gst_cuda_qa_align_launch (GstCudaQaAlign * align, GstBuffer * dist,
+    const GstVideoInfo * info)
+{
+  gint64 lo = gst_cuda_qa_align_expected (align) - align->window;
+  gint64 hi = gst_cuda_qa_align_expected (align) + align->window;
+  CqError err = { CQ_OK, "" };
+  guint n;
+
+  if (!dist || dist == align->ahead || GST_BUFFER_FLAG_IS_SET (dist,
+          GST_BUFFER_FLAG_GAP) || gst_cuda_qa_align_reach (align) == 0
+      || (align->mode != GST_CUDA_QA_ALIGN_CONTINUOUS && align->decided)
+      || !gst_cuda_qa_align_can_search (align, dist, info) || !align->cuda)
+    return;
+  gst_clear_buffer (&align->ahead);
+  if (dist != align->probe_buf) {
+    gst_clear_buffer (&align->probe_buf);
+    if (!gst_cuda_qa_align_thumbnail (align, dist, info, align->probe))
+      return;
+    align->probe_buf = gst_buffer_ref (dist);
+  }
+  n = gst_cuda_qa_align_candidates (align, lo, hi);
+  if (cq_align_cuda_distances_launch (align->cuda, align->probe,
+          align->cand_slots, n, &err) != CQ_OK) {
+    GST_WARNING_OBJECT (align->element, "alignment search failed: %s",
+        err.message);
+    return;
+  }
+  align->ahead = gst_buffer_ref (dist);
+  align->ahead_lo = lo;
+  align->ahead_hi = hi;
+  align->ahead_n = n;
+}
+
 /* Compares the distorted frame with the candidates (ring order: of
  * equal distances the first wins); a decisive best match sets the
  * offset. */
@@ -563,28 +631,31 @@ gst_cuda_qa_align_search (GstCudaQaAlign * align, GstBuffer * dist,
   gint64 previous = align->offset;
   guint i, n = 0;
   CqStatus ret;
-  GList *l;
 
+  if (align->ahead == dist && align->ahead_lo == lo && align->ahead_hi == hi) {
+    /* launched ahead, the ring as it was then */
+    gst_clear_buffer (&align->ahead);
+    gst_clear_buffer (&align->probe_buf);
+    n = align->ahead_n;
+    ret = cq_align_cuda_distances_collect (align->cuda, align->distances,
+        &err);
+    goto compare;
+  }
+  gst_clear_buffer (&align->ahead);
   if (!gst_cuda_qa_align_can_search (align, dist, info)
       || (dist != align->probe_buf
           && !gst_cuda_qa_align_thumbnail (align, dist, info, align->probe)))
     goto undecided;
   gst_clear_buffer (&align->probe_buf);
 
-  for (l = align->ring.head; l; l = l->next) {
-    GstCudaQaAlignRef *r = l->data;
-
-    if ((gint64) r->index < lo || (gint64) r->index > hi || r->slot < 0)
-      continue;
-    align->cands[n] = r;
-    align->cand_slots[n++] = (guint) r->slot;
-  }
+  n = gst_cuda_qa_align_candidates (align, lo, hi);
   if (align->cuda)
     ret = cq_align_cuda_distances (align->cuda, align->probe,
         align->cand_slots, n, align->distances, &err);
   else
     ret = cq_align_cpu_distances (align->cpu, align->probe,
         align->cand_slots, n, align->distances, &err);
+compare:
   /* the kernels that read queued frames are done */
   g_ptr_array_set_size (align->queued, 0);
   if (ret != CQ_OK)
@@ -629,32 +700,33 @@ undecided:
       have2 ? d2 / align->norm : INFINITY, align->offset);
 }
 
+/* With device copies: next, the frame due next on pad i (0: distorted,
+ * 1: reference), goes up now unless it has. */
+static void
+gst_cuda_qa_align_upload_coming (GstCudaQaAlign * align, guint i,
+    GstBuffer * next)
+{
+  /* (a distorted frame whose thumbnail is made has used its copy) */
+  if (!align->upload || next == align->coming[i] || (i == 0
+          && next == align->probe_buf))
+    return;
+  g_clear_pointer (&align->coming[i], gst_cuda_qa_upload_unref);
+  if (!next || GST_BUFFER_FLAG_IS_SET (next, GST_BUFFER_FLAG_GAP)
+      || gst_cuda_qa_buffer_context (next)
+      || !gst_cuda_qa_upload_frame (align->upload, next, NULL))
+    return;
+  align->coming[i] = gst_buffer_ref (next);
+}
+
 void
 gst_cuda_qa_align_prefetch (GstCudaQaAlign * align, GstBuffer * ref,
-    GstBuffer * dist)
+    GstBuffer * dist, const GstVideoInfo * info)
 {
-  GstBuffer *next[2] = { dist, ref };   /* the distorted one is due first */
-  guint i;
-
-  for (i = 0; i < 2 && align->upload; i++) {
-    /* (a distorted frame whose thumbnail is made has used its copy) */
-    if (next[i] == align->coming[i] || (i == 0 && next[i] == align->probe_buf))
-      continue;
-    g_clear_pointer (&align->coming[i], gst_cuda_qa_upload_unref);
-    if (!next[i] || GST_BUFFER_FLAG_IS_SET (next[i], GST_BUFFER_FLAG_GAP)
-        || gst_cuda_qa_buffer_context (next[i])
-        || !gst_cuda_qa_upload_frame (align->upload, next[i], NULL))
-      continue;
-    align->coming[i] = gst_buffer_ref (next[i]);
-  }
-  /* the distorted frame's thumbnail as well, into the probe slot (free:
-   * searches wait for their kernels): its search then only measures */
-  if (dist && dist == align->coming[0] && align->cuda
-      && gst_cuda_qa_align_reach (align) > 0 && dist != align->probe_buf) {
-    gst_clear_buffer (&align->probe_buf);
-    if (gst_cuda_qa_align_thumbnail_copy (align, dist, align->probe))
-      align->probe_buf = gst_buffer_ref (dist);
-  }
+  /* the distorted frame first: its search waits for its DMA, which a
+   * host copy beside it slows */
+  gst_cuda_qa_align_upload_coming (align, 0, dist);
+  gst_cuda_qa_align_launch (align, dist, info);
+  gst_cuda_qa_align_upload_coming (align, 1, ref);
 }
 
 GstBuffer *

@@ -81,11 +81,13 @@ gboolean gst_cuda_qa_align_ready (GstCudaQaAlign * align);
 void gst_cuda_qa_align_push_reference (GstCudaQaAlign * align, GstBuffer * ref,
     GstClockTime rt, const GstVideoInfo * info, guint64 * unpaired);
 
-/* The frames due next on each pad (their heads, peeked; NULL: none):
- * with device copies they go up now, the distorted one first, so that
- * their DMA overlaps the host's work until a search reads them. */
+/* The frames due next on each pad (their heads, peeked; NULL: none; info:
+ * the format): with device copies they go up now, the distorted one
+ * first, so that their DMA overlaps the host's work until a search reads
+ * them; on CUDA the distorted frame's search is queued as well (its match
+ * collects it if the ring has not changed since). */
 void gst_cuda_qa_align_prefetch (GstCudaQaAlign * align, GstBuffer * ref,
-    GstBuffer * dist);
+    GstBuffer * dist, const GstVideoInfo * info);
 
 /* Matches the next distorted frame (dist, at running time rt): returns a
  * new reference to the reference frame it pairs with, NULL when that frame

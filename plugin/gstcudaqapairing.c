@@ -367,14 +367,11 @@ gst_cuda_qa_pairing_drop_reference (GstCudaQaPairing * pairing,
   return GST_CUDA_QA_PAIR_REFERENCE_DROPPED;
 }
 
-/* Pairing by content (gstcudaqaalign.h): the reference frames the ring
- * wants come off their pad into it; a distorted frame is matched once
- * every candidate is in the ring (or the reference stream ended, or, live,
- * its time is up). *ref (peeked) and *dist (peeked) are not gaps. */
-static GstCudaQaPairResult
-gst_cuda_qa_pairing_next_aligned (GstCudaQaPairing * pairing,
-    gboolean timeout, const GstVideoInfo * info, GstBuffer ** ref,
-    GstBuffer ** dist, gboolean ref_eos, gboolean dist_eos)
+/* Reference frames from the pad's head (*ref, peeked; the next one
+ * after) into the ring while it wants them (GAP buffers dropped). */
+static void
+gst_cuda_qa_pairing_fill_ring (GstCudaQaPairing * pairing,
+    const GstVideoInfo * info, GstBuffer ** ref)
 {
   GstCudaQaAlign *align = pairing->align;
   GstClockTime rt;
@@ -389,6 +386,21 @@ gst_cuda_qa_pairing_next_aligned (GstCudaQaPairing * pairing,
     gst_buffer_unref (*ref);
     *ref = gst_aggregator_pad_peek_buffer (pairing->reference);
   }
+}
+
+/* Pairing by content (gstcudaqaalign.h): the reference frames the ring
+ * wants come off their pad into it; a distorted frame is matched once
+ * every candidate is in the ring (or the reference stream ended, or, live,
+ * its time is up). *ref (peeked) and *dist (peeked) are not gaps. */
+static GstCudaQaPairResult
+gst_cuda_qa_pairing_next_aligned (GstCudaQaPairing * pairing,
+    gboolean timeout, const GstVideoInfo * info, GstBuffer ** ref,
+    GstBuffer ** dist, gboolean ref_eos, gboolean dist_eos)
+{
+  GstCudaQaAlign *align = pairing->align;
+  GstClockTime rt;
+
+  gst_cuda_qa_pairing_fill_ring (pairing, info, ref);
   ref_eos = !*ref && gst_aggregator_pad_is_eos (pairing->reference);
   if (!*dist) {
     if (!dist_eos)
@@ -401,7 +413,7 @@ gst_cuda_qa_pairing_next_aligned (GstCudaQaPairing * pairing,
   }
   if (!gst_cuda_qa_align_ready (align) && !ref_eos && !timeout)
     goto need_data;
-  gst_cuda_qa_align_prefetch (align, *ref, *dist);
+  gst_cuda_qa_align_prefetch (align, *ref, *dist, info);
   gst_clear_buffer (ref);
   rt = gst_cuda_qa_pairing_running_time (pairing->distorted, *dist);
   *ref = gst_cuda_qa_align_match (align, *dist, rt, info);
@@ -712,15 +724,18 @@ gst_cuda_qa_pairing_check_formats (GstCudaQaPairing * pairing,
 }
 
 void
-gst_cuda_qa_pairing_prefetch (GstCudaQaPairing * pairing)
+gst_cuda_qa_pairing_prefetch (GstCudaQaPairing * pairing,
+    const GstVideoInfo * info)
 {
   GstBuffer *ref, *dist;
 
   if (pairing->active_mode == GST_CUDA_QA_ALIGN_NONE)
     return;
   ref = gst_aggregator_pad_peek_buffer (pairing->reference);
+  /* as the next call would, before its search */
+  gst_cuda_qa_pairing_fill_ring (pairing, info, &ref);
   dist = gst_aggregator_pad_peek_buffer (pairing->distorted);
-  gst_cuda_qa_align_prefetch (pairing->align, ref, dist);
+  gst_cuda_qa_align_prefetch (pairing->align, ref, dist, info);
   gst_clear_buffer (&ref);
   gst_clear_buffer (&dist);
 }

@@ -111,10 +111,13 @@ GstCudaQaPairResult gst_cuda_qa_pairing_next (GstCudaQaPairing * pairing,
     gboolean timeout, const GstVideoInfo * distorted_info, GstBuffer ** ref,
     GstBuffer ** dist, GstSegment * segment);
 
-/* After a pair was submitted: with alignment on device copies, the
- * frames now at the pads' heads go up (gst_cuda_qa_align_prefetch) while
- * the element completes the pairs before. */
-void gst_cuda_qa_pairing_prefetch (GstCudaQaPairing * pairing);
+/* After a pair was submitted (info: the distorted stream's format): with
+ * alignment, the reference frames the next distorted frame's search needs
+ * enter the ring, and the frames now at the pads' heads go up and that
+ * search is queued (gst_cuda_qa_align_prefetch) while the element
+ * completes the pairs before. */
+void gst_cuda_qa_pairing_prefetch (GstCudaQaPairing * pairing,
+    const GstVideoInfo * info);
 
 /* Whether the streams' formats can be compared (the same format, width
  * and height); else a NEGOTIATION error naming both was posted. */
