@@ -310,6 +310,334 @@ CQ_SIMD_FN (cq_simd_ssim_ffmpeg) (const CqSimdSsimBand * b, uint64_t * sse_out)
   return sum;
 }
 
+#if V == 16
+/* ---- box8, AVX-512: one pass over the columns a window row ----
+ *
+ * Each pass reads the column sums of its window row from memory once and,
+ * in the same loop, (1) writes the next row's column sums (row in added,
+ * row out removed), (2) evaluates the row's windows and (3) adds 16 columns
+ * of the previous block's 8 window rows to their row sums, 8 rows side by
+ * side after a transpose. The three parts share the vector ports while the
+ * divider, which bounds the loop, works on the windows' divisions.
+ *
+ * The conversions go through 64-bit lanes: a value v of the even 32-bit
+ * lanes, zero-extended, or of the odd lanes, as v · 2^32 (low half zero,
+ * sign in place), converts exactly with vcvtqq2pd (one µop, either vector
+ * port; vcvtdq2pd from a half register takes two, and the upper half its
+ * extraction). The odd lanes' v · 2^32 · 2^-32 + k is one FMA: its product is
+ * exact (a power of two), so it rounds v + k once, as the addition
+ * (double) v + k of cq_ssim_box8_local does. Each window's value comes from
+ * the same four exact conversions, two additions, two multiplies and one
+ * division. A 16-window vector is stored as its 8 even windows then its 8
+ * odd ones; the row sums add them back in column order. */
+
+typedef __m512i zi;
+typedef __m512d zd;
+
+#define B8_EVEN ((__mmask16) 0x5555)
+#define B8_ODD ((__mmask16) 0xaaaa)
+#define B8_INLINE static inline __attribute__ ((always_inline))
+
+typedef struct
+{
+  int32_t *c;                   /* Σa + 65536 Σb, Σa² + Σb², Σ 2ab; stride cs */
+  size_t cs;
+  const uint8_t *ia, *ib;       /* row in (ref, dist) */
+  const uint8_t *oa, *ob;       /* row out */
+  unsigned w, nw;
+  double k1, k2;
+} B8Pass;
+
+/* a + 65536 b of the 16 columns at a and b (only the first of m's bits
+ * when masked: the others 0) */
+B8_INLINE zi
+b8_pack (const uint8_t * a, const uint8_t * b, __mmask16 m, int masked)
+{
+  zi va, vb;
+
+  if (masked) {
+    va = _mm512_cvtepu8_epi32 (_mm_maskz_loadu_epi8 (m, a));
+    vb = _mm512_cvtepu8_epi32 (_mm_maskz_loadu_epi8 (m, b));
+  } else {
+    va = _mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) a));
+    vb = _mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) b));
+  }
+  return _mm512_add_epi32 (va, _mm512_slli_epi32 (vb, 16));
+}
+
+/* columns [X, X + 16): their sums into old[], then row in added and row
+ * out removed in memory; Σ (a - b)² of row in to the lanes of *sse */
+B8_INLINE void
+b8_update (const B8Pass * p, size_t X, __mmask16 m, int masked, zi * old,
+    zi * sse)
+{
+  int32_t *c = p->c + X;
+  zi di = b8_pack (p->ia + X, p->ib + X, m, masked);
+  zi dq = b8_pack (p->oa + X, p->ob + X, m, masked);
+  zi si = _mm512_madd_epi16 (di, di);
+  zi ai = _mm512_madd_epi16 (di, _mm512_rol_epi32 (di, 16));
+  zi sq = _mm512_madd_epi16 (dq, dq);
+  zi aq = _mm512_madd_epi16 (dq, _mm512_rol_epi32 (dq, 16));
+
+  old[0] = _mm512_load_si512 (c);
+  old[1] = _mm512_load_si512 (c + p->cs);
+  old[2] = _mm512_load_si512 (c + 2 * p->cs);
+  _mm512_store_si512 (c, _mm512_sub_epi32 (_mm512_add_epi32 (old[0], di),
+          dq));
+  _mm512_store_si512 (c + p->cs,
+      _mm512_sub_epi32 (_mm512_add_epi32 (old[1], si), sq));
+  _mm512_store_si512 (c + 2 * p->cs,
+      _mm512_sub_epi32 (_mm512_add_epi32 (old[2], ai), aq));
+  /* a² + b² - 2ab */
+  *sse = _mm512_add_epi32 (*sse, _mm512_sub_epi32 (si, ai));
+}
+
+/* the 16 windows of sums sp (Σa + 65536 Σb), sss and s2ab (Σ 2ab):
+ * cq_ssim_box8_local, even windows to out, odd ones to out + 8 */
+B8_INLINE void
+b8_windows (zi sp, zi sss, zi s2ab, zd k1, zd k2, zd s32, double *out)
+{
+  zi sw = _mm512_rol_epi32 (sp, 16);
+  /* 2p = 2 Σa Σb and q = Σa² + Σb² by vpmaddwd, per parity */
+  zi in1e = _mm512_maskz_madd_epi16 (B8_EVEN, sp, sw);
+  zi in1o = _mm512_maskz_madd_epi16 (B8_ODD, sp, sw);
+  zi qe = _mm512_maskz_madd_epi16 (B8_EVEN, sp, sp);
+  zi qo = _mm512_maskz_madd_epi16 (B8_ODD, sp, sp);
+  zi s64 = _mm512_slli_epi32 (sss, 6), a64 = _mm512_slli_epi32 (s2ab, 6);
+  /* 64 sss - q (>= 0), 2 (64 sab - p) (signed: the even lanes moved up) */
+  zi id2e = _mm512_maskz_sub_epi32 (B8_EVEN, s64, qe);
+  zi id2o = _mm512_maskz_sub_epi32 (B8_ODD, s64, qo);
+  zi in2e = _mm512_slli_epi64 (_mm512_sub_epi32 (a64, in1e), 32);
+  zi in2o = _mm512_maskz_sub_epi32 (B8_ODD, a64, in1o);
+  zd n1e = _mm512_add_pd (_mm512_cvtepi64_pd (in1e), k1);
+  zd n1o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (in1o), s32, k1);
+  zd n2e = _mm512_fmadd_pd (_mm512_cvtepi64_pd (in2e), s32, k2);
+  zd n2o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (in2o), s32, k2);
+  zd d1e = _mm512_add_pd (_mm512_cvtepi64_pd (qe), k1);
+  zd d1o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (qo), s32, k1);
+  zd d2e = _mm512_add_pd (_mm512_cvtepi64_pd (id2e), k2);
+  zd d2o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (id2o), s32, k2);
+
+  _mm512_store_pd (out, _mm512_div_pd (_mm512_mul_pd (n1e, n2e),
+          _mm512_mul_pd (d1e, d2e)));
+  _mm512_store_pd (out + 8, _mm512_div_pd (_mm512_mul_pd (n1o, n2o),
+          _mm512_mul_pd (d1o, d2o)));
+}
+
+/* columns [16 g, 16 g + 16) of 8 rows of values (stride vs) added to their
+ * row sums, lane j row j, in column order */
+B8_INLINE void
+b8_sum16 (const double *rows, size_t vs, unsigned g, vd * acc)
+{
+  vd e[D], o[D];
+  unsigned j;
+
+  for (j = 0; j < D; j++) {
+    memcpy (&e[j], rows + j * vs + 16 * g, sizeof (vd));
+    memcpy (&o[j], rows + j * vs + 16 * g + 8, sizeof (vd));
+  }
+  transpose (e);
+  transpose (o);
+  for (j = 0; j < D; j++) {
+    *acc += e[j];
+    *acc += o[j];
+  }
+}
+
+/* where window x of a row is stored */
+static inline size_t
+b8_pos (unsigned x)
+{
+  return (x & ~15u) + (x & 1 ? 8 : 0) + ((x & 15) >> 1);
+}
+
+/* the sums of rows [0, n) of values (each from acc's lane, or 0.0, and
+ * its windows [x0, nw) left to right) added to sum in row order */
+static double
+b8_rows_sum (const double *rows, size_t vs, unsigned n, const vd * acc,
+    unsigned x0, unsigned nw, double sum)
+{
+  unsigned j, x;
+
+  for (j = 0; j < n; j++) {
+    double row = acc ? (*acc)[j] : 0.0;
+
+    for (x = x0; x < nw; x++)
+      row += rows[j * vs + b8_pos (x)];
+    sum += row;
+  }
+  return sum;
+}
+
+B8_INLINE void
+b8_step (const B8Pass * p, unsigned x, __mmask16 m, int masked, zi * cn,
+    zi * h2, zi * h4, zi * sse, zd k1, zd k2, zd s32, double *vals)
+{
+  zi nx[3], w8[3];
+  unsigned k;
+
+  b8_update (p, x + 48, m, masked, nx, sse);
+  for (k = 0; k < 3; k++) {
+    zi h2n = _mm512_add_epi32 (cn[k], _mm512_alignr_epi32 (nx[k], cn[k], 1));
+    zi h4n = _mm512_add_epi32 (h2[k], _mm512_alignr_epi32 (h2n, h2[k], 2));
+
+    w8[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h4n, h4[k], 4));
+    cn[k] = nx[k];
+    h2[k] = h2n;
+    h4[k] = h4n;
+  }
+  b8_windows (w8[0], w8[1], w8[2], k1, k2, s32, vals + x);
+}
+
+/* the first n bits */
+static inline __mmask16
+b8_mask (unsigned X, unsigned w)
+{
+  return X >= w ? 0 : w - X >= 16 ? 0xffff : (__mmask16) ((1u << (w - X)) - 1);
+}
+
+/* one window row: its values to vals, the next row's column sums, Σ (a -
+ * b)² of row in to *sse_out; sub-blocks *sb ... sb_end - 1 of the previous
+ * block (rows prev, stride vs) to its row sums acc */
+static void
+b8_pass (const B8Pass * p, double *vals, const double *prev, size_t vs,
+    vd * acc, unsigned *sb, unsigned sb_end, uint64_t * sse_out)
+{
+  const zd k1 = _mm512_set1_pd (p->k1), k2 = _mm512_set1_pd (p->k2);
+  const zd s32 = _mm512_set1_pd (0x1p-32);
+  const unsigned w = p->w, nw = p->nw;
+  zi sse = _mm512_setzero_si512 (), c3[3][3], cn[3], h2[3], h4[3];
+  uint32_t lanes[16];
+  unsigned x, i, k;
+
+  for (i = 0; i < 3; i++)
+    b8_update (p, 16 * i, b8_mask (16 * i, w), 1, c3[i], &sse);
+  for (k = 0; k < 3; k++) {
+    zi h2a = _mm512_add_epi32 (c3[0][k],
+        _mm512_alignr_epi32 (c3[1][k], c3[0][k], 1));
+
+    h2[k] = _mm512_add_epi32 (c3[1][k],
+        _mm512_alignr_epi32 (c3[2][k], c3[1][k], 1));
+    h4[k] = _mm512_add_epi32 (h2a, _mm512_alignr_epi32 (h2[k], h2a, 2));
+    cn[k] = c3[2][k];
+  }
+  for (x = 0, i = 0; x < nw && x + 64 <= w; x += 16, i++) {
+    b8_step (p, x, 0xffff, 0, cn, h2, h4, &sse, k1, k2, s32, vals);
+    if ((i & 7) == 7 && *sb < sb_end)
+      b8_sum16 (prev, vs, (*sb)++, acc);
+  }
+  for (; x < nw; x += 16, i++) {
+    b8_step (p, x, b8_mask (x + 48, w), 1, cn, h2, h4, &sse, k1, k2, s32,
+        vals);
+    if ((i & 7) == 7 && *sb < sb_end)
+      b8_sum16 (prev, vs, (*sb)++, acc);
+  }
+  while (*sb < sb_end)
+    b8_sum16 (prev, vs, (*sb)++, acc);
+  _mm512_storeu_si512 (lanes, sse);
+  for (k = 0; k < 16; k++)
+    *sse_out += lanes[k];
+}
+
+/* row y added to the column sums; its Σ (a - b)² to *sse unless NULL */
+static void
+b8_add_row (const CqSimdSsimBand * b, int32_t * c, size_t cs, unsigned y,
+    uint64_t * sse)
+{
+  const uint8_t *ra = b->ref + (size_t) y * b->ref_stride;
+  const uint8_t *rb = b->dist + (size_t) y * b->dist_stride;
+  zi s = _mm512_setzero_si512 ();
+  uint32_t lanes[16];
+  unsigned X, k;
+
+  for (X = 0; X < b->width; X += 16) {
+    zi d = b8_pack (ra + X, rb + X, b8_mask (X, b->width), 1);
+    zi sq = _mm512_madd_epi16 (d, d);
+    zi ab = _mm512_madd_epi16 (d, _mm512_rol_epi32 (d, 16));
+    int32_t *q = c + X;
+
+    _mm512_store_si512 (q, _mm512_add_epi32 (_mm512_load_si512 (q), d));
+    _mm512_store_si512 (q + cs, _mm512_add_epi32 (_mm512_load_si512 (q + cs),
+            sq));
+    _mm512_store_si512 (q + 2 * cs,
+        _mm512_add_epi32 (_mm512_load_si512 (q + 2 * cs), ab));
+    s = _mm512_add_epi32 (s, _mm512_sub_epi32 (sq, ab));
+  }
+  _mm512_storeu_si512 (lanes, s);
+  if (sse)
+    for (k = 0; k < 16; k++)
+      *sse += lanes[k];
+}
+
+double
+CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
+{
+  const unsigned w = b->width, nw = w - 7, ng = nw / 16;
+  const size_t cs = ((size_t) w + 64 + 15) & ~(size_t) 15;
+  const size_t vs = ((size_t) w + 16 + 7) & ~(size_t) 7;
+  int32_t *c = (int32_t *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
+  double *vals = (double *) (c + 3 * cs);
+  const double *prev = NULL;
+  uint64_t sse = 0;
+  double sum = 0.0;
+  vd acc = { };
+  unsigned t, y, r, nr, sb = 0;
+
+#define OWNED(y) ((y) >= b->sse_y0 && (y) < b->sse_y1)
+  if (b->t0 < b->t1) {
+    memset (c, 0, 3 * cs * sizeof (int32_t));
+    for (y = b->t0; y < b->t0 + 8; y++)
+      b8_add_row (b, c, cs, y, OWNED (y) ? &sse : NULL);
+    for (t = b->t0; t < b->t1; t += nr) {
+      double *cur = vals + (((t - b->t0) / 8) & 1) * 8 * vs;
+
+      nr = b->t1 - t < 8 ? b->t1 - t : 8;
+      for (r = 0; r < nr; r++) {
+        /* the last row moves no row: in = out, its Σ (a - b)² dropped */
+        const unsigned yo = t + r, last = yo + 1 >= b->t1;
+        const unsigned yi = last ? yo : yo + 8;
+        B8Pass p = { c, cs, b->ref + (size_t) yi * b->ref_stride,
+          b->dist + (size_t) yi * b->dist_stride,
+          b->ref + (size_t) yo * b->ref_stride,
+          b->dist + (size_t) yo * b->dist_stride, w, nw, b->k1, b->k2
+        };
+        uint64_t s = 0;
+
+        b8_pass (&p, cur + r * vs, prev, vs, &acc, &sb,
+            !prev ? 0 : r == 7 ? ng : ((r + 1) * ng + 7) / 8, &s);
+        if (!last && OWNED (yi))
+          sse += s;
+      }
+      if (prev) {
+        while (sb < ng)
+          b8_sum16 (prev, vs, sb++, &acc);
+        sum = b8_rows_sum (prev, vs, 8, &acc, 16 * ng, nw, sum);
+      }
+      prev = NULL;
+      if (nr == 8) {
+        prev = cur;
+        acc = (vd) { };
+        sb = 0;
+      } else
+        sum = b8_rows_sum (cur, vs, nr, NULL, 0, nw, sum);
+    }
+    if (prev) {
+      while (sb < ng)
+        b8_sum16 (prev, vs, sb++, &acc);
+      sum = b8_rows_sum (prev, vs, 8, &acc, 16 * ng, nw, sum);
+    }
+  }
+  /* rows owned but not read (an empty band) */
+  for (y = b->sse_y0; y < b->sse_y1; y++)
+    if (!(b->t0 < b->t1 && y >= b->t0 && y < b->t1 + 7))
+      sse += sse_rows (b, y, y + 1);
+#undef OWNED
+  *sse_out = sse;
+  return sum;
+}
+
+#else /* V == 8 */
+
 /* ---- box8: 8x8 windows at every position ---- */
 
 /* Lanes of two 16-bit halves (lo, hi), here samples a + 65536 b: lo · lo'
@@ -528,3 +856,5 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
   *sse_out = sse;
   return sum;
 }
+
+#endif /* V */
