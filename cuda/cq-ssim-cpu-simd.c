@@ -341,9 +341,10 @@ typedef __m512d zd;
 typedef struct
 {
   int32_t *c;                   /* Σa + 65536 Σb, Σa² + Σb², Σ 2ab; stride cs */
+  int32_t *ring;                /* a + 65536 b, a² + b², 2ab of row out, then
+                                 * of row in; stride cs */
   size_t cs;
   const uint8_t *ia, *ib;       /* row in (ref, dist) */
-  const uint8_t *oa, *ob;       /* row out */
   unsigned w, nw;
   double k1, k2;
 } B8Pass;
@@ -366,18 +367,23 @@ b8_pack (const uint8_t * a, const uint8_t * b, __mmask16 m, int masked)
 }
 
 /* columns [X, X + 16): their sums into old[], then row in added and row
- * out removed in memory; Σ (a - b)² of row in to the lanes of *sse */
+ * out (its terms from the ring, replaced there by row in's) removed in
+ * memory; Σ (a - b)² of row in to the lanes of *sse */
 B8_INLINE void
 b8_update (const B8Pass * p, size_t X, __mmask16 m, int masked, zi * old,
     zi * sse)
 {
-  int32_t *c = p->c + X;
+  int32_t *c = p->c + X, *g = p->ring + X;
   zi di = b8_pack (p->ia + X, p->ib + X, m, masked);
-  zi dq = b8_pack (p->oa + X, p->ob + X, m, masked);
   zi si = _mm512_madd_epi16 (di, di);
   zi ai = _mm512_madd_epi16 (di, _mm512_rol_epi32 (di, 16));
-  zi sq = _mm512_madd_epi16 (dq, dq);
-  zi aq = _mm512_madd_epi16 (dq, _mm512_rol_epi32 (dq, 16));
+  zi dq = _mm512_load_si512 (g);
+  zi sq = _mm512_load_si512 (g + p->cs);
+  zi aq = _mm512_load_si512 (g + 2 * p->cs);
+
+  _mm512_store_si512 (g, di);
+  _mm512_store_si512 (g + p->cs, si);
+  _mm512_store_si512 (g + 2 * p->cs, ai);
 
   old[0] = _mm512_load_si512 (c);
   old[1] = _mm512_load_si512 (c + p->cs);
@@ -539,10 +545,11 @@ b8_pass (const B8Pass * p, double *vals, const double *prev, size_t vs,
     *sse_out += lanes[k];
 }
 
-/* row y added to the column sums; its Σ (a - b)² to *sse unless NULL */
+/* row y added to the column sums, its terms to the ring slot g; its Σ (a -
+ * b)² to *sse unless NULL */
 static void
-b8_add_row (const CqSimdSsimBand * b, int32_t * c, size_t cs, unsigned y,
-    uint64_t * sse)
+b8_add_row (const CqSimdSsimBand * b, int32_t * c, int32_t * g, size_t cs,
+    unsigned y, uint64_t * sse)
 {
   const uint8_t *ra = b->ref + (size_t) y * b->ref_stride;
   const uint8_t *rb = b->dist + (size_t) y * b->dist_stride;
@@ -556,6 +563,9 @@ b8_add_row (const CqSimdSsimBand * b, int32_t * c, size_t cs, unsigned y,
     zi ab = _mm512_madd_epi16 (d, _mm512_rol_epi32 (d, 16));
     int32_t *q = c + X;
 
+    _mm512_store_si512 (g + X, d);
+    _mm512_store_si512 (g + cs + X, sq);
+    _mm512_store_si512 (g + 2 * cs + X, ab);
     _mm512_store_si512 (q, _mm512_add_epi32 (_mm512_load_si512 (q), d));
     _mm512_store_si512 (q + cs, _mm512_add_epi32 (_mm512_load_si512 (q + cs),
             sq));
@@ -576,7 +586,8 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
   const size_t cs = ((size_t) w + 64 + 15) & ~(size_t) 15;
   const size_t vs = ((size_t) w + 16 + 7) & ~(size_t) 7;
   int32_t *c = (int32_t *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
-  double *vals = (double *) (c + 3 * cs);
+  int32_t *ring = c + 3 * cs;
+  double *vals = (double *) (ring + 3 * 8 * cs);
   const double *prev = NULL;
   uint64_t sse = 0;
   double sum = 0.0;
@@ -587,7 +598,8 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
   if (b->t0 < b->t1) {
     memset (c, 0, 3 * cs * sizeof (int32_t));
     for (y = b->t0; y < b->t0 + 8; y++)
-      b8_add_row (b, c, cs, y, OWNED (y) ? &sse : NULL);
+      b8_add_row (b, c, ring + 3 * (y % 8) * cs, cs, y,
+          OWNED (y) ? &sse : NULL);
     for (t = b->t0; t < b->t1; t += nr) {
       double *cur = vals + (((t - b->t0) / 8) & 1) * 8 * vs;
 
@@ -596,10 +608,9 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
         /* the last row moves no row: in = out, its Σ (a - b)² dropped */
         const unsigned yo = t + r, last = yo + 1 >= b->t1;
         const unsigned yi = last ? yo : yo + 8;
-        B8Pass p = { c, cs, b->ref + (size_t) yi * b->ref_stride,
-          b->dist + (size_t) yi * b->dist_stride,
-          b->ref + (size_t) yo * b->ref_stride,
-          b->dist + (size_t) yo * b->dist_stride, w, nw, b->k1, b->k2
+        B8Pass p = { c, ring + 3 * (yo % 8) * cs, cs,
+          b->ref + (size_t) yi * b->ref_stride,
+          b->dist + (size_t) yi * b->dist_stride, w, nw, b->k1, b->k2
         };
         uint64_t s = 0;
 
