@@ -340,7 +340,12 @@ typedef __m512d zd;
 
 typedef struct
 {
-  int32_t *c;                   /* Σa + 65536 Σb, Σa² + Σb², Σ 2ab; stride cs */
+  int32_t *c;                   /* Σa + 65536 Σb, Σa² + Σb², Σ 2ab of the
+                                 * row's windows, replaced by the next
+                                 * row's; stride cs */
+  int32_t *h2, *h4;             /* the sums of 2 and 4 neighbours of c,
+                                 * columns modulo B8_M (B8_M + 16 each, the
+                                 * first 16 repeated at the end) */
   int32_t *ring;                /* a + 65536 b, a² + b², 2ab of row out, then
                                  * of row in; stride cs */
   size_t cs;
@@ -366,36 +371,66 @@ b8_pack (const uint8_t * a, const uint8_t * b, __mmask16 m, int masked)
   return _mm512_add_epi32 (va, _mm512_slli_epi32 (vb, 16));
 }
 
-/* columns [X, X + 16): their sums into old[], then row in added and row
- * out (its terms from the ring, replaced there by row in's) removed in
- * memory; Σ (a - b)² of row in to the lanes of *sse */
+/* the sums of 2 or 4 neighbours: columns modulo B8_M, read up to 16
+ * further (B8_M: 16 steps of 16 columns, in L1 with the rest) */
+#define B8_M 256
+#define B8_MS (B8_M + 16)
+
+/* v to columns [X, X + 16) of such a buffer, the first 16 twice */
 B8_INLINE void
-b8_update (const B8Pass * p, size_t X, __mmask16 m, int masked, zi * old,
-    zi * sse)
+b8_put (int32_t * buf, size_t X, zi v)
 {
-  int32_t *c = p->c + X, *g = p->ring + X;
+  const size_t q = X & (B8_M - 1);
+
+  _mm512_store_si512 (buf + q, v);
+  if (q == 0)
+    _mm512_store_si512 (buf + B8_M, v);
+}
+
+/* columns [X, X + 16): the next row's sums (row in added, row out,
+ * whose terms come from the ring and are replaced there by row in's,
+ * removed); their sums of 2 neighbours; Σ (a - b)² of row in to the lanes
+ * of *sse */
+B8_INLINE void
+b8_update (const B8Pass * p, size_t X, __mmask16 m, int masked, zi * sse)
+{
+  const size_t cs = p->cs;
+  int32_t *g = p->ring + X;
   zi di = b8_pack (p->ia + X, p->ib + X, m, masked);
-  zi si = _mm512_madd_epi16 (di, di);
-  zi ai = _mm512_madd_epi16 (di, _mm512_rol_epi32 (di, 16));
-  zi dq = _mm512_load_si512 (g);
-  zi sq = _mm512_load_si512 (g + p->cs);
-  zi aq = _mm512_load_si512 (g + 2 * p->cs);
+  zi t[3], o[3];
+  unsigned k;
 
-  _mm512_store_si512 (g, di);
-  _mm512_store_si512 (g + p->cs, si);
-  _mm512_store_si512 (g + 2 * p->cs, ai);
+  t[0] = di;
+  t[1] = _mm512_madd_epi16 (di, di);
+  t[2] = _mm512_madd_epi16 (di, _mm512_rol_epi32 (di, 16));
+  for (k = 0; k < 3; k++) {
+    int32_t *c = p->c + k * cs + X;
+    zi old = _mm512_load_si512 (c), h;
 
-  old[0] = _mm512_load_si512 (c);
-  old[1] = _mm512_load_si512 (c + p->cs);
-  old[2] = _mm512_load_si512 (c + 2 * p->cs);
-  _mm512_store_si512 (c, _mm512_sub_epi32 (_mm512_add_epi32 (old[0], di),
-          dq));
-  _mm512_store_si512 (c + p->cs,
-      _mm512_sub_epi32 (_mm512_add_epi32 (old[1], si), sq));
-  _mm512_store_si512 (c + 2 * p->cs,
-      _mm512_sub_epi32 (_mm512_add_epi32 (old[2], ai), aq));
+    h = _mm512_add_epi32 (old, _mm512_loadu_si512 (c + 1));
+    o[k] = _mm512_load_si512 (g + k * cs);
+    _mm512_store_si512 (g + k * cs, t[k]);
+    _mm512_store_si512 (c, _mm512_sub_epi32 (_mm512_add_epi32 (old, t[k]),
+            o[k]));
+    b8_put (p->h2 + k * B8_MS, X, h);
+  }
   /* a² + b² - 2ab */
-  *sse = _mm512_add_epi32 (*sse, _mm512_sub_epi32 (si, ai));
+  *sse = _mm512_add_epi32 (*sse, _mm512_sub_epi32 (t[1], t[2]));
+}
+
+/* columns [X, X + 16) of the sums of 4 neighbours */
+B8_INLINE void
+b8_h4 (const B8Pass * p, size_t X)
+{
+  const size_t q = X & (B8_M - 1);
+  unsigned k;
+
+  for (k = 0; k < 3; k++) {
+    const int32_t *h = p->h2 + k * B8_MS + q;
+
+    b8_put (p->h4 + k * B8_MS, X, _mm512_add_epi32 (_mm512_load_si512 (h),
+            _mm512_loadu_si512 (h + 2)));
+  }
 }
 
 /* the 16 windows of sums sp (Σa + 65536 Σb), sss and s2ab (Σ 2ab):
@@ -475,22 +510,18 @@ b8_rows_sum (const double *rows, size_t vs, unsigned n, const vd * acc,
   return sum;
 }
 
+/* the windows [x, x + 16) */
 B8_INLINE void
-b8_step (const B8Pass * p, unsigned x, __mmask16 m, int masked, zi * cn,
-    zi * h2, zi * h4, zi * sse, zd k1, zd k2, zd s32, double *vals)
+b8_step (const B8Pass * p, unsigned x, zd k1, zd k2, zd s32, double *vals)
 {
-  zi nx[3], w8[3];
+  zi w8[3];
   unsigned k;
 
-  b8_update (p, x + 48, m, masked, nx, sse);
   for (k = 0; k < 3; k++) {
-    zi h2n = _mm512_add_epi32 (cn[k], _mm512_alignr_epi32 (nx[k], cn[k], 1));
-    zi h4n = _mm512_add_epi32 (h2[k], _mm512_alignr_epi32 (h2n, h2[k], 2));
+    const int32_t *h = p->h4 + k * B8_MS + (x & (B8_M - 1));
 
-    w8[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h4n, h4[k], 4));
-    cn[k] = nx[k];
-    h2[k] = h2n;
-    h4[k] = h4n;
+    w8[k] = _mm512_add_epi32 (_mm512_load_si512 (h),
+        _mm512_loadu_si512 (h + 4));
   }
   b8_windows (w8[0], w8[1], w8[2], k1, k2, s32, vals + x);
 }
@@ -504,7 +535,16 @@ b8_mask (unsigned X, unsigned w)
 
 /* one window row: its values to vals, the next row's column sums, Σ (a -
  * b)² of row in to *sse_out; sub-blocks *sb ... sb_end - 1 of the previous
- * block (rows prev, stride vs) to its row sums acc */
+ * block (rows prev, stride vs) to its row sums acc.
+ *
+ * The sums of 8 neighbours come in three steps through memory: the sums
+ * of 2 (from the column sums, in place: column X + 16 is still this row's)
+ * 128 columns ahead of the windows, of 4 (from those) 64 ahead, of 8 at
+ * the windows, so that every unaligned load reads stores three steps old
+ * (two: 4 % slower, the stores not yet written to L1); loads take the place
+ * of nine shifts (valignd) on the vector ports. */
+#define B8_L2 128
+#define B8_L4 64
 static void
 b8_pass (const B8Pass * p, double *vals, const double *prev, size_t vs,
     vd * acc, unsigned *sb, unsigned sb_end, uint64_t * sse_out)
@@ -512,29 +552,27 @@ b8_pass (const B8Pass * p, double *vals, const double *prev, size_t vs,
   const zd k1 = _mm512_set1_pd (p->k1), k2 = _mm512_set1_pd (p->k2);
   const zd s32 = _mm512_set1_pd (0x1p-32);
   const unsigned w = p->w, nw = p->nw;
-  zi sse = _mm512_setzero_si512 (), c3[3][3], cn[3], h2[3], h4[3];
+  zi sse = _mm512_setzero_si512 ();
   uint32_t lanes[16];
   unsigned x, i, k;
 
-  for (i = 0; i < 3; i++)
-    b8_update (p, 16 * i, b8_mask (16 * i, w), 1, c3[i], &sse);
-  for (k = 0; k < 3; k++) {
-    zi h2a = _mm512_add_epi32 (c3[0][k],
-        _mm512_alignr_epi32 (c3[1][k], c3[0][k], 1));
-
-    h2[k] = _mm512_add_epi32 (c3[1][k],
-        _mm512_alignr_epi32 (c3[2][k], c3[1][k], 1));
-    h4[k] = _mm512_add_epi32 (h2a, _mm512_alignr_epi32 (h2[k], h2a, 2));
-    cn[k] = c3[2][k];
-  }
-  for (x = 0, i = 0; x < nw && x + 64 <= w; x += 16, i++) {
-    b8_step (p, x, 0xffff, 0, cn, h2, h4, &sse, k1, k2, s32, vals);
+  for (x = 0; x < B8_L2 && x < w; x += 16)
+    b8_update (p, x, b8_mask (x, w), 1, &sse);
+  for (x = 0; x < B8_L4 && x < w; x += 16)
+    b8_h4 (p, x);
+  for (x = 0, i = 0; x < nw && x + B8_L2 + 16 <= w; x += 16, i++) {
+    b8_update (p, x + B8_L2, 0xffff, 0, &sse);
+    b8_h4 (p, x + B8_L4);
+    b8_step (p, x, k1, k2, s32, vals);
     if ((i & 7) == 7 && *sb < sb_end)
       b8_sum16 (prev, vs, (*sb)++, acc);
   }
   for (; x < nw; x += 16, i++) {
-    b8_step (p, x, b8_mask (x + 48, w), 1, cn, h2, h4, &sse, k1, k2, s32,
-        vals);
+    if (x + B8_L2 < w)
+      b8_update (p, x + B8_L2, b8_mask (x + B8_L2, w), 1, &sse);
+    if (x + B8_L4 < w)
+      b8_h4 (p, x + B8_L4);
+    b8_step (p, x, k1, k2, s32, vals);
     if ((i & 7) == 7 && *sb < sb_end)
       b8_sum16 (prev, vs, (*sb)++, acc);
   }
@@ -586,7 +624,8 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
   const size_t cs = ((size_t) w + 64 + 15) & ~(size_t) 15;
   const size_t vs = ((size_t) w + 16 + 7) & ~(size_t) 7;
   int32_t *c = (int32_t *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
-  int32_t *ring = c + 3 * cs;
+  int32_t *h2 = c + 3 * cs, *h4 = h2 + 3 * B8_MS;
+  int32_t *ring = h4 + 3 * B8_MS;
   double *vals = (double *) (ring + 3 * 8 * cs);
   const double *prev = NULL;
   uint64_t sse = 0;
@@ -596,7 +635,7 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
 
 #define OWNED(y) ((y) >= b->sse_y0 && (y) < b->sse_y1)
   if (b->t0 < b->t1) {
-    memset (c, 0, 3 * cs * sizeof (int32_t));
+    memset (c, 0, (3 * cs + 6 * B8_MS) * sizeof (int32_t));
     for (y = b->t0; y < b->t0 + 8; y++)
       b8_add_row (b, c, ring + 3 * (y % 8) * cs, cs, y,
           OWNED (y) ? &sse : NULL);
@@ -608,7 +647,7 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
         /* the last row moves no row: in = out, its Σ (a - b)² dropped */
         const unsigned yo = t + r, last = yo + 1 >= b->t1;
         const unsigned yi = last ? yo : yo + 8;
-        B8Pass p = { c, ring + 3 * (yo % 8) * cs, cs,
+        B8Pass p = { c, h2, h4, ring + 3 * (yo % 8) * cs, cs,
           b->ref + (size_t) yi * b->ref_stride,
           b->dist + (size_t) yi * b->dist_stride, w, nw, b->k1, b->k2
         };
@@ -618,6 +657,7 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
             !prev ? 0 : r == 7 ? ng : ((r + 1) * ng + 7) / 8, &s);
         if (!last && OWNED (yi))
           sse += s;
+
       }
       if (prev) {
         while (sb < ng)
