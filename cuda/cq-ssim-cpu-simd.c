@@ -340,17 +340,19 @@ typedef __m512d zd;
 
 typedef struct
 {
-  int32_t *c;                   /* Σa + 65536 Σb, Σa² + Σb², Σ 2ab of the
-                                 * row's windows, replaced by the next
-                                 * row's; stride cs */
+  int32_t *c;                   /* Σa + 65536 Σb, 64 Σ (a² + b²), 64 Σ 2ab
+                                 * of the row's windows, replaced by the
+                                 * next row's; stride cs */
   int32_t *h2, *h4;             /* the sums of 2 and 4 neighbours of c,
                                  * columns modulo B8_M (B8_M + 16 each, the
                                  * first 16 repeated at the end) */
-  int32_t *ring;                /* a + 65536 b, a² + b², 2ab of row out, then
-                                 * of row in; stride cs */
+  int32_t *ring;                /* a + 65536 b, 64 (a² + b²), 128 ab of row
+                                 * out, then of row in; stride cs */
   size_t cs;
   const uint8_t *ia, *ib;       /* row in (ref, dist) */
   unsigned w, nw;
+  int sse;                      /* whether Σ (a - b)² of the window row's 8
+                                 * image rows is taken */
   double k1, k2;
 } B8Pass;
 
@@ -387,35 +389,49 @@ b8_put (int32_t * buf, size_t X, zi v)
     _mm512_store_si512 (buf + B8_M, v);
 }
 
+/* the terms of the columns at a, b: a + 65536 b, 64 (a² + b²) and
+ * 64 · 2ab (vpmaddwd of (a, b) and (64 a, 64 b) or (64 b, 64 a): the
+ * window's 64 Σ (a² + b²) and 128 Σ ab stay below 2^30) */
+B8_INLINE void
+b8_terms (const uint8_t * a, const uint8_t * b, __mmask16 m, int masked,
+    zi * t)
+{
+  zi d = b8_pack (a, b, m, masked), d64 = _mm512_slli_epi32 (d, 6);
+
+  t[0] = d;
+  t[1] = _mm512_madd_epi16 (d, d64);
+  t[2] = _mm512_madd_epi16 (d, _mm512_rol_epi32 (d64, 16));
+}
+
 /* columns [X, X + 16): the next row's sums (row in added, row out,
  * whose terms come from the ring and are replaced there by row in's,
- * removed); their sums of 2 neighbours; Σ (a - b)² of row in to the lanes
- * of *sse */
+ * removed); their sums of 2 neighbours; Σ (a - b)² of the 8 rows of the
+ * window row (from its sums) to the lanes of *sse if p->sse */
 B8_INLINE void
 b8_update (const B8Pass * p, size_t X, __mmask16 m, int masked, zi * sse)
 {
   const size_t cs = p->cs;
   int32_t *g = p->ring + X;
-  zi di = b8_pack (p->ia + X, p->ib + X, m, masked);
-  zi t[3], o[3];
+  zi t[3], o[3], old[3];
   unsigned k;
 
-  t[0] = di;
-  t[1] = _mm512_madd_epi16 (di, di);
-  t[2] = _mm512_madd_epi16 (di, _mm512_rol_epi32 (di, 16));
+  b8_terms (p->ia + X, p->ib + X, m, masked, t);
   for (k = 0; k < 3; k++) {
     int32_t *c = p->c + k * cs + X;
-    zi old = _mm512_load_si512 (c), h;
+    zi h;
 
-    h = _mm512_add_epi32 (old, _mm512_loadu_si512 (c + 1));
+    old[k] = _mm512_load_si512 (c);
+    h = _mm512_add_epi32 (old[k], _mm512_loadu_si512 (c + 1));
     o[k] = _mm512_load_si512 (g + k * cs);
     _mm512_store_si512 (g + k * cs, t[k]);
-    _mm512_store_si512 (c, _mm512_sub_epi32 (_mm512_add_epi32 (old, t[k]),
-            o[k]));
+    _mm512_store_si512 (c, _mm512_sub_epi32 (_mm512_add_epi32 (old[k],
+                t[k]), o[k]));
     b8_put (p->h2 + k * B8_MS, X, h);
   }
-  /* a² + b² - 2ab */
-  *sse = _mm512_add_epi32 (*sse, _mm512_sub_epi32 (t[1], t[2]));
+  /* Σ (a² + b² - 2ab) */
+  if (p->sse)
+    *sse = _mm512_add_epi32 (*sse,
+        _mm512_srli_epi32 (_mm512_sub_epi32 (old[1], old[2]), 6));
 }
 
 /* columns [X, X + 16) of the sums of 4 neighbours */
@@ -433,7 +449,8 @@ b8_h4 (const B8Pass * p, size_t X)
   }
 }
 
-/* the 16 windows of sums sp (Σa + 65536 Σb), sss and s2ab (Σ 2ab):
+/* the 16 windows of sums sp (Σa + 65536 Σb), sss (64 Σ (a² + b²)) and
+ * s2ab (64 Σ 2ab):
  * cq_ssim_box8_local, even windows to out, odd ones to out + 8 */
 B8_INLINE void
 b8_windows (zi sp, zi sss, zi s2ab, zd k1, zd k2, zd s32, double *out)
@@ -444,8 +461,8 @@ b8_windows (zi sp, zi sss, zi s2ab, zd k1, zd k2, zd s32, double *out)
   zi in1o = _mm512_maskz_madd_epi16 (B8_ODD, sp, sw);
   zi qe = _mm512_maskz_madd_epi16 (B8_EVEN, sp, sp);
   zi qo = _mm512_maskz_madd_epi16 (B8_ODD, sp, sp);
-  zi s64 = _mm512_slli_epi32 (sss, 6), a64 = _mm512_slli_epi32 (s2ab, 6);
   /* 64 sss - q (>= 0), 2 (64 sab - p) (signed: the even lanes moved up) */
+  zi s64 = sss, a64 = s2ab;
   zi id2e = _mm512_maskz_sub_epi32 (B8_EVEN, s64, qe);
   zi id2o = _mm512_maskz_sub_epi32 (B8_ODD, s64, qo);
   zi in2e = _mm512_slli_epi64 (_mm512_sub_epi32 (a64, in1e), 32);
@@ -534,7 +551,7 @@ b8_mask (unsigned X, unsigned w)
 }
 
 /* one window row: its values to vals, the next row's column sums, Σ (a -
- * b)² of row in to *sse_out; sub-blocks *sb ... sb_end - 1 of the previous
+ * b)² of its 8 image rows to *sse_out if p->sse; sub-blocks *sb ... sb_end - 1 of the previous
  * block (rows prev, stride vs) to its row sums acc.
  *
  * The sums of 8 neighbours come in three steps through memory: the sums
@@ -583,38 +600,26 @@ b8_pass (const B8Pass * p, double *vals, const double *prev, size_t vs,
     *sse_out += lanes[k];
 }
 
-/* row y added to the column sums, its terms to the ring slot g; its Σ (a -
- * b)² to *sse unless NULL */
+/* row y added to the column sums, its terms to the ring slot g */
 static void
 b8_add_row (const CqSimdSsimBand * b, int32_t * c, int32_t * g, size_t cs,
-    unsigned y, uint64_t * sse)
+    unsigned y)
 {
   const uint8_t *ra = b->ref + (size_t) y * b->ref_stride;
   const uint8_t *rb = b->dist + (size_t) y * b->dist_stride;
-  zi s = _mm512_setzero_si512 ();
-  uint32_t lanes[16];
   unsigned X, k;
 
   for (X = 0; X < b->width; X += 16) {
-    zi d = b8_pack (ra + X, rb + X, b8_mask (X, b->width), 1);
-    zi sq = _mm512_madd_epi16 (d, d);
-    zi ab = _mm512_madd_epi16 (d, _mm512_rol_epi32 (d, 16));
-    int32_t *q = c + X;
+    zi t[3];
 
-    _mm512_store_si512 (g + X, d);
-    _mm512_store_si512 (g + cs + X, sq);
-    _mm512_store_si512 (g + 2 * cs + X, ab);
-    _mm512_store_si512 (q, _mm512_add_epi32 (_mm512_load_si512 (q), d));
-    _mm512_store_si512 (q + cs, _mm512_add_epi32 (_mm512_load_si512 (q + cs),
-            sq));
-    _mm512_store_si512 (q + 2 * cs,
-        _mm512_add_epi32 (_mm512_load_si512 (q + 2 * cs), ab));
-    s = _mm512_add_epi32 (s, _mm512_sub_epi32 (sq, ab));
+    b8_terms (ra + X, rb + X, b8_mask (X, b->width), 1, t);
+    for (k = 0; k < 3; k++) {
+      int32_t *q = c + k * cs + X;
+
+      _mm512_store_si512 (g + k * cs + X, t[k]);
+      _mm512_store_si512 (q, _mm512_add_epi32 (_mm512_load_si512 (q), t[k]));
+    }
   }
-  _mm512_storeu_si512 (lanes, s);
-  if (sse)
-    for (k = 0; k < 16; k++)
-      *sse += lanes[k];
 }
 
 double
@@ -631,33 +636,32 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
   uint64_t sse = 0;
   double sum = 0.0;
   vd acc = { };
-  unsigned t, y, r, nr, sb = 0;
+  /* Σ (a - b)² comes from the column sums of window rows t0, t0 + 8, ...
+   * while their 8 image rows are owned: rows [sse_y0, se) */
+  unsigned t, y, r, nr, sb = 0, se = b->sse_y0;
 
-#define OWNED(y) ((y) >= b->sse_y0 && (y) < b->sse_y1)
   if (b->t0 < b->t1) {
     memset (c, 0, (3 * cs + 6 * B8_MS) * sizeof (int32_t));
     for (y = b->t0; y < b->t0 + 8; y++)
-      b8_add_row (b, c, ring + 3 * (y % 8) * cs, cs, y,
-          OWNED (y) ? &sse : NULL);
+      b8_add_row (b, c, ring + 3 * (y % 8) * cs, cs, y);
     for (t = b->t0; t < b->t1; t += nr) {
       double *cur = vals + (((t - b->t0) / 8) & 1) * 8 * vs;
 
       nr = b->t1 - t < 8 ? b->t1 - t : 8;
       for (r = 0; r < nr; r++) {
-        /* the last row moves no row: in = out, its Σ (a - b)² dropped */
+        /* the last row moves no row: in = out */
         const unsigned yo = t + r, last = yo + 1 >= b->t1;
         const unsigned yi = last ? yo : yo + 8;
+        const int take = r == 0 && yo == se && yo + 8 <= b->sse_y1;
         B8Pass p = { c, h2, h4, ring + 3 * (yo % 8) * cs, cs,
           b->ref + (size_t) yi * b->ref_stride,
-          b->dist + (size_t) yi * b->dist_stride, w, nw, b->k1, b->k2
+          b->dist + (size_t) yi * b->dist_stride, w, nw, take, b->k1, b->k2
         };
-        uint64_t s = 0;
 
         b8_pass (&p, cur + r * vs, prev, vs, &acc, &sb,
-            !prev ? 0 : r == 7 ? ng : ((r + 1) * ng + 7) / 8, &s);
-        if (!last && OWNED (yi))
-          sse += s;
-
+            !prev ? 0 : r == 7 ? ng : ((r + 1) * ng + 7) / 8, &sse);
+        if (take)
+          se += 8;
       }
       if (prev) {
         while (sb < ng)
@@ -678,11 +682,8 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
       sum = b8_rows_sum (prev, vs, 8, &acc, 16 * ng, nw, sum);
     }
   }
-  /* rows owned but not read (an empty band) */
-  for (y = b->sse_y0; y < b->sse_y1; y++)
-    if (!(b->t0 < b->t1 && y >= b->t0 && y < b->t1 + 7))
-      sse += sse_rows (b, y, y + 1);
-#undef OWNED
+  /* owned rows after the last 8 taken */
+  sse += sse_rows (b, se, b->sse_y1);
   *sse_out = sse;
   return sum;
 }
