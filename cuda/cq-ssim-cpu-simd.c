@@ -340,15 +340,11 @@ typedef __m512d zd;
 
 typedef struct
 {
-  int32_t *c;                   /* Σa + 65536 Σb, 64 Σ (a² + b²), 64 Σ 2ab
+  int32_t *c[3];                /* Σa + 65536 Σb, 64 Σ (a² + b²), 64 Σ 2ab
                                  * of the row's windows, replaced by the
-                                 * next row's; stride cs */
-  int32_t *h2, *h4;             /* the sums of 2 and 4 neighbours of c,
-                                 * columns modulo B8_M (B8_M + 16 each, the
-                                 * first 16 repeated at the end) */
-  int32_t *ring;                /* a + 65536 b, 64 (a² + b²), 128 ab of row
-                                 * out, then of row in; stride cs */
-  size_t cs;
+                                 * next row's */
+  int32_t *ring[3];             /* a + 65536 b, 64 (a² + b²), 128 ab of row
+                                 * out, then of row in */
   const uint8_t *ia, *ib;       /* row in (ref, dist) */
   unsigned w, nw;
   int sse;                      /* whether Σ (a - b)² of the window row's 8
@@ -373,22 +369,6 @@ b8_pack (const uint8_t * a, const uint8_t * b, __mmask16 m, int masked)
   return _mm512_add_epi32 (va, _mm512_slli_epi32 (vb, 16));
 }
 
-/* the sums of 2 or 4 neighbours: columns modulo B8_M, read up to 16
- * further (B8_M: 16 steps of 16 columns, in L1 with the rest) */
-#define B8_M 256
-#define B8_MS (B8_M + 16)
-
-/* v to columns [X, X + 16) of such a buffer, the first 16 twice */
-B8_INLINE void
-b8_put (int32_t * buf, size_t X, zi v)
-{
-  const size_t q = X & (B8_M - 1);
-
-  _mm512_store_si512 (buf + q, v);
-  if (q == 0)
-    _mm512_store_si512 (buf + B8_M, v);
-}
-
 /* the terms of the columns at a, b: a + 65536 b, 64 (a² + b²) and
  * 64 · 2ab (vpmaddwd of (a, b) and (64 a, 64 b) or (64 b, 64 a): the
  * window's 64 Σ (a² + b²) and 128 Σ ab stay below 2^30) */
@@ -408,45 +388,29 @@ b8_terms (const uint8_t * a, const uint8_t * b, __mmask16 m, int masked,
  * removed); their sums of 2 neighbours; Σ (a - b)² of the 8 rows of the
  * window row (from its sums) to the lanes of *sse if p->sse */
 B8_INLINE void
-b8_update (const B8Pass * p, size_t X, __mmask16 m, int masked, zi * sse)
+b8_update (const B8Pass * p, size_t X, __mmask16 m, int masked, zi * h2,
+    zi * sse)
 {
-  const size_t cs = p->cs;
-  int32_t *g = p->ring + X;
   zi t[3], o[3], old[3];
   unsigned k;
 
   b8_terms (p->ia + X, p->ib + X, m, masked, t);
   for (k = 0; k < 3; k++) {
-    int32_t *c = p->c + k * cs + X;
+    int32_t *c = p->c[k] + X, *g = p->ring[k] + X;
     zi h;
 
     old[k] = _mm512_load_si512 (c);
     h = _mm512_add_epi32 (old[k], _mm512_loadu_si512 (c + 1));
-    o[k] = _mm512_load_si512 (g + k * cs);
-    _mm512_store_si512 (g + k * cs, t[k]);
+    o[k] = _mm512_load_si512 (g);
+    _mm512_store_si512 (g, t[k]);
     _mm512_store_si512 (c, _mm512_sub_epi32 (_mm512_add_epi32 (old[k],
                 t[k]), o[k]));
-    b8_put (p->h2 + k * B8_MS, X, h);
+    h2[k] = h;
   }
   /* Σ (a² + b² - 2ab) */
   if (p->sse)
     *sse = _mm512_add_epi32 (*sse,
         _mm512_srli_epi32 (_mm512_sub_epi32 (old[1], old[2]), 6));
-}
-
-/* columns [X, X + 16) of the sums of 4 neighbours */
-B8_INLINE void
-b8_h4 (const B8Pass * p, size_t X)
-{
-  const size_t q = X & (B8_M - 1);
-  unsigned k;
-
-  for (k = 0; k < 3; k++) {
-    const int32_t *h = p->h2 + k * B8_MS + q;
-
-    b8_put (p->h4 + k * B8_MS, X, _mm512_add_epi32 (_mm512_load_si512 (h),
-            _mm512_loadu_si512 (h + 2)));
-  }
 }
 
 /* the 16 windows of sums sp (Σa + 65536 Σb), sss (64 Σ (a² + b²)) and
@@ -527,18 +491,21 @@ b8_rows_sum (const double *rows, size_t vs, unsigned n, const vd * acc,
   return sum;
 }
 
-/* the windows [x, x + 16) */
+/* the windows [x, x + 16) from the sums of 2 neighbours at x + 32 (h2n)
+ * and the streams h2 (at x + 16) and h4 (sums of 4, at x), moved on */
 B8_INLINE void
-b8_step (const B8Pass * p, unsigned x, zd k1, zd k2, zd s32, double *vals)
+b8_step (unsigned x, const zi * h2n, zi * h2, zi * h4, zd k1, zd k2, zd s32,
+    double *vals)
 {
   zi w8[3];
   unsigned k;
 
   for (k = 0; k < 3; k++) {
-    const int32_t *h = p->h4 + k * B8_MS + (x & (B8_M - 1));
+    zi h4n = _mm512_add_epi32 (h2[k], _mm512_alignr_epi32 (h2n[k], h2[k], 2));
 
-    w8[k] = _mm512_add_epi32 (_mm512_load_si512 (h),
-        _mm512_loadu_si512 (h + 4));
+    w8[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h4n, h4[k], 4));
+    h2[k] = h2n[k];
+    h4[k] = h4n;
   }
   b8_windows (w8[0], w8[1], w8[2], k1, k2, s32, vals + x);
 }
@@ -551,45 +518,48 @@ b8_mask (unsigned X, unsigned w)
 }
 
 /* one window row: its values to vals, the next row's column sums, Σ (a -
- * b)² of its 8 image rows to *sse_out if p->sse; sub-blocks *sb ... sb_end - 1 of the previous
- * block (rows prev, stride vs) to its row sums acc.
+ * b)² of its 8 image rows to *sse_out if p->sse; sub-blocks *sb ... sb_end
+ * - 1 of the previous block (rows prev, stride vs) to its row sums acc.
  *
- * The sums of 8 neighbours come in three steps through memory: the sums
- * of 2 (from the column sums, in place: column X + 16 is still this row's)
- * 128 columns ahead of the windows, of 4 (from those) 64 ahead, of 8 at
- * the windows, so that every unaligned load reads stores three steps old
- * (two: 4 % slower, the stores not yet written to L1); loads take the place
- * of nine shifts (valignd) on the vector ports. */
-#define B8_L2 128
-#define B8_L4 64
+ * The sums of 8 neighbours come in three steps: of 2 by an unaligned load
+ * of the column sums (updated in place: column X + 16 is still this row's),
+ * 32 columns ahead of the windows, then of 4 and 8 by shifts (valignd) of
+ * those kept in registers. */
 static void
-b8_pass (const B8Pass * p, double *vals, const double *prev, size_t vs,
+b8_pass (const B8Pass * pass, double *vals, const double *prev, size_t vs,
     vd * acc, unsigned *sb, unsigned sb_end, uint64_t * sse_out)
 {
+  const B8Pass pc = *pass, *p = &pc;
   const zd k1 = _mm512_set1_pd (p->k1), k2 = _mm512_set1_pd (p->k2);
   const zd s32 = _mm512_set1_pd (0x1p-32);
   const unsigned w = p->w, nw = p->nw;
-  zi sse = _mm512_setzero_si512 ();
+  zi sse = _mm512_setzero_si512 (), h2[3], h4[3], h2n[3];
   uint32_t lanes[16];
   unsigned x, i, k;
 
-  for (x = 0; x < B8_L2 && x < w; x += 16)
-    b8_update (p, x, b8_mask (x, w), 1, &sse);
-  for (x = 0; x < B8_L4 && x < w; x += 16)
-    b8_h4 (p, x);
-  for (x = 0, i = 0; x < nw && x + B8_L2 + 16 <= w; x += 16, i++) {
-    b8_update (p, x + B8_L2, 0xffff, 0, &sse);
-    b8_h4 (p, x + B8_L4);
-    b8_step (p, x, k1, k2, s32, vals);
+  b8_update (p, 0, b8_mask (0, w), 1, h4, &sse);
+  if (16 < w)
+    b8_update (p, 16, b8_mask (16, w), 1, h2, &sse);
+  else
+    for (k = 0; k < 3; k++)
+      h2[k] = _mm512_add_epi32 (_mm512_load_si512 (p->c[k] + 16),
+          _mm512_loadu_si512 (p->c[k] + 17));
+  for (k = 0; k < 3; k++)
+    h4[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h2[k], h4[k], 2));
+  for (x = 0, i = 0; x < nw && x + 48 <= w; x += 16, i++) {
+    b8_update (p, x + 32, 0xffff, 0, h2n, &sse);
+    b8_step (x, h2n, h2, h4, k1, k2, s32, vals);
     if ((i & 7) == 7 && *sb < sb_end)
       b8_sum16 (prev, vs, (*sb)++, acc);
   }
   for (; x < nw; x += 16, i++) {
-    if (x + B8_L2 < w)
-      b8_update (p, x + B8_L2, b8_mask (x + B8_L2, w), 1, &sse);
-    if (x + B8_L4 < w)
-      b8_h4 (p, x + B8_L4);
-    b8_step (p, x, k1, k2, s32, vals);
+    if (x + 32 < w)
+      b8_update (p, x + 32, b8_mask (x + 32, w), 1, h2n, &sse);
+    else
+      for (k = 0; k < 3; k++)   /* beyond the columns: zeros */
+        h2n[k] = _mm512_add_epi32 (_mm512_load_si512 (p->c[k] + x + 32),
+            _mm512_loadu_si512 (p->c[k] + x + 33));
+    b8_step (x, h2n, h2, h4, k1, k2, s32, vals);
     if ((i & 7) == 7 && *sb < sb_end)
       b8_sum16 (prev, vs, (*sb)++, acc);
   }
@@ -629,8 +599,7 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
   const size_t cs = ((size_t) w + 64 + 15) & ~(size_t) 15;
   const size_t vs = ((size_t) w + 16 + 7) & ~(size_t) 7;
   int32_t *c = (int32_t *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
-  int32_t *h2 = c + 3 * cs, *h4 = h2 + 3 * B8_MS;
-  int32_t *ring = h4 + 3 * B8_MS;
+  int32_t *ring = c + 3 * cs;
   double *vals = (double *) (ring + 3 * 8 * cs);
   const double *prev = NULL;
   uint64_t sse = 0;
@@ -641,7 +610,7 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
   unsigned t, y, r, nr, sb = 0, se = b->sse_y0;
 
   if (b->t0 < b->t1) {
-    memset (c, 0, (3 * cs + 6 * B8_MS) * sizeof (int32_t));
+    memset (c, 0, 3 * cs * sizeof (int32_t));
     for (y = b->t0; y < b->t0 + 8; y++)
       b8_add_row (b, c, ring + 3 * (y % 8) * cs, cs, y);
     for (t = b->t0; t < b->t1; t += nr) {
@@ -653,7 +622,8 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
         const unsigned yo = t + r, last = yo + 1 >= b->t1;
         const unsigned yi = last ? yo : yo + 8;
         const int take = r == 0 && yo == se && yo + 8 <= b->sse_y1;
-        B8Pass p = { c, h2, h4, ring + 3 * (yo % 8) * cs, cs,
+        int32_t *g = ring + 3 * (yo % 8) * cs;
+        B8Pass p = { {c, c + cs, c + 2 * cs}, {g, g + cs, g + 2 * cs},
           b->ref + (size_t) yi * b->ref_stride,
           b->dist + (size_t) yi * b->dist_stride, w, nw, take, b->k1, b->k2
         };
