@@ -546,10 +546,13 @@ b8_pass (const B8Pass * pass, double *vals, const double *prev, size_t vs,
           _mm512_loadu_si512 (p->c[k] + 17));
   for (k = 0; k < 3; k++)
     h4[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h2[k], h4[k], 2));
-  for (x = 0, i = 0; x < nw && x + 48 <= w; x += 16, i++) {
+  /* two steps a turn: the streams change registers without copies */
+  for (x = 0, i = 0; x + 16 < nw && x + 64 <= w; x += 32, i += 2) {
     b8_update (p, x + 32, 0xffff, 0, h2n, &sse);
     b8_step (x, h2n, h2, h4, k1, k2, s32, vals);
-    if ((i & 7) == 7 && *sb < sb_end)
+    b8_update (p, x + 48, 0xffff, 0, h2n, &sse);
+    b8_step (x + 16, h2n, h2, h4, k1, k2, s32, vals);
+    if ((i & 7) == 6 && *sb < sb_end)
       b8_sum16 (prev, vs, (*sb)++, acc);
   }
   for (; x < nw; x += 16, i++) {
