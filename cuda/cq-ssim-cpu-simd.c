@@ -491,8 +491,9 @@ b8_rows_sum (const double *rows, size_t vs, unsigned n, const vd * acc,
   return sum;
 }
 
-/* the windows [x, x + 16) from the sums of 2 neighbours at x + 32 (h2n)
- * and the streams h2 (at x + 16) and h4 (sums of 4, at x), moved on */
+/* the windows [x, x + 16) from the sums of 4 neighbours at x (h4[0]) and
+ * x + 16 (h4[1]); then the sums of 4 at x + 32 from those of 2 at x + 32
+ * (h2) and x + 48 (h2n): the streams moved on a step */
 B8_INLINE void
 b8_step (unsigned x, const zi * h2n, zi * h2, zi * h4, zd k1, zd k2, zd s32,
     double *vals)
@@ -500,14 +501,16 @@ b8_step (unsigned x, const zi * h2n, zi * h2, zi * h4, zd k1, zd k2, zd s32,
   zi w8[3];
   unsigned k;
 
-  for (k = 0; k < 3; k++) {
-    zi h4n = _mm512_add_epi32 (h2[k], _mm512_alignr_epi32 (h2n[k], h2[k], 2));
-
-    w8[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h4n, h4[k], 4));
-    h2[k] = h2n[k];
-    h4[k] = h4n;
-  }
+  for (k = 0; k < 3; k++)
+    w8[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h4[3 + k], h4[k],
+            4));
   b8_windows (w8[0], w8[1], w8[2], k1, k2, s32, vals + x);
+  for (k = 0; k < 3; k++) {
+    h4[k] = h4[3 + k];
+    h4[3 + k] = _mm512_add_epi32 (h2[k], _mm512_alignr_epi32 (h2n[k], h2[k],
+            2));
+    h2[k] = h2n[k];
+  }
 }
 
 /* the first n bits */
@@ -517,14 +520,30 @@ b8_mask (unsigned X, unsigned w)
   return X >= w ? 0 : w - X >= 16 ? 0xffff : (__mmask16) ((1u << (w - X)) - 1);
 }
 
+/* the sums of 2 neighbours at X, the column sums updated there if X < w
+ * (beyond: zeros) */
+B8_INLINE void
+b8_h2 (const B8Pass * p, size_t X, zi * h2, zi * sse)
+{
+  unsigned k;
+
+  if (X < p->w)
+    b8_update (p, X, b8_mask (X, p->w), 1, h2, sse);
+  else
+    for (k = 0; k < 3; k++)
+      h2[k] = _mm512_add_epi32 (_mm512_load_si512 (p->c[k] + X),
+          _mm512_loadu_si512 (p->c[k] + X + 1));
+}
+
 /* one window row: its values to vals, the next row's column sums, Σ (a -
  * b)² of its 8 image rows to *sse_out if p->sse; sub-blocks *sb ... sb_end
  * - 1 of the previous block (rows prev, stride vs) to its row sums acc.
  *
  * The sums of 8 neighbours come in three steps: of 2 by an unaligned load
  * of the column sums (updated in place: column X + 16 is still this row's),
- * 32 columns ahead of the windows, then of 4 and 8 by shifts (valignd) of
- * those kept in registers. */
+ * 48 columns ahead of the windows, then of 4 (32 ahead) and 8 by shifts
+ * (valignd) of those kept in registers: a step's windows start from
+ * registers the step before left. */
 static void
 b8_pass (const B8Pass * pass, double *vals, const double *prev, size_t vs,
     vd * acc, unsigned *sb, unsigned sb_end, uint64_t * sse_out)
@@ -533,35 +552,30 @@ b8_pass (const B8Pass * pass, double *vals, const double *prev, size_t vs,
   const zd k1 = _mm512_set1_pd (p->k1), k2 = _mm512_set1_pd (p->k2);
   const zd s32 = _mm512_set1_pd (0x1p-32);
   const unsigned w = p->w, nw = p->nw;
-  zi sse = _mm512_setzero_si512 (), h2[3], h4[3], h2n[3];
+  zi sse = _mm512_setzero_si512 (), h2[3], h4[6], h2n[3], h20[3];
   uint32_t lanes[16];
   unsigned x, i, k;
 
-  b8_update (p, 0, b8_mask (0, w), 1, h4, &sse);
-  if (16 < w)
-    b8_update (p, 16, b8_mask (16, w), 1, h2, &sse);
-  else
-    for (k = 0; k < 3; k++)
-      h2[k] = _mm512_add_epi32 (_mm512_load_si512 (p->c[k] + 16),
-          _mm512_loadu_si512 (p->c[k] + 17));
-  for (k = 0; k < 3; k++)
-    h4[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h2[k], h4[k], 2));
+  b8_h2 (p, 0, h20, &sse);
+  b8_h2 (p, 16, h2, &sse);
+  b8_h2 (p, 32, h2n, &sse);
+  for (k = 0; k < 3; k++) {
+    h4[k] = _mm512_add_epi32 (h20[k], _mm512_alignr_epi32 (h2[k], h20[k], 2));
+    h4[3 + k] = _mm512_add_epi32 (h2[k], _mm512_alignr_epi32 (h2n[k], h2[k],
+            2));
+    h2[k] = h2n[k];
+  }
   /* two steps a turn: the streams change registers without copies */
-  for (x = 0, i = 0; x + 16 < nw && x + 64 <= w; x += 32, i += 2) {
-    b8_update (p, x + 32, 0xffff, 0, h2n, &sse);
-    b8_step (x, h2n, h2, h4, k1, k2, s32, vals);
+  for (x = 0, i = 0; x + 16 < nw && x + 80 <= w; x += 32, i += 2) {
     b8_update (p, x + 48, 0xffff, 0, h2n, &sse);
+    b8_step (x, h2n, h2, h4, k1, k2, s32, vals);
+    b8_update (p, x + 64, 0xffff, 0, h2n, &sse);
     b8_step (x + 16, h2n, h2, h4, k1, k2, s32, vals);
     if ((i & 7) == 6 && *sb < sb_end)
       b8_sum16 (prev, vs, (*sb)++, acc);
   }
   for (; x < nw; x += 16, i++) {
-    if (x + 32 < w)
-      b8_update (p, x + 32, b8_mask (x + 32, w), 1, h2n, &sse);
-    else
-      for (k = 0; k < 3; k++)   /* beyond the columns: zeros */
-        h2n[k] = _mm512_add_epi32 (_mm512_load_si512 (p->c[k] + x + 32),
-            _mm512_loadu_si512 (p->c[k] + x + 33));
+    b8_h2 (p, x + 48, h2n, &sse);
     b8_step (x, h2n, h2, h4, k1, k2, s32, vals);
     if ((i & 7) == 7 && *sb < sb_end)
       b8_sum16 (prev, vs, (*sb)++, acc);
