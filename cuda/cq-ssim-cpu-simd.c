@@ -8,7 +8,8 @@
  *  - box8: the 8-row column sums slid down the band as the plain C does
  *    (Σa and Σb packed in one lane, the squares and products of that lane
  *    by vpmaddwd), V windows of a row at once from eight shifted loads of
- *    them (AVX-512: three doubling steps of valignd).
+ *    them (AVX2); AVX-512: one loop a window row that also updates the
+ *    column sums and sums earlier rows (see its section below).
  * The sums are exact 32-bit integers (8-bit samples: every term of the
  * expressions below stays under 2^30), converted and combined exactly as in
  * cq-ssim-local.h. Each row's local values are added left to right into a
@@ -314,11 +315,13 @@ CQ_SIMD_FN (cq_simd_ssim_ffmpeg) (const CqSimdSsimBand * b, uint64_t * sse_out)
 /* ---- box8, AVX-512: one pass over the columns a window row ----
  *
  * Each pass reads the column sums of its window row from memory once and,
- * in the same loop, (1) writes the next row's column sums (row in added,
- * row out removed), (2) evaluates the row's windows and (3) adds 16 columns
- * of the previous block's 8 window rows to their row sums, 8 rows side by
- * side after a transpose. The three parts share the vector ports while the
- * divider, which bounds the loop, works on the windows' divisions.
+ * in the same loop, (1) writes the next row's column sums (row in added;
+ * row out, whose terms a ring of 8 rows keeps, removed), (2) evaluates the
+ * row's windows and (3) adds 16 columns of the previous block's 8 window
+ * rows to their row sums, 8 rows side by side after a transpose. The three
+ * parts share the vector ports while the divider works on the windows'
+ * divisions; neither the ports nor the divider alone bound the loop (see
+ * docs/benchmarks.md, "box8 on the CPU, ninth session").
  *
  * The conversions go through 64-bit lanes: a value v of the even 32-bit
  * lanes, zero-extended, or of the odd lanes, as v · 2^32 (low half zero,
