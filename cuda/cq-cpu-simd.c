@@ -13,10 +13,11 @@ cq_cpu_simd_ssim_scratch (unsigned max_width)
 {
   size_t w = (size_t) max_width + 64;
 
-  /* box8: 3 rows of int32 column sums (ffmpeg: 3 x 4 rows of block sums
-   * a quarter as wide), CQ_CPU_SIMD_BOX8_ROWS rows of doubles */
-  return 4 * w * sizeof (int32_t) +
-      CQ_CPU_SIMD_BOX8_ROWS * w * sizeof (double) + 64;
+  /* box8: 3 rows of int32 column sums (AVX-512: and a ring of 8 rows' 3
+   * terms; ffmpeg: 3 x 4 rows of block sums a quarter as wide),
+   * CQ_CPU_SIMD_BOX8_ROWS rows of doubles; 64-byte alignment */
+  return 28 * (w + 64) * sizeof (int32_t) +
+      CQ_CPU_SIMD_BOX8_ROWS * w * sizeof (double) + 128;
 }
 
 #if HAVE_CPU_SIMD

@@ -8,7 +8,8 @@
  *  - box8: the 8-row column sums slid down the band as the plain C does
  *    (Σa and Σb packed in one lane, the squares and products of that lane
  *    by vpmaddwd), V windows of a row at once from eight shifted loads of
- *    them (AVX-512: three doubling steps of valignd).
+ *    them (AVX2); AVX-512: one loop a window row that also updates the
+ *    column sums and sums earlier rows (see its section below).
  * The sums are exact 32-bit integers (8-bit samples: every term of the
  * expressions below stays under 2^30), converted and combined exactly as in
  * cq-ssim-local.h. Each row's local values are added left to right into a
@@ -310,6 +311,375 @@ CQ_SIMD_FN (cq_simd_ssim_ffmpeg) (const CqSimdSsimBand * b, uint64_t * sse_out)
   return sum;
 }
 
+#if V == 16
+/* ---- box8, AVX-512: one pass over the columns a window row ----
+ *
+ * Each pass reads the column sums of its window row from memory once and,
+ * in the same loop, (1) writes the next row's column sums (row in added;
+ * row out, whose terms a ring of 8 rows keeps, removed), (2) evaluates the
+ * row's windows and (3) adds 16 columns of the previous block's 8 window
+ * rows to their row sums, 8 rows side by side after a transpose. The three
+ * parts share the vector ports while the divider works on the windows'
+ * divisions; neither the ports nor the divider alone bound the loop (see
+ * docs/benchmarks.md, "box8 on the CPU, ninth session").
+ *
+ * The conversions go through 64-bit lanes: a value v of the even 32-bit
+ * lanes, zero-extended, or of the odd lanes, as v · 2^32 (low half zero,
+ * sign in place), converts exactly with vcvtqq2pd (one µop, either vector
+ * port; vcvtdq2pd from a half register takes two, and the upper half its
+ * extraction). The odd lanes' v · 2^32 · 2^-32 + k is one FMA: its product is
+ * exact (a power of two), so it rounds v + k once, as the addition
+ * (double) v + k of cq_ssim_box8_local does. Each window's value comes from
+ * the same four exact conversions, two additions, two multiplies and one
+ * division. A 16-window vector is stored as its 8 even windows then its 8
+ * odd ones; the row sums add them back in column order. */
+
+typedef __m512i zi;
+typedef __m512d zd;
+
+#define B8_EVEN ((__mmask16) 0x5555)
+#define B8_ODD ((__mmask16) 0xaaaa)
+#define B8_INLINE static inline __attribute__ ((always_inline))
+
+typedef struct
+{
+  int32_t *c[3];                /* Σa + 65536 Σb, 64 Σ (a² + b²), 64 Σ 2ab
+                                 * of the row's windows, replaced by the
+                                 * next row's */
+  int32_t *ring[3];             /* a + 65536 b, 64 (a² + b²), 128 ab of row
+                                 * out, then of row in */
+  const uint8_t *ia, *ib;       /* row in (ref, dist) */
+  unsigned w, nw;
+  int sse;                      /* whether Σ (a - b)² of the window row's 8
+                                 * image rows is taken */
+  double k1, k2;
+} B8Pass;
+
+/* a + 65536 b of the 16 columns at a and b (only the first of m's bits
+ * when masked: the others 0) */
+B8_INLINE zi
+b8_pack (const uint8_t * a, const uint8_t * b, __mmask16 m, int masked)
+{
+  zi va, vb;
+
+  if (masked) {
+    va = _mm512_cvtepu8_epi32 (_mm_maskz_loadu_epi8 (m, a));
+    vb = _mm512_cvtepu8_epi32 (_mm_maskz_loadu_epi8 (m, b));
+  } else {
+    va = _mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) a));
+    vb = _mm512_cvtepu8_epi32 (_mm_loadu_si128 ((const __m128i *) b));
+  }
+  return _mm512_add_epi32 (va, _mm512_slli_epi32 (vb, 16));
+}
+
+/* the terms of the columns at a, b: a + 65536 b, 64 (a² + b²) and
+ * 64 · 2ab (vpmaddwd of (a, b) and (64 a, 64 b) or (64 b, 64 a): the
+ * window's 64 Σ (a² + b²) and 128 Σ ab stay below 2^30) */
+B8_INLINE void
+b8_terms (const uint8_t * a, const uint8_t * b, __mmask16 m, int masked,
+    zi * t)
+{
+  zi d = b8_pack (a, b, m, masked), d64 = _mm512_slli_epi32 (d, 6);
+
+  t[0] = d;
+  t[1] = _mm512_madd_epi16 (d, d64);
+  t[2] = _mm512_madd_epi16 (d, _mm512_rol_epi32 (d64, 16));
+}
+
+/* columns [X, X + 16): the next row's sums (row in added, row out,
+ * whose terms come from the ring and are replaced there by row in's,
+ * removed); their sums of 2 neighbours; Σ (a - b)² of the 8 rows of the
+ * window row (from its sums) to the lanes of *sse if p->sse */
+B8_INLINE void
+b8_update (const B8Pass * p, size_t X, __mmask16 m, int masked, zi * h2,
+    zi * sse)
+{
+  zi t[3], o[3], old[3];
+  unsigned k;
+
+  b8_terms (p->ia + X, p->ib + X, m, masked, t);
+  for (k = 0; k < 3; k++) {
+    int32_t *c = p->c[k] + X, *g = p->ring[k] + X;
+    zi h;
+
+    old[k] = _mm512_load_si512 (c);
+    h = _mm512_add_epi32 (old[k], _mm512_loadu_si512 (c + 1));
+    o[k] = _mm512_load_si512 (g);
+    _mm512_store_si512 (g, t[k]);
+    _mm512_store_si512 (c, _mm512_sub_epi32 (_mm512_add_epi32 (old[k],
+                t[k]), o[k]));
+    h2[k] = h;
+  }
+  /* Σ (a² + b² - 2ab) */
+  if (p->sse)
+    *sse = _mm512_add_epi32 (*sse,
+        _mm512_srli_epi32 (_mm512_sub_epi32 (old[1], old[2]), 6));
+}
+
+/* the 16 windows of sums sp (Σa + 65536 Σb), sss (64 Σ (a² + b²)) and
+ * s2ab (64 Σ 2ab):
+ * cq_ssim_box8_local, even windows to out, odd ones to out + 8 */
+B8_INLINE void
+b8_windows (zi sp, zi sss, zi s2ab, zd k1, zd k2, zd s32, double *out)
+{
+  zi sw = _mm512_rol_epi32 (sp, 16);
+  /* 2p = 2 Σa Σb and q = Σa² + Σb² by vpmaddwd, per parity */
+  zi in1e = _mm512_maskz_madd_epi16 (B8_EVEN, sp, sw);
+  zi in1o = _mm512_maskz_madd_epi16 (B8_ODD, sp, sw);
+  zi qe = _mm512_maskz_madd_epi16 (B8_EVEN, sp, sp);
+  zi qo = _mm512_maskz_madd_epi16 (B8_ODD, sp, sp);
+  /* 64 sss - q (>= 0), 2 (64 sab - p) (signed: the even lanes moved up) */
+  zi s64 = sss, a64 = s2ab;
+  zi id2e = _mm512_maskz_sub_epi32 (B8_EVEN, s64, qe);
+  zi id2o = _mm512_maskz_sub_epi32 (B8_ODD, s64, qo);
+  zi in2e = _mm512_slli_epi64 (_mm512_sub_epi32 (a64, in1e), 32);
+  zi in2o = _mm512_maskz_sub_epi32 (B8_ODD, a64, in1o);
+  zd n1e = _mm512_add_pd (_mm512_cvtepi64_pd (in1e), k1);
+  zd n1o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (in1o), s32, k1);
+  zd n2e = _mm512_fmadd_pd (_mm512_cvtepi64_pd (in2e), s32, k2);
+  zd n2o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (in2o), s32, k2);
+  zd d1e = _mm512_add_pd (_mm512_cvtepi64_pd (qe), k1);
+  zd d1o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (qo), s32, k1);
+  zd d2e = _mm512_add_pd (_mm512_cvtepi64_pd (id2e), k2);
+  zd d2o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (id2o), s32, k2);
+
+  _mm512_store_pd (out, _mm512_div_pd (_mm512_mul_pd (n1e, n2e),
+          _mm512_mul_pd (d1e, d2e)));
+  _mm512_store_pd (out + 8, _mm512_div_pd (_mm512_mul_pd (n1o, n2o),
+          _mm512_mul_pd (d1o, d2o)));
+}
+
+/* columns [16 g, 16 g + 16) of 8 rows of values (stride vs) added to their
+ * row sums, lane j row j, in column order */
+B8_INLINE void
+b8_sum16 (const double *rows, size_t vs, unsigned g, vd * acc)
+{
+  vd e[D], o[D];
+  unsigned j;
+
+  for (j = 0; j < D; j++) {
+    memcpy (&e[j], rows + j * vs + 16 * g, sizeof (vd));
+    memcpy (&o[j], rows + j * vs + 16 * g + 8, sizeof (vd));
+  }
+  transpose (e);
+  transpose (o);
+  for (j = 0; j < D; j++) {
+    *acc += e[j];
+    *acc += o[j];
+  }
+}
+
+/* where window x of a row is stored */
+static inline size_t
+b8_pos (unsigned x)
+{
+  return (x & ~15u) + (x & 1 ? 8 : 0) + ((x & 15) >> 1);
+}
+
+/* the sums of rows [0, n) of values (each from acc's lane, or 0.0, and
+ * its windows [x0, nw) left to right) added to sum in row order */
+static double
+b8_rows_sum (const double *rows, size_t vs, unsigned n, const vd * acc,
+    unsigned x0, unsigned nw, double sum)
+{
+  unsigned j, x;
+
+  for (j = 0; j < n; j++) {
+    double row = acc ? (*acc)[j] : 0.0;
+
+    for (x = x0; x < nw; x++)
+      row += rows[j * vs + b8_pos (x)];
+    sum += row;
+  }
+  return sum;
+}
+
+/* the windows [x, x + 16) from the sums of 4 neighbours at x (h4[0]) and
+ * x + 16 (h4[1]); then the sums of 4 at x + 32 from those of 2 at x + 32
+ * (h2) and x + 48 (h2n): the streams moved on a step */
+B8_INLINE void
+b8_step (unsigned x, const zi * h2n, zi * h2, zi * h4, zd k1, zd k2, zd s32,
+    double *vals)
+{
+  zi w8[3];
+  unsigned k;
+
+  for (k = 0; k < 3; k++)
+    w8[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h4[3 + k], h4[k],
+            4));
+  b8_windows (w8[0], w8[1], w8[2], k1, k2, s32, vals + x);
+  for (k = 0; k < 3; k++) {
+    h4[k] = h4[3 + k];
+    h4[3 + k] = _mm512_add_epi32 (h2[k], _mm512_alignr_epi32 (h2n[k], h2[k],
+            2));
+    h2[k] = h2n[k];
+  }
+}
+
+/* the first n bits */
+static inline __mmask16
+b8_mask (unsigned X, unsigned w)
+{
+  return X >= w ? 0 : w - X >= 16 ? 0xffff : (__mmask16) ((1u << (w - X)) - 1);
+}
+
+/* the sums of 2 neighbours at X, the column sums updated there if X < w
+ * (beyond: zeros) */
+B8_INLINE void
+b8_h2 (const B8Pass * p, size_t X, zi * h2, zi * sse)
+{
+  unsigned k;
+
+  if (X < p->w)
+    b8_update (p, X, b8_mask (X, p->w), 1, h2, sse);
+  else
+    for (k = 0; k < 3; k++)
+      h2[k] = _mm512_add_epi32 (_mm512_load_si512 (p->c[k] + X),
+          _mm512_loadu_si512 (p->c[k] + X + 1));
+}
+
+/* one window row: its values to vals, the next row's column sums, Σ (a -
+ * b)² of its 8 image rows to *sse_out if p->sse; sub-blocks *sb ... sb_end
+ * - 1 of the previous block (rows prev, stride vs) to its row sums acc.
+ *
+ * The sums of 8 neighbours come in three steps: of 2 by an unaligned load
+ * of the column sums (updated in place: column X + 16 is still this row's),
+ * 48 columns ahead of the windows, then of 4 (32 ahead) and 8 by shifts
+ * (valignd) of those kept in registers: a step's windows start from
+ * registers the step before left. */
+static void
+b8_pass (const B8Pass * pass, double *vals, const double *prev, size_t vs,
+    vd * acc, unsigned *sb, unsigned sb_end, uint64_t * sse_out)
+{
+  const B8Pass pc = *pass, *p = &pc;
+  const zd k1 = _mm512_set1_pd (p->k1), k2 = _mm512_set1_pd (p->k2);
+  const zd s32 = _mm512_set1_pd (0x1p-32);
+  const unsigned w = p->w, nw = p->nw;
+  zi sse = _mm512_setzero_si512 (), h2[3], h4[6], h2n[3], h20[3];
+  uint32_t lanes[16];
+  unsigned x, i, k;
+
+  b8_h2 (p, 0, h20, &sse);
+  b8_h2 (p, 16, h2, &sse);
+  b8_h2 (p, 32, h2n, &sse);
+  for (k = 0; k < 3; k++) {
+    h4[k] = _mm512_add_epi32 (h20[k], _mm512_alignr_epi32 (h2[k], h20[k], 2));
+    h4[3 + k] = _mm512_add_epi32 (h2[k], _mm512_alignr_epi32 (h2n[k], h2[k],
+            2));
+    h2[k] = h2n[k];
+  }
+  /* two steps a turn: the streams change registers without copies */
+  for (x = 0, i = 0; x + 16 < nw && x + 80 <= w; x += 32, i += 2) {
+    b8_update (p, x + 48, 0xffff, 0, h2n, &sse);
+    b8_step (x, h2n, h2, h4, k1, k2, s32, vals);
+    b8_update (p, x + 64, 0xffff, 0, h2n, &sse);
+    b8_step (x + 16, h2n, h2, h4, k1, k2, s32, vals);
+    if ((i & 7) == 6 && *sb < sb_end)
+      b8_sum16 (prev, vs, (*sb)++, acc);
+  }
+  for (; x < nw; x += 16, i++) {
+    b8_h2 (p, x + 48, h2n, &sse);
+    b8_step (x, h2n, h2, h4, k1, k2, s32, vals);
+    if ((i & 7) == 7 && *sb < sb_end)
+      b8_sum16 (prev, vs, (*sb)++, acc);
+  }
+  while (*sb < sb_end)
+    b8_sum16 (prev, vs, (*sb)++, acc);
+  _mm512_storeu_si512 (lanes, sse);
+  for (k = 0; k < 16; k++)
+    *sse_out += lanes[k];
+}
+
+/* row y added to the column sums, its terms to the ring slot g */
+static void
+b8_add_row (const CqSimdSsimBand * b, int32_t * c, int32_t * g, size_t cs,
+    unsigned y)
+{
+  const uint8_t *ra = b->ref + (size_t) y * b->ref_stride;
+  const uint8_t *rb = b->dist + (size_t) y * b->dist_stride;
+  unsigned X, k;
+
+  for (X = 0; X < b->width; X += 16) {
+    zi t[3];
+
+    b8_terms (ra + X, rb + X, b8_mask (X, b->width), 1, t);
+    for (k = 0; k < 3; k++) {
+      int32_t *q = c + k * cs + X;
+
+      _mm512_store_si512 (g + k * cs + X, t[k]);
+      _mm512_store_si512 (q, _mm512_add_epi32 (_mm512_load_si512 (q), t[k]));
+    }
+  }
+}
+
+double
+CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
+{
+  const unsigned w = b->width, nw = w - 7, ng = nw / 16;
+  const size_t cs = ((size_t) w + 64 + 15) & ~(size_t) 15;
+  const size_t vs = ((size_t) w + 16 + 7) & ~(size_t) 7;
+  int32_t *c = (int32_t *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
+  int32_t *ring = c + 3 * cs;
+  double *vals = (double *) (ring + 3 * 8 * cs);
+  const double *prev = NULL;
+  uint64_t sse = 0;
+  double sum = 0.0;
+  vd acc = { };
+  /* Σ (a - b)² comes from the column sums of window rows t0, t0 + 8, ...
+   * while their 8 image rows are owned: rows [sse_y0, se) */
+  unsigned t, y, r, nr, sb = 0, se = b->sse_y0;
+
+  if (b->t0 < b->t1) {
+    memset (c, 0, 3 * cs * sizeof (int32_t));
+    for (y = b->t0; y < b->t0 + 8; y++)
+      b8_add_row (b, c, ring + 3 * (y % 8) * cs, cs, y);
+    for (t = b->t0; t < b->t1; t += nr) {
+      double *cur = vals + (((t - b->t0) / 8) & 1) * 8 * vs;
+
+      nr = b->t1 - t < 8 ? b->t1 - t : 8;
+      for (r = 0; r < nr; r++) {
+        /* the last row moves no row: in = out */
+        const unsigned yo = t + r, last = yo + 1 >= b->t1;
+        const unsigned yi = last ? yo : yo + 8;
+        const int take = r == 0 && yo == se && yo + 8 <= b->sse_y1;
+        int32_t *g = ring + 3 * (yo % 8) * cs;
+        B8Pass p = { {c, c + cs, c + 2 * cs}, {g, g + cs, g + 2 * cs},
+          b->ref + (size_t) yi * b->ref_stride,
+          b->dist + (size_t) yi * b->dist_stride, w, nw, take, b->k1, b->k2
+        };
+
+        b8_pass (&p, cur + r * vs, prev, vs, &acc, &sb,
+            !prev ? 0 : r == 7 ? ng : ((r + 1) * ng + 7) / 8, &sse);
+        if (take)
+          se += 8;
+      }
+      if (prev) {
+        while (sb < ng)
+          b8_sum16 (prev, vs, sb++, &acc);
+        sum = b8_rows_sum (prev, vs, 8, &acc, 16 * ng, nw, sum);
+      }
+      prev = NULL;
+      if (nr == 8) {
+        prev = cur;
+        acc = (vd) { };
+        sb = 0;
+      } else
+        sum = b8_rows_sum (cur, vs, nr, NULL, 0, nw, sum);
+    }
+    if (prev) {
+      while (sb < ng)
+        b8_sum16 (prev, vs, sb++, &acc);
+      sum = b8_rows_sum (prev, vs, 8, &acc, 16 * ng, nw, sum);
+    }
+  }
+  /* owned rows after the last 8 taken */
+  sse += sse_rows (b, se, b->sse_y1);
+  *sse_out = sse;
+  return sum;
+}
+
+#else /* V == 8 */
+
 /* ---- box8: 8x8 windows at every position ---- */
 
 /* Lanes of two 16-bit halves (lo, hi), here samples a + 65536 b: lo · lo'
@@ -528,3 +898,5 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
   *sse_out = sse;
   return sum;
 }
+
+#endif /* V */
