@@ -13,9 +13,9 @@
  * The sums are exact 32-bit integers (8-bit samples: every term of the
  * expressions below stays under 2^30), converted and combined exactly as in
  * cq-ssim-local.h. Each row's local values are added left to right into a
- * double, rows in order, as the plain C does; box8 keeps
- * CQ_CPU_SIMD_BOX8_ROWS rows of values and sums them side by side, which
- * hides the latency of those chains without changing their order.
+ * double, rows in order, as the plain C does; AVX-512's box8 sums 8 rows
+ * side by side, which hides the latency of those chains without changing
+ * their order.
  * Σ (a - b)² comes from the same sums (Σa² + Σb² - 2Σab per column).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -36,43 +36,17 @@
 #error "CQ_SIMD_LANES must be 8 or 16"
 #endif
 
-#if V == 8
-#define SHIFT(s) { s, s + 1, s + 2, s + 3, s + 4, s + 5, s + 6, s + 7 }
-#else
-#define SHIFT(s) { s, s + 1, s + 2, s + 3, s + 4, s + 5, s + 6, s + 7, \
-      s + 8, s + 9, s + 10, s + 11, s + 12, s + 13, s + 14, s + 15 }
-#endif
-
-/* lanes [s, s + V) of a then b: AVX-512's valignd, which (unlike the
- * vpermt2d GCC makes of the shuffle) leaves both sources intact, so no
- * register copies */
 #if V == 16
-#define SHIFTED(a, b, s) \
-  ((vi) _mm512_alignr_epi32 ((__m512i) (b), (__m512i) (a), (s)))
-#else
-#define SHIFTED(a, b, s) __builtin_shuffle (a, b, (vi) SHIFT (s))
-#endif
-
-/* AVX2's two-register shuffles are slower than the loads and scalar adds
- * they replace */
-#define STREAMED_SUMS (V == 16)
-#define TRANSPOSED_SUMS (V == 16)
-
 /* D x D transposes of doubles (D = V / 2 lanes), by swapping the
  * off-diagonal s x s blocks for s = D / 2 ... 1 */
 #define D (V / 2)
 typedef int64_t vl __attribute__ ((vector_size (4 * V)));
-#if V == 8
-#define SWAP_A(s) ((s) == 2 ? (vl) { 0, 1, 4, 5 } : (vl) { 0, 4, 2, 6 })
-#define SWAP_B(s) ((s) == 2 ? (vl) { 2, 3, 6, 7 } : (vl) { 1, 5, 3, 7 })
-#else
 #define SWAP_A(s) ((s) == 4 ? (vl) { 0, 1, 2, 3, 8, 9, 10, 11 } : \
     (s) == 2 ? (vl) { 0, 1, 8, 9, 4, 5, 12, 13 } : \
     (vl) { 0, 8, 2, 10, 4, 12, 6, 14 })
 #define SWAP_B(s) ((s) == 4 ? (vl) { 4, 5, 6, 7, 12, 13, 14, 15 } : \
     (s) == 2 ? (vl) { 2, 3, 10, 11, 6, 7, 14, 15 } : \
     (vl) { 1, 9, 3, 11, 5, 13, 7, 15 })
-#endif
 
 static inline void
 transpose (vd * m)
@@ -88,6 +62,7 @@ transpose (vd * m)
         m[i + s] = __builtin_shuffle (a, b, SWAP_B (s));
       }
 }
+#endif
 
 /* lanes in pairs: (a0 + a1, a2 + a3, ..., b0 + b1, ...) */
 static inline vi
@@ -494,6 +469,18 @@ b8_rows_sum (const double *rows, size_t vs, unsigned n, const vd * acc,
   return sum;
 }
 
+/* the rest of a block of 8 rows of values (its sub-blocks from *sb on,
+ * then the columns past them) added to its row sums acc, and those to
+ * sum in row order */
+B8_INLINE double
+b8_block_sum (const double *rows, size_t vs, vd * acc, unsigned *sb,
+    unsigned ng, unsigned nw, double sum)
+{
+  while (*sb < ng)
+    b8_sum16 (rows, vs, (*sb)++, acc);
+  return b8_rows_sum (rows, vs, 8, acc, 16 * ng, nw, sum);
+}
+
 /* the windows [x, x + 16) from the sums of 4 neighbours at x (h4[0]) and
  * x + 16 (h4[1]); then the sums of 4 at x + 32 from those of 2 at x + 32
  * (h2) and x + 48 (h2n): the streams moved on a step */
@@ -653,11 +640,8 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
         if (take)
           se += 8;
       }
-      if (prev) {
-        while (sb < ng)
-          b8_sum16 (prev, vs, sb++, &acc);
-        sum = b8_rows_sum (prev, vs, 8, &acc, 16 * ng, nw, sum);
-      }
+      if (prev)
+        sum = b8_block_sum (prev, vs, &acc, &sb, ng, nw, sum);
       prev = NULL;
       if (nr == 8) {
         prev = cur;
@@ -666,11 +650,8 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
       } else
         sum = b8_rows_sum (cur, vs, nr, NULL, 0, nw, sum);
     }
-    if (prev) {
-      while (sb < ng)
-        b8_sum16 (prev, vs, sb++, &acc);
-      sum = b8_rows_sum (prev, vs, 8, &acc, 16 * ng, nw, sum);
-    }
+    if (prev)
+      sum = b8_block_sum (prev, vs, &acc, &sb, ng, nw, sum);
   }
   /* owned rows after the last 8 taken */
   sse += sse_rows (b, se, b->sse_y1);
@@ -688,11 +669,7 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
 static inline vi
 madd16 (vi x, vi y)
 {
-#if V == 8
   return (vi) _mm256_madd_epi16 ((__m256i) x, (__m256i) y);
-#else
-  return (vi) _mm512_madd_epi16 ((__m512i) x, (__m512i) y);
-#endif
 }
 
 /* Column sums over 8 rows: removes row `out` (unless NULL) and adds row
@@ -756,39 +733,18 @@ box8_row (const CqSimdSsimBand * b, const int32_t * cp, size_t cs, double *vals)
   const unsigned nw = b->width - 7;
   const int32_t *css = cp + cs, *cab = cp + 2 * cs;
   const vd k1 = (vd) { } + b->k1, k2 = (vd) { } + b->k2;
-  /* Σ of 8 neighbours in three doubling steps, streamed: the sums of 2
-   * two vectors ahead, of 4 one ahead (the arrays are padded) */
-  vi c[3][1], h2[3][2], h4[3][2];
   unsigned x, i, k;
 
-  if (STREAMED_SUMS)
-    for (k = 0; k < 3; k++) {
-      const int32_t *q = cp + k * cs;
-
-      c[k][0] = ld32 (q + 2 * V);
-      h2[k][0] = ld32 (q) + SHIFTED (ld32 (q), ld32 (q + V), 1);
-      h2[k][1] = ld32 (q + V) + SHIFTED (ld32 (q + V), c[k][0], 1);
-      h4[k][0] = h2[k][0] + SHIFTED (h2[k][0], h2[k][1], 2);
-    }
   for (x = 0; x + V <= nw; x += V) {
     vi w8[3], sp, sss, sab, p, q, in1, in2, id2;
     vd n1, n2, d1, d2, v;
 
+    /* Σ of 8 neighbours from eight shifted loads (AVX2's two-register
+     * shuffles are slower than the loads and adds they would replace) */
     for (k = 0; k < 3; k++) {
-      if (STREAMED_SUMS) {
-        vi next = ld32 (cp + k * cs + x + 3 * V);
-        vi h2n = c[k][0] + SHIFTED (c[k][0], next, 1);
-
-        h4[k][1] = h2[k][1] + SHIFTED (h2[k][1], h2n, 2);
-        w8[k] = h4[k][0] + SHIFTED (h4[k][0], h4[k][1], 4);
-        c[k][0] = next;
-        h2[k][1] = h2n;
-        h4[k][0] = h4[k][1];
-      } else {
-        w8[k] = ld32 (cp + k * cs + x);
-        for (i = 1; i < 8; i++)
-          w8[k] += ld32 (cp + k * cs + x + i);
-      }
+      w8[k] = ld32 (cp + k * cs + x);
+      for (i = 1; i < 8; i++)
+        w8[k] += ld32 (cp + k * cs + x + i);
     }
     sp = w8[0];
     sss = w8[1];
@@ -852,41 +808,13 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
           box8_cols (b, ca, cs, t + r + 8, &out,
               OWNED (t + r + 8) ? &sse : NULL);
       }
-      /* each row left to right, as the plain C; the rows side by side */
-      if (nr == R && TRANSPOSED_SUMS) {
-        /* D rows a vector: D values of each row, transposed, added to the
-         * rows' lanes one column after the other */
-        vd acc[R / D];
-        unsigned g, j;
+      /* each row left to right, as the plain C */
+      for (r = 0; r < nr; r++) {
+        double row = 0.0;
 
-        for (g = 0; g < R / D; g++)
-          acc[g] = (vd) { };
-        for (x = 0; x + D <= nw; x += D)
-          for (g = 0; g < R / D; g++) {
-            vd m[D];
-
-            for (j = 0; j < D; j++)
-              memcpy (&m[j], vals + (g * D + j) * cs + x, sizeof (vd));
-            transpose (m);
-            for (j = 0; j < D; j++)
-              acc[g] += m[j];
-          }
-        for (r = 0; r < R; r++) {
-          double row = acc[r / D][r % D];
-          unsigned xt;
-
-          for (xt = x; xt < nw; xt++)
-            row += vals[r * cs + xt];
-          sum += row;
-        }
-      } else {
-        for (r = 0; r < nr; r++) {
-          double row = 0.0;
-
-          for (x = 0; x < nw; x++)
-            row += vals[r * cs + x];
-          sum += row;
-        }
+        for (x = 0; x < nw; x++)
+          row += vals[r * cs + x];
+        sum += row;
       }
     }
   }
