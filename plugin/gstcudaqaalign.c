@@ -589,8 +589,9 @@ gst_cuda_qa_align_launch (GstCudaQaAlign * align, GstBuffer * dist,
   CqError err = { CQ_OK, "" };
   guint n;
 
+  /* only where its match searches (gst_cuda_qa_align_match) */
   if (!dist || dist == align->ahead || GST_BUFFER_FLAG_IS_SET (dist,
-          GST_BUFFER_FLAG_GAP) || gst_cuda_qa_align_reach (align) == 0
+          GST_BUFFER_FLAG_GAP)
       || (align->mode != GST_CUDA_QA_ALIGN_CONTINUOUS && align->decided)
       || !gst_cuda_qa_align_can_search (align, dist, info) || !align->cuda)
     return;
