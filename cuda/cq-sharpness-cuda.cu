@@ -108,8 +108,10 @@ struct CqSharpnessCuda
   unsigned char *gray;          /* RGB only: the converted gray frame */
   size_t gray_pitch;
   unsigned char *staging[SLOTS];        /* pinned, height × row_bytes */
+  /* kFrameSets sets of kSetWords: the sums' accumulators, then the
+   * blocks' counter and the set's released word (cq-reduce.cuh) */
   unsigned long long *accum, *hist_dev;
-  unsigned int *counter;
+  unsigned seq;                 /* frames launched */
   /* pinned; out_host mapped: the kernel's last block writes a frame's sums
    * straight into its slot's (out_map, as the device sees it), which saves
    * a copy and its stream step a frame */
@@ -128,6 +130,9 @@ struct CqSharpnessCuda
   bool overlap;                 /* cq_cuda_current_overlap */
   dim3 grid, block;
 };
+
+/* a set of accumulators: [CQ_SUM_COUNT][lo, hi], then counter, released */
+constexpr unsigned kSetWords = 2 * CQ_SUM_COUNT + 1;
 
 constexpr unsigned kDefaultSums = cq::sums_needed (CQ_METRIC_DEFAULT);
 constexpr unsigned kAllSums = cq::sums_needed (CQ_METRIC_ALL);
@@ -338,14 +343,19 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
     e = cudaMallocPitch ((void **) &cu->gray, &cu->gray_pitch, width, height);
   }
   if (e == cudaSuccess) {
+    unsigned long long sets[cq::kFrameSets][kSetWords] = { };
+
     what = "cannot allocate the device sums";
-    e = cudaMalloc ((void **) &cu->accum,
-        2 * CQ_SUM_COUNT * sizeof (unsigned long long) + sizeof (unsigned));
-  }
-  if (e == cudaSuccess) {
-    cu->counter = (unsigned *) (cu->accum + 2 * CQ_SUM_COUNT);
-    e = cudaMemset (cu->accum, 0,
-        2 * CQ_SUM_COUNT * sizeof (unsigned long long) + sizeof (unsigned));
+    /* set k released by frame k - kFrameSets */
+    for (unsigned k = 0; k < cq::kFrameSets; k++) {
+      const unsigned released = k - cq::kFrameSets;
+
+      memcpy ((unsigned *) &sets[k][kSetWords - 1] + 1, &released,
+          sizeof released);
+    }
+    e = cudaMalloc ((void **) &cu->accum, sizeof (sets));
+    if (e == cudaSuccess)
+      e = cudaMemcpy (cu->accum, sets, sizeof (sets), cudaMemcpyHostToDevice);
     /* finished before the first frame's kernels on a non-blocking stream */
     if (e == cudaSuccess)
       e = cudaDeviceSynchronize ();
@@ -355,9 +365,12 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
 
     what = "cannot allocate the device histogram";
     cu->small_hist = layout->kind != CQ_LAYOUT_GRAY16;
-    e = cudaMalloc ((void **) &cu->hist_dev, hist_bytes);
+    /* 8-bit: a histogram a set of accumulators */
+    e = cudaMalloc ((void **) &cu->hist_dev, hist_bytes * (cu->small_hist ?
+            cq::kFrameSets : 1));
     if (e == cudaSuccess)
-      e = cudaMemset (cu->hist_dev, 0, hist_bytes);
+      e = cudaMemset (cu->hist_dev, 0, hist_bytes * (cu->small_hist ?
+              cq::kFrameSets : 1));
     if (e == cudaSuccess)
       e = cudaDeviceSynchronize ();
     for (int i = 0; i < SLOTS && e == cudaSuccess; i++)
@@ -415,10 +428,16 @@ enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
   p.rows = cu->rows;
   p.shift = cu->layout.kind == CQ_LAYOUT_GRAY16 ? cu->layout.shift : 0;
   p.mask = (1u << cu->layout.depth) - 1;
-  p.accum = cu->accum;
+  {
+    const unsigned set = cu->seq % cq::kFrameSets;
+
+    p.accum = cu->accum + set * kSetWords;
+    p.counter = (unsigned *) (p.accum + 2 * CQ_SUM_COUNT);
+    p.released = p.counter + 1;
+    p.seq = cu->seq;
+    p.hist = cu->hist_dev + (cu->small_hist ? set * 256 : 0);
+  }
   p.out = cu->out_map[cu->ring.next];
-  p.counter = cu->counter;
-  p.hist = cu->hist_dev;
   p.hist_out = cu->small_hist ? cu->hist_map[cu->ring.next] : NULL;
   /* not after the RGB conversion: this kernel reads its output before it
    * waits (cq_cuda_launch), and only the wait makes those writes visible */
@@ -426,6 +445,8 @@ enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
       && cu->layout.kind != CQ_LAYOUT_RGB8);
   CQ_CUDA_TRY (e == cudaSuccess ? cudaGetLastError () : e, err,
       "cannot launch the sharpness kernel");
+  /* only a launched frame releases its set */
+  cu->seq++;
   return CQ_OK;
 }
 

@@ -6,9 +6,10 @@
  * below the current one in registers, so each pixel is read from memory once
  * (plus a halo row a warp); neighbours across lanes come by warp shuffle.
  * Per-thread sums are reduced per block with warp shuffles (cq-reduce.cuh)
- * and added to 128-bit global accumulators with two 64-bit atomics; the
- * last block to finish writes the totals to p.out (mapped pinned host
- * memory) and zeroes the accumulators for the next frame, so a frame is
+ * and added to 128-bit global accumulators with two 64-bit atomics, the
+ * frame's set of them (kFrameSets: frames back to back do not wait for
+ * each other); the last block to finish writes the totals to p.out (mapped
+ * pinned host memory) and zeroes the set for a later frame, so a frame is
  * one kernel launch.
  *
  * Integer sums are exact whatever the order of the additions, which is what
@@ -62,9 +63,12 @@ struct SharpnessParams
   int tiles_x, tiles_y;         /* tiles of 32 threads x kBlockWarps walks */
   int rows;                     /* rows a warp walks (the 8-bit kernel) */
   unsigned shift, mask;
+  /* this frame's set of accumulators (cq-reduce.cuh, kFrameSets) */
   unsigned long long *accum;    /* [CQ_SUM_COUNT][lo, hi], zero between frames */
   unsigned long long *out;      /* [CQ_SUM_COUNT][lo, hi] */
   unsigned int *counter;        /* blocks finished, zero between frames */
+  unsigned int *released;       /* the set's last frame (frame_set_claim) */
+  unsigned int seq;             /* this frame's number */
   unsigned long long *hist;     /* used by HIST kernels (entropy) */
   unsigned long long *hist_out; /* 8-bit: the frame's histogram (mapped) */
 };
@@ -282,13 +286,14 @@ atomic_add_128 (unsigned long long *lo_hi, unsigned long long v,
  * the block calls it once. */
 template < unsigned SUMS, bool SMALL_HIST > __device__ __forceinline__ void
 publish_block (const SharpnessParams & p,
-    const unsigned long long (&tot)[CQ_SUM_COUNT], const unsigned *shist)
+    const unsigned long long (&tot)[CQ_SUM_COUNT], const unsigned *shist,
+    unsigned seen)
 {
   __shared__ unsigned long long block_sums[kBlockWarps][CQ_SUM_COUNT];
   const int lane = threadIdx.x, warp = threadIdx.y;
   const int tid = warp * kWarp + lane;
 
-  wait_for_previous_frame ();
+  frame_set_claim (p.released, p.seq, seen);
   /* warp shuffles, then the warps' sums in shared memory */
 #pragma unroll
   for (int i = 0; i < CQ_SUM_COUNT; i++)
@@ -315,6 +320,7 @@ publish_block (const SharpnessParams & p,
   }
 
   if (last_block (p.counter, gridDim.x)) {
+    wait_for_previous_frame ();
     if (tid < 2 * CQ_SUM_COUNT)
       p.out[tid] = atomicExch (&p.accum[tid], 0ull);
     /* 256 bins: written out and cleared here, as the sums are (no copy
@@ -324,6 +330,7 @@ publish_block (const SharpnessParams & p,
         p.hist_out[i] = atomicExch (&p.hist[i], 0ull);
     if (tid == 0)
       *p.counter = 0;
+    frame_set_release (p.released, p.seq);
   }
 }
 
@@ -341,6 +348,7 @@ __launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS_MIN_BLOCKS)
   constexpr bool small_hist = HIST && sizeof (T) == 1;
   /* the block's totals; two's complement for the signed Laplacian sum */
   unsigned long long tot[CQ_SUM_COUNT] = { };
+  const unsigned seen = frame_set_peek (p.released);
 
   if (small_hist) {
     for (int i = tid; i < 256; i += kWarp * kBlockWarps)
@@ -401,7 +409,7 @@ __launch_bounds__ (kWarp * kBlockWarps, CQ_SHARPNESS_MIN_BLOCKS)
     tot[CQ_SUM_LAP_SQ] += s.lsq;
   }
 
-  publish_block < SUMS, small_hist > (p, tot, shist);
+  publish_block < SUMS, small_hist > (p, tot, shist, seen);
 }
 
 /* ---- 8-bit frames: exact small integers on the fp32 pipes ----
@@ -832,6 +840,7 @@ __launch_bounds__ (kWarp * kBlockWarps, min_blocks8 (PIX))
 
   static_assert (ROWS <= max_rows8 (PIX), "fp32 sums must stay exact");
   let_next_frame_start ();
+  const unsigned seen = frame_set_peek (p.released);
   __shared__ unsigned shist[256];
   const int lane = threadIdx.x;
   /* threadIdx.y read through a shuffle: the compiler then knows every
@@ -871,7 +880,7 @@ __launch_bounds__ (kWarp * kBlockWarps, min_blocks8 (PIX))
       walk8 < SUMS, HIST, kAnyEdge, PIX > (p, walk, c0, y0, lane, tot,
           shist);
   }
-  publish_block < SUMS, HIST > (p, tot, shist);
+  publish_block < SUMS, HIST > (p, tot, shist, seen);
 }
 
 /* Packed 8-bit RGB to gray, value = (299 R + 587 G + 114 B + 500) / 1000. */
