@@ -161,7 +161,10 @@ done:
 
 /* Frames back to back, two in flight (submit, submit, collect, ...): on
  * the H100 each frame's kernel starts while the previous one finishes
- * (cq_cuda_launch's overlap). Every frame must score as the CPU does. */
+ * (cq_cuda_launch's overlap). Every frame must score as the CPU does.
+ * Then a burst of 300 launches on one frame (cq_sharpness_cuda_time_device:
+ * frames ahead of their sets' release, cq-reduce.cuh) and another frame,
+ * which must find its set of accumulators clean. */
 static void
 check_in_flight (int device, unsigned w, unsigned h, unsigned metrics)
 {
@@ -199,6 +202,18 @@ check_in_flight (int device, unsigned w, unsigned h, unsigned metrics)
     if (ok)
       compare ("in flight", "GRAY8", w, h, metrics, want[done], got);
     done++;
+  }
+  for (i = 0; i < 2 && ok; i++) {
+    double us;
+
+    memset (got, 0, sizeof (got));
+    ok = cq_sharpness_cuda_time_device (cu, dev[i], stride, 300, &us,
+        &err) == CQ_OK
+        && cq_sharpness_cuda_submit_device (cu, dev[N - 1 - i], stride,
+        &err) == CQ_OK && cq_sharpness_cuda_collect (cu, got, &err) == CQ_OK;
+    if (ok)
+      compare ("after a burst", "GRAY8", w, h, metrics, want[N - 1 - i],
+          got);
   }
   if (!ok) {
     printf ("FAIL in flight %ux%u: %s\n", w, h,
