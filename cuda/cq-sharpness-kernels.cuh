@@ -53,10 +53,6 @@ constexpr int kBlockWarps = 4;  /* warps stacked vertically in a block */
 #ifndef CQ_SHARPNESS8_WIDE_MIN_BLOCKS
 #define CQ_SHARPNESS8_WIDE_MIN_BLOCKS 3
 #endif
-/* SMD2 of the default set on the packed bytes (0: on the fp32 pipes) */
-#ifndef CQ_SHARPNESS8_PACKED
-#define CQ_SHARPNESS8_PACKED 1
-#endif
 constexpr int kRows = CQ_SHARPNESS_ROWS;        /* rows a warp walks */
 
 struct SharpnessParams
@@ -585,26 +581,14 @@ expand_row8 (const RawRow8 < PIX > &r, int lane, bool right2, bool left,
 struct Sums8
 {
   float val, sq, rob, lpl, smd, smd2, mm, bren, lap;
-  unsigned ten, lsq, smd2i;
+  unsigned ten, lsq;
 };
-
-/* Whether SMD2 runs on the packed bytes: in the default set's kernel
- * (beside more measures the words cost registers that kernel has not
- * got: the all-measures one spilled 96 bytes). */
-__host__ __device__ constexpr bool
-packed_smd2 (unsigned sums)
-{
-  return CQ_SHARPNESS8_PACKED && (sums & (1u << CQ_SUM_SMD2))
-      && (sums & ~((1u << CQ_SUM_TENENGRAD) | (1u << CQ_SUM_LAPLACIAN) |
-          (1u << CQ_SUM_SMD2))) == 0;
-}
 
 /* The walk's column predicates (CHECK only): bit k set where a measure
  * counts pixel c0 + k (bits, not weights: they stay live all the walk). */
 struct ColMasks8
 {
   unsigned in, next, interior, two;
-  unsigned next_bytes[2];       /* next as byte masks, 4 pixels a word */
 };
 
 __device__ __forceinline__ float
@@ -619,7 +603,6 @@ mask_weight (unsigned bits, int k)
 struct SideWeights8
 {
   float first, last;
-  unsigned last_bytes;          /* the last word's byte mask for next */
 };
 
 /* One row y of centre samples b (a above, c below): every enabled term of
@@ -632,8 +615,7 @@ accumulate8 (const float (&fa)[PIX + 3], const float (&fb)[PIX + 3],
     const float (&fc)[PIX + 3], const float (&drb)[PIX + 1],
     const float (&hda)[PIX], const float (&hdb)[PIX],
     const float (&hdc)[PIX], const float (&dda)[PIX + 2],
-    const float (&ddb)[PIX + 2], const unsigned (&wb)[PIX / 4],
-    const unsigned (&wc)[PIX / 4], bool row_next,
+    const float (&ddb)[PIX + 2], bool row_next,
     bool row_interior, const ColMasks8 & m, const SideWeights8 & e,
     Sums8 & s, unsigned *shist)
 {
@@ -644,27 +626,6 @@ accumulate8 (const float (&fa)[PIX + 3], const float (&fb)[PIX + 3],
   constexpr unsigned kLapVar = (1u << CQ_SUM_LAP) | (1u << CQ_SUM_LAP_SQ);
   float vd[PIX + 2], cmax[PIX + 2], cmin[PIX + 2];
   unsigned ten_even = 0;
-
-  /* SMD2 on the packed bytes, four pixels a word: |right - b| and
-   * |below - b| by vabsdiff4, the sum of their products by one dp4a
-   * (8 pixels: 8 instructions where the fp32 pipes took 16) */
-  if (packed_smd2 (SUMS)) {
-#pragma unroll
-    for (int q = 0; q < PIX / 4; q++) {
-      /* the column right of the word: the next word's first, or the
-       * biased float of column c0 + PIX (its low byte) */
-      const unsigned right = q + 1 < PIX / 4 ? wb[q + 1] :
-          __float_as_uint (fb[PIX + 1]);
-      unsigned dx = __vabsdiffu4 (wb[q], __byte_perm (wb[q], right, 0x4321));
-      const unsigned dy = __vabsdiffu4 (wc[q], wb[q]);
-
-      if (CHECK)
-        dx &= row_next ? m.next_bytes[q] : 0u;
-      else if (SIDES && q == PIX / 4 - 1)
-        dx &= e.last_bytes;
-      s.smd2i = __dp4a (dx, dy, s.smd2i);
-    }
-  }
 
   /* c - a per column: Tenengrad's vertical gradient */
 #pragma unroll
@@ -705,7 +666,7 @@ accumulate8 (const float (&fa)[PIX + 3], const float (&fb)[PIX + 3],
           w_next, s.rob);
     if (SUMS & (1u << CQ_SUM_SMD))
       s.smd = fmaf (fabsf (drb[i]) + fabsf (ddb[i]), w_next, s.smd);
-    if (!packed_smd2 (SUMS) && (SUMS & (1u << CQ_SUM_SMD2)))
+    if (SUMS & (1u << CQ_SUM_SMD2))
       s.smd2 = fmaf (fabsf (drb[i] * ddb[i]), w_next, s.smd2);
     if (SUMS & kTen) {
       const float gx = fmaf (hdb[k], 2.f, hda[k] + hdc[k]);
@@ -745,7 +706,6 @@ accumulate8 (const float (&fa)[PIX + 3], const float (&fb)[PIX + 3],
  * pixel k), dd[i] = f[i] - the row above's f[i]. */
 template < int PIX > struct Row8
 {
-  unsigned w[PIX / 4];          /* the samples as loaded (packed SMD2) */
   float f[PIX + 3];
   float dr[PIX + 1];
   float hd[PIX];
@@ -757,9 +717,6 @@ enter_row8 (const RawRow8 < PIX > &raw, int lane, bool right2, bool left,
     bool right, const Row8 < PIX > &above, Row8 < PIX > &row)
 {
   expand_row8 < E, PIX > (raw, lane, right2, left, right, row.f);
-#pragma unroll
-  for (int q = 0; q < PIX / 4; q++)
-    row.w[q] = raw.word[q];
 #pragma unroll
   for (int i = 0; i < PIX + 1; i++)
     row.dr[i] = row.f[i + 1] - row.f[i];
@@ -795,7 +752,6 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
   Row8 < PIX > r0, r1, r2;
 
   m.in = m.next = m.interior = m.two = 0;
-  m.next_bytes[0] = m.next_bytes[1] = 0;
   if (CHECK) {
 #pragma unroll
     for (int k = 0; k < PIX; k++) {
@@ -804,7 +760,6 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
       m.next |= (x + 1 < w) << k;
       m.interior |= (x >= 1 && x + 1 < w) << k;
       m.two |= (x + 2 < w) << k;
-      m.next_bytes[k / 4] |= (x + 1 < w ? 0xffu : 0u) << (8 * (k % 4));
     }
   }
 
@@ -815,9 +770,7 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
   /* kSides: this lane at the left / right edge */
   const bool left = E == kSides && c0 == 0;
   const bool right = E == kSides && c0 + PIX == w;
-  const SideWeights8 e = { left ? 0.f : 1.f, right ? 0.f : 1.f,
-    right ? 0x00ffffffu : ~0u
-  };
+  const SideWeights8 e = { left ? 0.f : 1.f, right ? 0.f : 1.f };
   const bool edge_lane = (lane == 0 && !left) || (lane == kWarp - 1
       && !right);
   const int edge_offset = lane == 0 ? -4 : PIX;
@@ -842,7 +795,7 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
   if ((j) + 5 < walk + 2)                                                 \
     RAW = CQ_FETCH8 ((j) + 5);                                            \
   accumulate8 < SUMS, HIST, E, PIX > (A.f, B.f, C.f, B.dr, A.hd, B.hd,    \
-      C.hd, B.dd, C.dd, B.w, C.w, y0 + (j) + 1 < h,                       \
+      C.hd, B.dd, C.dd, y0 + (j) + 1 < h,                                 \
       y0 + (j) >= 1 && y0 + (j) + 1 < h, m, e, s, shist)
   /* leaving by break (not skipping steps) keeps the ring's dead values
    * dead: a skipped step would leave a later one reading old slots */
@@ -865,7 +818,7 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
   tot[CQ_SUM_ROBERTS] += (unsigned long long) s.rob;
   tot[CQ_SUM_LAPLACIAN] += (unsigned long long) s.lpl;
   tot[CQ_SUM_SMD] += (unsigned long long) s.smd;
-  tot[CQ_SUM_SMD2] += (unsigned long long) s.smd2 + s.smd2i;
+  tot[CQ_SUM_SMD2] += (unsigned long long) s.smd2;
   tot[CQ_SUM_MAXMIN] += (unsigned long long) s.mm;
   tot[CQ_SUM_BRENNER] += (unsigned long long) s.bren;
   tot[CQ_SUM_LAP] += (unsigned long long) (long long) s.lap;
