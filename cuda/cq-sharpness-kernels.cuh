@@ -320,17 +320,29 @@ publish_block (const SharpnessParams & p,
   }
 
   if (last_block (p.counter, gridDim.x)) {
+    constexpr int kBins = 256 / (kWarp * kBlockWarps);
+    unsigned long long v = 0, bins[kBins];
+
     wait_for_previous_frame ();
+    /* the set read and cleared (256 bins too, as the sums: no copy or
+     * memset in the stream between two frames' kernels) and released
+     * before the results go out to host memory, whose writes the release
+     * need not wait for */
     if (tid < 2 * CQ_SUM_COUNT)
-      p.out[tid] = atomicExch (&p.accum[tid], 0ull);
-    /* 256 bins: written out and cleared here, as the sums are (no copy
-     * or memset in the stream between two frames' kernels) */
+      v = atomicExch (&p.accum[tid], 0ull);
     if (SMALL_HIST)
-      for (int i = tid; i < 256; i += kWarp * kBlockWarps)
-        p.hist_out[i] = atomicExch (&p.hist[i], 0ull);
+#pragma unroll
+      for (int k = 0; k < kBins; k++)
+        bins[k] = atomicExch (&p.hist[tid + k * kWarp * kBlockWarps], 0ull);
     if (tid == 0)
       *p.counter = 0;
     frame_set_release (p.released, p.seq);
+    if (tid < 2 * CQ_SUM_COUNT)
+      p.out[tid] = v;
+    if (SMALL_HIST)
+#pragma unroll
+      for (int k = 0; k < kBins; k++)
+        p.hist_out[tid + k * kWarp * kBlockWarps] = bins[k];
   }
 }
 
