@@ -67,13 +67,19 @@ frame_set_peek (const unsigned *released)
   return v;
 }
 
-/* Every thread of the block, before the block's first write to the set;
+/* Every thread of the block, before the block's first write to the set:
+ * waits until its released word reads `expected` (the frame kFrameSets
+ * before; a set that frames take one after the other: the one before);
  * seen: frame_set_peek's value (thread (0, 0)'s counts). */
 __device__ __forceinline__ void
-frame_set_claim (const unsigned *released, unsigned seq, unsigned seen)
+frame_set_claim (const unsigned *released, unsigned expected, unsigned seen)
 {
   if (threadIdx.x == 0 && threadIdx.y == 0)
-    while (seen != seq - kFrameSets) {
+    for (unsigned spins = 0; seen != expected; spins++) {
+      /* seconds without the release: a broken protocol, which fails the
+       * launch (the host reports it) rather than hang the stream */
+      if (spins == 1u << 22)
+        __trap ();
       __nanosleep (128);
       asm volatile ("ld.acquire.gpu.global.u32 %0, [%1];":"=r" (seen)
           :"l" (released):"memory");

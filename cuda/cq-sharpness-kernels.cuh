@@ -293,7 +293,7 @@ publish_block (const SharpnessParams & p,
   const int lane = threadIdx.x, warp = threadIdx.y;
   const int tid = warp * kWarp + lane;
 
-  frame_set_claim (p.released, p.seq, seen);
+  frame_set_claim (p.released, p.seq - kFrameSets, seen);
   /* warp shuffles, then the warps' sums in shared memory */
 #pragma unroll
   for (int i = 0; i < CQ_SUM_COUNT; i++)
