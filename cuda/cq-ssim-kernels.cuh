@@ -68,12 +68,9 @@ struct SsimParams
   int rows;                     /* rows (block rows for ffmpeg) a tile walks */
   int tile_y0;                  /* first tile row of this launch */
   unsigned total_blocks;        /* blocks of every launch of the frame */
-  /* the frame's set of accumulators (cq-reduce.cuh, kFrameSets) */
   double *partials;             /* one per block */
   unsigned long long *sse_accum;        /* zero between frames */
   unsigned *counter;            /* zero between frames */
-  unsigned *released;           /* the set's last frame (frame_set_claim) */
-  unsigned claim, seq;          /* released's value to wait for; this frame */
   SsimPlaneOut *out;
   /* a second sum of the same windows (the fused gauss11 pass: SSIM in out,
    * MS-SSIM's scale-1 contrast-structure sum in out2), same counter */
@@ -223,8 +220,7 @@ sum_partials (const double *partials, unsigned blocks)
 
 /* Every thread of the block calls this once with its sums. */
 __device__ void
-block_finish (const SsimParams & p, double ssim, unsigned long long sse,
-    unsigned seen)
+block_finish (const SsimParams & p, double ssim, unsigned long long sse)
 {
   __shared__ double s_ssim[kSsimThreads / 32];
   __shared__ unsigned long long s_sse[kSsimThreads / 32];
@@ -233,7 +229,7 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse,
   const unsigned blocks = p.total_blocks;
   const unsigned block = (p.tile_y0 + blockIdx.y) * gridDim.x + blockIdx.x;
 
-  frame_set_claim (p.released, p.claim, seen);
+  wait_for_previous_frame ();
   ssim = warp_sum (ssim);
   sse = warp_sum (sse);
   if (lane == 0) {
@@ -255,12 +251,8 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse,
   }
   if (!last_block (p.counter, blocks))
     return;
-  /* the last block: add the block sums in a fixed order, clear and release
-   * the set, then write the results out */
-  wait_for_previous_frame ();
+  /* the last block: add the block sums in a fixed order */
   {
-    unsigned long long total_sse = 0;
-
     s_final[threadIdx.x] = sum_partials (p.partials, blocks);
     __syncthreads ();
     for (int n = kSsimThreads / 2; n > 0; n >>= 1) {
@@ -269,13 +261,9 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse,
       __syncthreads ();
     }
     if (threadIdx.x == 0) {
-      total_sse = atomicExch (p.sse_accum, 0ull);
-      *p.counter = 0;
-    }
-    frame_set_release (p.released, p.seq);
-    if (threadIdx.x == 0) {
       p.out->ssim_sum = s_final[0];
-      p.out->sse = total_sse;
+      p.out->sse = atomicExch (p.sse_accum, 0ull);
+      *p.counter = 0;
     }
   }
 }
@@ -284,7 +272,7 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse,
  * second); the SSE goes to out. */
 template < int NS > __device__ void
 block_finish_n (const SsimParams & p, const double (&v)[NS],
-    unsigned long long sse, unsigned seen)
+    unsigned long long sse)
 {
   __shared__ double s_sum[NS][kSsimThreads / 32];
   __shared__ unsigned long long s_sse[kSsimThreads / 32];
@@ -294,7 +282,7 @@ block_finish_n (const SsimParams & p, const double (&v)[NS],
   const unsigned block = (p.tile_y0 + blockIdx.y) * gridDim.x + blockIdx.x;
   double *const partials[2] = { p.partials, p.partials2 };
 
-  frame_set_claim (p.released, p.claim, seen);
+  wait_for_previous_frame ();
 #pragma unroll
   for (int k = 0; k < NS; k++) {
     double w = warp_sum (v[k]);
@@ -323,9 +311,7 @@ block_finish_n (const SsimParams & p, const double (&v)[NS],
   }
   if (!last_block (p.counter, blocks))
     return;
-  /* the last block: add the block sums in a fixed order, clear and release
-   * the set, then write the results out */
-  wait_for_previous_frame ();
+  /* the last block: add the block sums in a fixed order */
 #pragma unroll
   for (int k = 0; k < NS; k++)
     s_final[k][threadIdx.x] = sum_partials (partials[k], blocks);
@@ -338,18 +324,12 @@ block_finish_n (const SsimParams & p, const double (&v)[NS],
     }
     __syncthreads ();
   }
-  unsigned long long total_sse = 0;
-
-  if (threadIdx.x == 0) {
-    total_sse = atomicExch (p.sse_accum, 0ull);
-    *p.counter = 0;
-  }
-  frame_set_release (p.released, p.seq);
   if (threadIdx.x == 0) {
     p.out->ssim_sum = s_final[0][0];
     if (NS > 1)
       p.out2->ssim_sum = s_final[NS - 1][0];
-    p.out->sse = total_sse;
+    p.out->sse = atomicExch (p.sse_accum, 0ull);
+    *p.counter = 0;
   }
 }
 
@@ -447,7 +427,6 @@ template < typename T, typename I > __global__ void
 __launch_bounds__ (kSsimThreads, CQ_SSIM_BOX8_MIN_BLOCKS)
 ssim_box8_kernel (SsimParams p)
 {
-  const unsigned seen = frame_set_peek (p.released);
   const Box8Walk wk (p);
   I s1[4] = { 0, 0, 0, 0 }, s2[4] = { 0, 0, 0, 0 };
   I ss[4] = { 0, 0, 0, 0 }, s12[4] = { 0, 0, 0, 0 };
@@ -502,7 +481,7 @@ ssim_box8_kernel (SsimParams p)
       }
     }
   }
-  block_finish (p, ssim, sse, seen);
+  block_finish (p, ssim, sse);
 }
 
 /* ---- box8, second design for 8-bit samples (the default; CQ_SSIM_KERNEL=old
@@ -578,7 +557,6 @@ ssim_box8p_kernel (SsimParams p)
   unsigned long long sse = 0;
 
   let_next_frame_start ();
-  const unsigned seen = frame_set_peek (p.released);
 
   if (wk.x0 < p.width) {
     next_a = load_raw4 (row_of < unsigned char >(p.a, p.pitch_a, wk.y0), wk.cx,
@@ -630,7 +608,7 @@ ssim_box8p_kernel (SsimParams p)
       }
     }
   }
-  block_finish (p, ssim, sse, seen);
+  block_finish (p, ssim, sse);
 }
 
 /* ---- ffmpeg: 8x8 windows on the 4-sample grid ----
@@ -770,7 +748,6 @@ ssim_ffmpeg_kernel (SsimParams p)
   BlockRaw < T > next;
 
   let_next_frame_start ();
-  const unsigned seen = frame_set_peek (p.released);
   if (bx0 < w4) {
     if (in)
       next = load_block < T > (p, 4 * bx, 4 * by0);
@@ -796,7 +773,7 @@ ssim_ffmpeg_kernel (SsimParams p)
             pair[2] + nb[2], pair[3] + nb[3], p.c1, p.c2);
     }
   }
-  block_finish (p, ssim, sse, seen);
+  block_finish (p, ssim, sse);
 }
 
 /* The SSE of the samples right of and below the 4-aligned area. */
@@ -917,7 +894,6 @@ template < typename T, bool CS = false > __global__ void
 __launch_bounds__ (kSsimThreads)
 ssim_gauss_kernel (SsimParams p)
 {
-  const unsigned seen = frame_set_peek (p.released);
   /* [pair buffer][row of the pair][quantity][column] */
   __shared__ __align__ (16) double s_v[2][2][4][kSsimThreads];
   const int t = threadIdx.x;
@@ -982,7 +958,7 @@ ssim_gauss_kernel (SsimParams p)
         }
       }
       });
-  block_finish (p, ssim, sse, seen);
+  block_finish (p, ssim, sse);
 }
 
 /* ---- gauss11, second design (the default; CQ_SSIM_KERNEL=old selects the
@@ -1097,15 +1073,14 @@ g2_window (const double u[4], const SsimParams & p, double &s0, double &s1)
 /* The block's sums: the SSIM (or cs) sum, with kGaussBoth the cs sum too,
  * and the squared differences. */
 template < int MODE > __device__ __forceinline__ void
-g2_finish (const SsimParams & p, double s0, double s1, unsigned long long sse,
-    unsigned seen)
+g2_finish (const SsimParams & p, double s0, double s1, unsigned long long sse)
 {
   if constexpr (MODE == kGaussBoth) {
     const double v[2] = { s0, s1 };
-    block_finish_n < 2 > (p, v, sse, seen);
+    block_finish_n < 2 > (p, v, sse);
   } else {
     const double v[1] = { s0 };
-    block_finish_n < 1 > (p, v, sse, seen);
+    block_finish_n < 1 > (p, v, sse);
   }
 }
 
@@ -1159,7 +1134,6 @@ ssim_gauss2_kernel (SsimParams p)
   unsigned long long sse = 0;
 
   let_next_frame_start ();
-  const unsigned seen = frame_set_peek (p.released);
 
 #pragma unroll
   for (int k = 0; k < 11; k++)
@@ -1208,7 +1182,7 @@ ssim_gauss2_kernel (SsimParams p)
         }
       }
       });
-  g2_finish < MODE > (p, s0, s1, sse, seen);
+  g2_finish < MODE > (p, s0, s1, sse);
 }
 
 /* ---- gauss11 on the fp64 tensor cores (compute capability 9.0 and up) ----
@@ -1369,7 +1343,6 @@ ssim_gauss_mma_kernel (SsimParams p)
   unsigned long long sse = 0;
 
   let_next_frame_start ();
-  const unsigned seen = frame_set_peek (p.released);
 #pragma unroll
   for (int j = 0; j < 5; j++) {
     const int k = 4 * j + (lane & 3) - (lane >> 2);
@@ -1387,7 +1360,7 @@ ssim_gauss_mma_kernel (SsimParams p)
         gm_windows < MODE > (p, gw, y, tile, g, s_v, s0, s1);
     __syncthreads ();
   }
-  g2_finish < MODE > (p, s0, s1, sse, seen);
+  g2_finish < MODE > (p, s0, s1, sse);
 }
 
 /* MS-SSIM's scales 2 to 5 as integer sums: scale s (1..4 here) at (x, y)

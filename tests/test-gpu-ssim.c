@@ -178,10 +178,7 @@ out:
 /* Pairs back to back, two in flight (submit, submit, collect, ...): on
  * the H100 each pair's kernel starts while the previous one finishes
  * (cq_cuda_launch's overlap). Every pair must sum what it sums alone
- * (with_ms: MS-SSIM's scales too). Then bursts of 300 launches on one
- * pair (cq_ssim_cuda_time_device: pairs ahead of their sets' release,
- * cq-reduce.cuh), each followed by another pair, which must find its set
- * of accumulators clean. */
+ * (with_ms: MS-SSIM's scales too). */
 static void
 check_in_flight (int device, CqSsimWindow window, unsigned w, unsigned h,
     int with_ms)
@@ -241,27 +238,6 @@ check_in_flight (int device, CqSsimWindow window, unsigned w, unsigned h,
       failures++;
     }
     done++;
-  }
-  for (i = 0; i < 2 && ok; i++) {
-    const void *ra[1] = { dev[i][0] }, *rb[1] = { dev[i][1] };
-    const void *rc[1] = { dev[N - 1 - i][0] }, *rd[1] = { dev[N - 1 - i][1] };
-    size_t st[1] = { stride };
-    double us;
-
-    ok = cq_ssim_cuda_time_device (cu, ra, st, rb, st, 300, &us,
-        &err) == CQ_OK
-        && cq_ssim_cuda_submit_device (cu, rc, st, rd, st, &err) == CQ_OK
-        && cq_ssim_cuda_collect (cu, &got, &err) == CQ_OK;
-    checks++;
-    if (ok && (memcmp (&got.ssim_sum, &alone[N - 1 - i].ssim_sum,
-                sizeof (double)) != 0 || got.sse != alone[N - 1 - i].sse
-            || memcmp (got.ms_sum, alone[N - 1 - i].ms_sum,
-                sizeof (got.ms_sum)) != 0)) {
-      printf ("FAIL after a burst %s %ux%u: ssim sum %.17g alone %.17g\n",
-          cq_ssim_window_name (window), w, h, got.ssim_sum,
-          alone[N - 1 - i].ssim_sum);
-      failures++;
-    }
   }
   if (!ok) {
     printf ("FAIL in flight %s %ux%u: %s\n", cq_ssim_window_name (window),
