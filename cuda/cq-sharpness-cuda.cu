@@ -362,15 +362,15 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
   }
   if (e == cudaSuccess && (metrics & CQ_METRIC_ENTROPY)) {
     const size_t hist_bytes = cu->hist_bins * sizeof (unsigned long long);
+    size_t dev_bytes;
 
     what = "cannot allocate the device histogram";
     cu->small_hist = layout->kind != CQ_LAYOUT_GRAY16;
     /* 8-bit: a histogram a set of accumulators */
-    e = cudaMalloc ((void **) &cu->hist_dev, hist_bytes * (cu->small_hist ?
-            cq::kFrameSets : 1));
+    dev_bytes = hist_bytes * (cu->small_hist ? cq::kFrameSets : 1);
+    e = cudaMalloc ((void **) &cu->hist_dev, dev_bytes);
     if (e == cudaSuccess)
-      e = cudaMemset (cu->hist_dev, 0, hist_bytes * (cu->small_hist ?
-              cq::kFrameSets : 1));
+      e = cudaMemset (cu->hist_dev, 0, dev_bytes);
     if (e == cudaSuccess)
       e = cudaDeviceSynchronize ();
     for (int i = 0; i < SLOTS && e == cudaSuccess; i++)
