@@ -67,6 +67,18 @@ frame_set_peek (const unsigned *released)
   return v;
 }
 
+constexpr unsigned long long kClaimTimeoutNs = 60000000000ull;
+
+/* The device's nanosecond clock (wall time, whatever the SM clock). */
+__device__ __forceinline__ unsigned long long
+global_ns ()
+{
+  unsigned long long t;
+
+  asm volatile ("mov.u64 %0, %%globaltimer;":"=l" (t));
+  return t;
+}
+
 /* Every thread of the block, before the block's first write to the set:
  * waits until its released word reads `expected` (the frame kFrameSets
  * before; a set that frames take one after the other: the one before);
@@ -74,16 +86,21 @@ frame_set_peek (const unsigned *released)
 __device__ __forceinline__ void
 frame_set_claim (const unsigned *released, unsigned expected, unsigned seen)
 {
-  if (threadIdx.x == 0 && threadIdx.y == 0)
-    for (unsigned spins = 0; seen != expected; spins++) {
-      /* seconds without the release: a broken protocol, which fails the
-       * launch (the host reports it) rather than hang the stream */
-      if (spins == 1u << 22)
+  if (threadIdx.x == 0 && threadIdx.y == 0 && seen != expected) {
+    const unsigned long long start = global_ns ();
+
+    do {
+      /* a minute without the release (the frame before takes
+       * microseconds, milliseconds under compute-sanitizer): a broken
+       * protocol, which fails the launch (the host reports it) rather
+       * than hang the stream */
+      if (global_ns () - start > kClaimTimeoutNs)
         __trap ();
       __nanosleep (128);
       asm volatile ("ld.acquire.gpu.global.u32 %0, [%1];":"=r" (seen)
           :"l" (released):"memory");
-    }
+    } while (seen != expected);
+  }
   __syncthreads ();
 }
 
