@@ -43,9 +43,12 @@ typedef struct
   size_t frame_pitch;
   unsigned char *unpacked[2];   /* packed samples, for planes that are not */
   size_t unpacked_pitch;
-  double *partials;
-  unsigned long long *sse_accum;
-  unsigned *counter;
+  /* kFrameSets sets of accumulators (cq-reduce.cuh), set_words each:
+   * the block sums [set_blocks], the fused pass's second ones
+   * [set_blocks], the SSE, then the blocks' counter and released word */
+  unsigned long long *sets;
+  unsigned set_blocks;
+  unsigned seq;                 /* pairs launched */
   unsigned rows;                /* rows a tile walks */
   dim3 grid;
   /* MS-SSIM (old kernels): scales 2 to 5 of both frames as doubles,
@@ -56,10 +59,32 @@ typedef struct
    * kernel), [scale - 1][frame], in one allocation */
   unsigned *msk[CQ_MSSSIM_SCALES - 1][2];
   size_t msk_pitch[CQ_MSSSIM_SCALES - 1];
+  /* MS-SSIM's scale passes, one after the other: one set of them, its
+   * released word counting the passes (ms_seq) */
   double *ms_partials;
   unsigned long long *ms_sse_accum;
-  unsigned *ms_counter;
+  unsigned *ms_counter, *ms_released;
+  unsigned ms_seq;
 } PlaneCtx;
+
+static size_t
+set_words (const PlaneCtx * pc)
+{
+  return 2 * (size_t) pc->set_blocks + 2;
+}
+
+static unsigned long long *
+set_base (const PlaneCtx * pc, unsigned set)
+{
+  return pc->sets + set * set_words (pc);
+}
+
+/* the counter, then the released word, in the set's last word */
+static unsigned *
+set_released (const PlaneCtx * pc, unsigned set)
+{
+  return (unsigned *) (set_base (pc, set) + set_words (pc) - 1) + 1;
+}
 
 /* The results of a pair: each plane's SSIM and SSE, then MS-SSIM's sum of
  * each scale of each plane. */
@@ -178,7 +203,7 @@ cq_ssim_cuda_free (CqSsimCuda * cu)
         for (unsigned i = 0; i < cu->n_planes; i++) {
           cudaFree (cu->pl[i].frame[0][0]);
           cudaFree (cu->pl[i].unpacked[0]);
-          cudaFree (cu->pl[i].partials);
+          cudaFree (cu->pl[i].sets);
           cudaFree (cu->pl[i].ms[0][0]);
           cudaFree (cu->pl[i].msk[0][0]);
           cudaFree (cu->pl[i].ms_partials);
@@ -288,18 +313,23 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
     }
     if (e == cudaSuccess) {
       what = "cannot allocate the block sums";
-      e = cudaMalloc ((void **) &pc->partials, blocks * sizeof (double) +
-          sizeof (unsigned long long) + sizeof (unsigned));
+      pc->set_blocks = blocks;
+      e = cudaMalloc ((void **) &pc->sets, cq::kFrameSets * set_words (pc) *
+          sizeof (unsigned long long));
     }
-    if (e == cudaSuccess) {
-      pc->sse_accum = (unsigned long long *) (pc->partials + blocks);
-      pc->counter = (unsigned *) (pc->sse_accum + 1);
-      e = cudaMemset (pc->sse_accum, 0,
-          sizeof (unsigned long long) + sizeof (unsigned));
-      /* finished before the first pair's kernels on a non-blocking stream */
-      if (e == cudaSuccess)
-        e = cudaDeviceSynchronize ();
+    if (e == cudaSuccess)
+      e = cudaMemset (pc->sets, 0, cq::kFrameSets * set_words (pc) *
+          sizeof (unsigned long long));
+    /* set k released by pair k - kFrameSets */
+    for (unsigned k = 0; k < cq::kFrameSets && e == cudaSuccess; k++) {
+      const unsigned released = k - cq::kFrameSets;
+
+      e = cudaMemcpy (set_released (pc, k), &released, sizeof released,
+          cudaMemcpyHostToDevice);
     }
+    /* finished before the first pair's kernels on a non-blocking stream */
+    if (e == cudaSuccess)
+      e = cudaDeviceSynchronize ();
   }
   for (i = 0; i < SLOTS && e == cudaSuccess; i++) {
     what = "cannot allocate the results";
@@ -486,11 +516,19 @@ plane_params (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
   p.rows = (int) pc->rows;
   p.tile_y0 = 0;
   p.total_blocks = pc->grid.x * pc->grid.y;
-  p.partials = pc->partials;
-  p.sse_accum = pc->sse_accum;
-  p.counter = pc->counter;
+  {
+    const unsigned set = pc->seq % cq::kFrameSets;
+    unsigned long long *base = set_base (pc, set);
+
+    p.partials = (double *) base;
+    p.partials2 = fused_msssim (cu) ? p.partials + pc->set_blocks : NULL;
+    p.sse_accum = base + 2 * pc->set_blocks;
+    p.counter = (unsigned *) (p.sse_accum + 1);
+    p.released = set_released (pc, set);
+    p.claim = pc->seq - cq::kFrameSets;
+    p.seq = pc->seq;
+  }
   p.out = results_of (cu) + i;
-  p.partials2 = fused_msssim (cu) ? pc->ms_partials : NULL;
   p.out2 = results_of (cu) + MS_OUT (i, 0);
   return p;
 }
@@ -521,6 +559,19 @@ launch_band (CqSsimCuda * cu, unsigned i, cq::SsimParams p, unsigned t0,
   return CQ_OK;
 }
 
+/* MS-SSIM's passes of a plane, one after the other in the stream, share
+ * one set of accumulators: each waits for the pass before to release it. */
+static void
+ms_pass_params (PlaneCtx * pc, cq::SsimParams * p)
+{
+  p->partials = pc->ms_partials;
+  p->sse_accum = pc->ms_sse_accum;
+  p->counter = pc->ms_counter;
+  p->released = pc->ms_released;
+  p->claim = pc->ms_seq - 1;
+  p->seq = pc->ms_seq++;
+}
+
 /* MS-SSIM of plane i whose scale-1 samples p1 (plane_params) reads: at
  * each scale the gauss11 kernel into its own result entry, then the 2x2
  * averages into the next scale's doubles. */
@@ -538,9 +589,6 @@ enqueue_msssim_old (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
   p.k2 = (0.03 * peak) * (0.03 * peak);
   p.rows = cq::kGaussRows;
   p.tile_y0 = 0;
-  p.partials = pc->ms_partials;
-  p.sse_accum = pc->ms_sse_accum;
-  p.counter = pc->ms_counter;
   for (s = 0; s < CQ_MSSSIM_SCALES; s++) {
     const int w = (int) (pc->plane.width >> s), h = (int) (pc->plane.height
         >> s);
@@ -552,6 +600,7 @@ enqueue_msssim_old (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
     p.height = h;
     p.total_blocks = grid.x * grid.y;
     p.out = results_of (cu) + MS_OUT (i, s);
+    ms_pass_params (pc, &p);
     if (s > 0 && cs)
       cq::ssim_gauss_kernel < double, true ><<<grid, block, 0, stream>>> (p);
     else if (s > 0)             /* the last scale sums SSIM */
@@ -639,9 +688,6 @@ enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
   p.k1 = c1;
   p.k2 = c2;
   p.tile_y0 = 0;
-  p.partials = pc->ms_partials;
-  p.sse_accum = pc->ms_sse_accum;
-  p.counter = pc->ms_counter;
   p.partials2 = NULL;
   if (!fused_msssim (cu)) {
     const unsigned rows = msssim_tile_rows (W, H);
@@ -651,6 +697,7 @@ enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
     p.rows = (int) rows;
     p.total_blocks = grid.x * grid.y;
     p.out = results_of (cu) + MS_OUT (i, 0);
+    ms_pass_params (pc, &p);
     if (pc->bytes == 2)
       launch_gauss2 < unsigned short > (cu, cq::kGaussCs, p, grid, stream);
     else
@@ -693,6 +740,7 @@ enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
     p.rows = (int) rows;
     p.total_blocks = grid.x * grid.y;
     p.out = results_of (cu) + MS_OUT (i, s);
+    ms_pass_params (pc, &p);
     launch_gauss2 < unsigned int > (cu, s + 1 < CQ_MSSSIM_SCALES ?
         cq::kGaussCs : cq::kGaussSsim, p, grid, stream);
   }
@@ -721,6 +769,8 @@ enqueue_plane (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
       cu->overlap && pc->packed && !copied, err);
   if (ret != CQ_OK)
     return ret;
+  /* only a launched pair releases its set */
+  pc->seq++;
   return enqueue_msssim (cu, i, p, cu->stream, err);
 }
 
@@ -826,14 +876,20 @@ cq_ssim_cuda_set_msssim (CqSsimCuda * cu, int enable, CqError * err)
     }
     if (e == cudaSuccess) {
       e = cudaMalloc ((void **) &pc->ms_partials, blocks * sizeof (double) +
-          sizeof (unsigned long long) + sizeof (unsigned));
+          2 * sizeof (unsigned long long));
     }
     if (e == cudaSuccess) {
       pc->ms_sse_accum = (unsigned long long *) (pc->ms_partials + blocks);
       pc->ms_counter = (unsigned *) (pc->ms_sse_accum + 1);
-      /* zeroed on the compute stream, before any kernel that reads them */
+      pc->ms_released = pc->ms_counter + 1;
+      pc->ms_seq = 0;
+      /* zeroed (released: pass -1) on the compute stream, before any
+       * kernel that reads them */
       e = cudaMemsetAsync (pc->ms_sse_accum, 0,
           sizeof (unsigned long long) + sizeof (unsigned), cu->stream);
+      if (e == cudaSuccess)
+        e = cudaMemsetAsync (pc->ms_released, 0xff, sizeof (unsigned),
+            cu->stream);
     }
   }
   if (e != cudaSuccess)
@@ -947,6 +1003,7 @@ cq_ssim_cuda_submit_host (CqSsimCuda * cu, const void *const *ref,
       }
       t0 = t1;
     }
+    pc->seq++;
     if (enqueue_msssim (cu, i, p, cu->stream, err) != CQ_OK)
       return err ? err->status : CQ_ERROR_CUDA;
   }

@@ -68,9 +68,12 @@ struct SsimParams
   int rows;                     /* rows (block rows for ffmpeg) a tile walks */
   int tile_y0;                  /* first tile row of this launch */
   unsigned total_blocks;        /* blocks of every launch of the frame */
+  /* the frame's set of accumulators (cq-reduce.cuh, kFrameSets) */
   double *partials;             /* one per block */
   unsigned long long *sse_accum;        /* zero between frames */
   unsigned *counter;            /* zero between frames */
+  unsigned *released;           /* the set's last frame (frame_set_claim) */
+  unsigned claim, seq;          /* released's value to wait for; this frame */
   SsimPlaneOut *out;
   /* a second sum of the same windows (the fused gauss11 pass: SSIM in out,
    * MS-SSIM's scale-1 contrast-structure sum in out2), same counter */
@@ -220,7 +223,8 @@ sum_partials (const double *partials, unsigned blocks)
 
 /* Every thread of the block calls this once with its sums. */
 __device__ void
-block_finish (const SsimParams & p, double ssim, unsigned long long sse)
+block_finish (const SsimParams & p, double ssim, unsigned long long sse,
+    unsigned seen)
 {
   __shared__ double s_ssim[kSsimThreads / 32];
   __shared__ unsigned long long s_sse[kSsimThreads / 32];
@@ -229,7 +233,7 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse)
   const unsigned blocks = p.total_blocks;
   const unsigned block = (p.tile_y0 + blockIdx.y) * gridDim.x + blockIdx.x;
 
-  wait_for_previous_frame ();
+  frame_set_claim (p.released, p.claim, seen);
   ssim = warp_sum (ssim);
   sse = warp_sum (sse);
   if (lane == 0) {
@@ -251,8 +255,12 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse)
   }
   if (!last_block (p.counter, blocks))
     return;
-  /* the last block: add the block sums in a fixed order */
+  /* the last block: add the block sums in a fixed order, clear and release
+   * the set, then write the results out */
+  wait_for_previous_frame ();
   {
+    unsigned long long total_sse = 0;
+
     s_final[threadIdx.x] = sum_partials (p.partials, blocks);
     __syncthreads ();
     for (int n = kSsimThreads / 2; n > 0; n >>= 1) {
@@ -261,9 +269,13 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse)
       __syncthreads ();
     }
     if (threadIdx.x == 0) {
-      p.out->ssim_sum = s_final[0];
-      p.out->sse = atomicExch (p.sse_accum, 0ull);
+      total_sse = atomicExch (p.sse_accum, 0ull);
       *p.counter = 0;
+    }
+    frame_set_release (p.released, p.seq);
+    if (threadIdx.x == 0) {
+      p.out->ssim_sum = s_final[0];
+      p.out->sse = total_sse;
     }
   }
 }
@@ -272,7 +284,7 @@ block_finish (const SsimParams & p, double ssim, unsigned long long sse)
  * second); the SSE goes to out. */
 template < int NS > __device__ void
 block_finish_n (const SsimParams & p, const double (&v)[NS],
-    unsigned long long sse)
+    unsigned long long sse, unsigned seen)
 {
   __shared__ double s_sum[NS][kSsimThreads / 32];
   __shared__ unsigned long long s_sse[kSsimThreads / 32];
@@ -282,7 +294,7 @@ block_finish_n (const SsimParams & p, const double (&v)[NS],
   const unsigned block = (p.tile_y0 + blockIdx.y) * gridDim.x + blockIdx.x;
   double *const partials[2] = { p.partials, p.partials2 };
 
-  wait_for_previous_frame ();
+  frame_set_claim (p.released, p.claim, seen);
 #pragma unroll
   for (int k = 0; k < NS; k++) {
     double w = warp_sum (v[k]);
@@ -311,7 +323,9 @@ block_finish_n (const SsimParams & p, const double (&v)[NS],
   }
   if (!last_block (p.counter, blocks))
     return;
-  /* the last block: add the block sums in a fixed order */
+  /* the last block: add the block sums in a fixed order, clear and release
+   * the set, then write the results out */
+  wait_for_previous_frame ();
 #pragma unroll
   for (int k = 0; k < NS; k++)
     s_final[k][threadIdx.x] = sum_partials (partials[k], blocks);
@@ -324,12 +338,18 @@ block_finish_n (const SsimParams & p, const double (&v)[NS],
     }
     __syncthreads ();
   }
+  unsigned long long total_sse = 0;
+
+  if (threadIdx.x == 0) {
+    total_sse = atomicExch (p.sse_accum, 0ull);
+    *p.counter = 0;
+  }
+  frame_set_release (p.released, p.seq);
   if (threadIdx.x == 0) {
     p.out->ssim_sum = s_final[0][0];
     if (NS > 1)
       p.out2->ssim_sum = s_final[NS - 1][0];
-    p.out->sse = atomicExch (p.sse_accum, 0ull);
-    *p.counter = 0;
+    p.out->sse = total_sse;
   }
 }
 
@@ -427,6 +447,7 @@ template < typename T, typename I > __global__ void
 __launch_bounds__ (kSsimThreads, CQ_SSIM_BOX8_MIN_BLOCKS)
 ssim_box8_kernel (SsimParams p)
 {
+  const unsigned seen = frame_set_peek (p.released);
   const Box8Walk wk (p);
   I s1[4] = { 0, 0, 0, 0 }, s2[4] = { 0, 0, 0, 0 };
   I ss[4] = { 0, 0, 0, 0 }, s12[4] = { 0, 0, 0, 0 };
@@ -481,7 +502,7 @@ ssim_box8_kernel (SsimParams p)
       }
     }
   }
-  block_finish (p, ssim, sse);
+  block_finish (p, ssim, sse, seen);
 }
 
 /* ---- box8, second design for 8-bit samples (the default; CQ_SSIM_KERNEL=old
@@ -557,6 +578,7 @@ ssim_box8p_kernel (SsimParams p)
   unsigned long long sse = 0;
 
   let_next_frame_start ();
+  const unsigned seen = frame_set_peek (p.released);
 
   if (wk.x0 < p.width) {
     next_a = load_raw4 (row_of < unsigned char >(p.a, p.pitch_a, wk.y0), wk.cx,
@@ -608,7 +630,7 @@ ssim_box8p_kernel (SsimParams p)
       }
     }
   }
-  block_finish (p, ssim, sse);
+  block_finish (p, ssim, sse, seen);
 }
 
 /* ---- ffmpeg: 8x8 windows on the 4-sample grid ----
@@ -748,6 +770,7 @@ ssim_ffmpeg_kernel (SsimParams p)
   BlockRaw < T > next;
 
   let_next_frame_start ();
+  const unsigned seen = frame_set_peek (p.released);
   if (bx0 < w4) {
     if (in)
       next = load_block < T > (p, 4 * bx, 4 * by0);
@@ -773,7 +796,7 @@ ssim_ffmpeg_kernel (SsimParams p)
             pair[2] + nb[2], pair[3] + nb[3], p.c1, p.c2);
     }
   }
-  block_finish (p, ssim, sse);
+  block_finish (p, ssim, sse, seen);
 }
 
 /* The SSE of the samples right of and below the 4-aligned area. */
@@ -894,6 +917,7 @@ template < typename T, bool CS = false > __global__ void
 __launch_bounds__ (kSsimThreads)
 ssim_gauss_kernel (SsimParams p)
 {
+  const unsigned seen = frame_set_peek (p.released);
   /* [pair buffer][row of the pair][quantity][column] */
   __shared__ __align__ (16) double s_v[2][2][4][kSsimThreads];
   const int t = threadIdx.x;
@@ -958,7 +982,7 @@ ssim_gauss_kernel (SsimParams p)
         }
       }
       });
-  block_finish (p, ssim, sse);
+  block_finish (p, ssim, sse, seen);
 }
 
 /* ---- gauss11, second design (the default; CQ_SSIM_KERNEL=old selects the
@@ -1073,14 +1097,15 @@ g2_window (const double u[4], const SsimParams & p, double &s0, double &s1)
 /* The block's sums: the SSIM (or cs) sum, with kGaussBoth the cs sum too,
  * and the squared differences. */
 template < int MODE > __device__ __forceinline__ void
-g2_finish (const SsimParams & p, double s0, double s1, unsigned long long sse)
+g2_finish (const SsimParams & p, double s0, double s1, unsigned long long sse,
+    unsigned seen)
 {
   if constexpr (MODE == kGaussBoth) {
     const double v[2] = { s0, s1 };
-    block_finish_n < 2 > (p, v, sse);
+    block_finish_n < 2 > (p, v, sse, seen);
   } else {
     const double v[1] = { s0 };
-    block_finish_n < 1 > (p, v, sse);
+    block_finish_n < 1 > (p, v, sse, seen);
   }
 }
 
@@ -1134,6 +1159,7 @@ ssim_gauss2_kernel (SsimParams p)
   unsigned long long sse = 0;
 
   let_next_frame_start ();
+  const unsigned seen = frame_set_peek (p.released);
 
 #pragma unroll
   for (int k = 0; k < 11; k++)
@@ -1182,7 +1208,7 @@ ssim_gauss2_kernel (SsimParams p)
         }
       }
       });
-  g2_finish < MODE > (p, s0, s1, sse);
+  g2_finish < MODE > (p, s0, s1, sse, seen);
 }
 
 /* ---- gauss11 on the fp64 tensor cores (compute capability 9.0 and up) ----
@@ -1343,6 +1369,7 @@ ssim_gauss_mma_kernel (SsimParams p)
   unsigned long long sse = 0;
 
   let_next_frame_start ();
+  const unsigned seen = frame_set_peek (p.released);
 #pragma unroll
   for (int j = 0; j < 5; j++) {
     const int k = 4 * j + (lane & 3) - (lane >> 2);
@@ -1360,7 +1387,7 @@ ssim_gauss_mma_kernel (SsimParams p)
         gm_windows < MODE > (p, gw, y, tile, g, s_v, s0, s1);
     __syncthreads ();
   }
-  g2_finish < MODE > (p, s0, s1, sse);
+  g2_finish < MODE > (p, s0, s1, sse, seen);
 }
 
 /* MS-SSIM's scales 2 to 5 as integer sums: scale s (1..4 here) at (x, y)

@@ -178,7 +178,12 @@ out:
 /* Pairs back to back, two in flight (submit, submit, collect, ...): on
  * the H100 each pair's kernel starts while the previous one finishes
  * (cq_cuda_launch's overlap). Every pair must sum what it sums alone
- * (with_ms: MS-SSIM's scales too). */
+ * (with_ms: MS-SSIM's scales too). Then bursts of 300 launches on one
+ * pair (cq_ssim_cuda_time_device: pairs ahead of their sets' release,
+ * cq-reduce.cuh), each followed by another pair, which must find its set
+ * of accumulators clean. CQ_TEST_BURST sets the launches a burst (300):
+ * racecheck keeps a record of each queued launch, and 300 of them took
+ * the host's 128 GB (the test was killed). */
 static void
 check_in_flight (int device, CqSsimWindow window, unsigned w, unsigned h,
     int with_ms)
@@ -192,6 +197,8 @@ check_in_flight (int device, CqSsimWindow window, unsigned w, unsigned h,
   CqSsimPlaneSums alone[N], got;
   CqSsimCuda *cu;
   CqError err;
+  const char *burst_env = getenv ("CQ_TEST_BURST");
+  const unsigned burst = burst_env ? (unsigned) atoi (burst_env) : 300;
   unsigned i, next = 0, done = 0;
   int ok;
 
@@ -238,6 +245,27 @@ check_in_flight (int device, CqSsimWindow window, unsigned w, unsigned h,
       failures++;
     }
     done++;
+  }
+  for (i = 0; i < 2 && ok; i++) {
+    const void *ra[1] = { dev[i][0] }, *rb[1] = { dev[i][1] };
+    const void *rc[1] = { dev[N - 1 - i][0] }, *rd[1] = { dev[N - 1 - i][1] };
+    size_t st[1] = { stride };
+    double us;
+
+    ok = cq_ssim_cuda_time_device (cu, ra, st, rb, st, burst, &us,
+        &err) == CQ_OK
+        && cq_ssim_cuda_submit_device (cu, rc, st, rd, st, &err) == CQ_OK
+        && cq_ssim_cuda_collect (cu, &got, &err) == CQ_OK;
+    checks++;
+    if (ok && (memcmp (&got.ssim_sum, &alone[N - 1 - i].ssim_sum,
+                sizeof (double)) != 0 || got.sse != alone[N - 1 - i].sse
+            || memcmp (got.ms_sum, alone[N - 1 - i].ms_sum,
+                sizeof (got.ms_sum)) != 0)) {
+      printf ("FAIL after a burst %s %ux%u: ssim sum %.17g alone %.17g\n",
+          cq_ssim_window_name (window), w, h, got.ssim_sum,
+          alone[N - 1 - i].ssim_sum);
+      failures++;
+    }
   }
   if (!ok) {
     printf ("FAIL in flight %s %ux%u: %s\n", cq_ssim_window_name (window),
