@@ -133,13 +133,18 @@ static dim3 plane_grid (CqSsimWindow window, const CqSsimPlane * p,
     unsigned rows);
 
 /* Rows a tile walks, from H100 sweeps (bench-ssim --rows) at 4K: 16-bit
- * box8 16 (60 µs; 32: 74), gauss11 64 (144 µs; 32: 148); ffmpeg wants
- * about a thousand blocks (4 block rows at 1080p and 4K, 16 at 8192²).
+ * box8 16 (60 µs; 32: 74), gauss11 64 (144 µs; 32: 148).
+ * ffmpeg: about three blocks an SM, in multiples of 4 block rows (4 to
+ * 32). Since pairs back to back no longer wait for each other (frame
+ * sets), fewer and longer tiles pay, back to back / alone: 4K 12 rows
+ * 4.7 / 12.6 µs against 6.0 / 12.4 at 4; 8192² 32 rows 46.5 / 55.9
+ * against 48.5 / 65.2 at 16; 1080p stays at 4 (8.0 µs alone, 9.2 at 8).
  * 8-bit box8: the fewest rows (8 to 32) whose blocks the SMs hold at once
  * (kBox8pBlocks each): as many windows in flight as fit, and past that
  * longer walks, which read the 7 halo rows less often. H100: 1080p 8
- * rows (18.5 µs; 16: 23.8), 4K 24 (46.7; 16: 48.7), 8192² 32 (302.9;
- * 16: 325.3). */
+ * rows (18.5 µs; 16: 23.8), 4K 24 (46.7; 16: 48.7); where 32 rows take
+ * more than two rounds of the SMs, 64 (8192²: 269.9 / 296.9 back to back
+ * / alone, against 284.1 / 302.4 at 32). */
 static unsigned
 default_tile_rows (CqSsimWindow window, const CqSsimPlane * p,
     unsigned sms)
@@ -150,22 +155,24 @@ default_tile_rows (CqSsimWindow window, const CqSsimPlane * p,
         static const unsigned choices[] = { 8, 12, 16, 24, 32 };
         const uint64_t slots = (uint64_t) sms * cq::kBox8pBlocks;
 
-        for (unsigned c = 0; c + 1 < sizeof (choices) / sizeof (choices[0]);
-            c++) {
-          dim3 g = plane_grid (window, p, choices[c]);
+        const unsigned n = sizeof (choices) / sizeof (choices[0]);
+        dim3 g;
 
+        for (unsigned c = 0; c < n; c++) {
+          g = plane_grid (window, p, choices[c]);
           if ((uint64_t) g.x * g.y <= slots)
             return choices[c];
         }
-        return choices[sizeof (choices) / sizeof (choices[0]) - 1];
+        return (uint64_t) g.x * g.y > 2 * slots ? 64 : choices[n - 1];
       }
       return cq::kBox8Rows;
     case CQ_SSIM_FFMPEG:{
-      uint64_t cols = plane_grid (window, p, 1).x;
-      uint64_t rows = (uint64_t) (p->height / 4) * cols / 1024;
+      const uint64_t cols = plane_grid (window, p, 1).x;
+      const uint64_t rows = ((uint64_t) (p->height / 4) * cols / (3 * sms)
+          + 2) / 4 * 4;
 
       return rows < cq::kFfmpegBlockRows ? cq::kFfmpegBlockRows :
-          rows > 16 ? 16 : (unsigned) rows;
+          rows > 32 ? 32 : (unsigned) rows;
     }
     case CQ_SSIM_GAUSS11:
       return cq::kGaussRows;
