@@ -53,6 +53,32 @@ wait_for_previous_frame ()
  *   releases it (frame_set_release) before it writes the results out. */
 constexpr unsigned kFrameSets = 2;
 
+/* A set of `words` 64-bit words ends with the blocks' counter (the low
+ * half of its last word) and its released word (the high half). */
+__host__ __device__ inline unsigned *
+frame_set_counter (unsigned long long *set, size_t words)
+{
+  return (unsigned *) (set + words - 1);
+}
+
+/* Host, as the launcher starts: kFrameSets sets of `words` each at sets,
+ * zero but for their released words (set k: frame k - kFrameSets). On the
+ * default stream: synchronize before the first frame's kernels on another
+ * one. */
+inline cudaError_t
+frame_sets_init (unsigned long long *sets, size_t words)
+{
+  cudaError_t e = cudaMemset (sets, 0, kFrameSets * words * sizeof (*sets));
+
+  for (unsigned k = 0; k < kFrameSets && e == cudaSuccess; k++) {
+    const unsigned released = k - kFrameSets;
+
+    e = cudaMemcpy (frame_set_counter (sets + k * words, words) + 1,
+        &released, sizeof released, cudaMemcpyHostToDevice);
+  }
+  return e;
+}
+
 /* Thread (0, 0) of each block, first thing: the set's released word, with
  * acquire semantics (a relaxed load and a fence; the fence cost 0.25 µs a
  * 4K frame back to back, wherever the block ran it). */

@@ -343,19 +343,11 @@ cq_sharpness_cuda_new_for (const CqCudaTarget * target,
     e = cudaMallocPitch ((void **) &cu->gray, &cu->gray_pitch, width, height);
   }
   if (e == cudaSuccess) {
-    unsigned long long sets[cq::kFrameSets][kSetWords] = { };
-
     what = "cannot allocate the device sums";
-    /* set k released by frame k - kFrameSets */
-    for (unsigned k = 0; k < cq::kFrameSets; k++) {
-      const unsigned released = k - cq::kFrameSets;
-
-      memcpy ((unsigned *) &sets[k][kSetWords - 1] + 1, &released,
-          sizeof released);
-    }
-    e = cudaMalloc ((void **) &cu->accum, sizeof (sets));
+    e = cudaMalloc ((void **) &cu->accum, cq::kFrameSets * kSetWords *
+        sizeof (unsigned long long));
     if (e == cudaSuccess)
-      e = cudaMemcpy (cu->accum, sets, sizeof (sets), cudaMemcpyHostToDevice);
+      e = cq::frame_sets_init (cu->accum, kSetWords);
     /* finished before the first frame's kernels on a non-blocking stream */
     if (e == cudaSuccess)
       e = cudaDeviceSynchronize ();
@@ -432,7 +424,7 @@ enqueue_measure (CqSharpnessCuda * cu, const unsigned char *dev, size_t pitch,
     const unsigned set = cu->seq % cq::kFrameSets;
 
     p.accum = cu->accum + set * kSetWords;
-    p.counter = (unsigned *) (p.accum + 2 * CQ_SUM_COUNT);
+    p.counter = cq::frame_set_counter (p.accum, kSetWords);
     p.released = p.counter + 1;
     p.seq = cu->seq;
     p.hist = cu->hist_dev + (cu->small_hist ? set * 256 : 0);

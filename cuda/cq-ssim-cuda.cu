@@ -79,13 +79,6 @@ set_base (const PlaneCtx * pc, unsigned set)
   return pc->sets + set * set_words (pc);
 }
 
-/* the counter, then the released word, in the set's last word */
-static unsigned *
-set_released (const PlaneCtx * pc, unsigned set)
-{
-  return (unsigned *) (set_base (pc, set) + set_words (pc) - 1) + 1;
-}
-
 /* The results of a pair: each plane's SSIM and SSE, then MS-SSIM's sum of
  * each scale of each plane. */
 #define OUT_ENTRIES (CQ_SSIM_MAX_PLANES * (1 + CQ_MSSSIM_SCALES))
@@ -325,15 +318,7 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
           sizeof (unsigned long long));
     }
     if (e == cudaSuccess)
-      e = cudaMemset (pc->sets, 0, cq::kFrameSets * set_words (pc) *
-          sizeof (unsigned long long));
-    /* set k released by pair k - kFrameSets */
-    for (unsigned k = 0; k < cq::kFrameSets && e == cudaSuccess; k++) {
-      const unsigned released = k - cq::kFrameSets;
-
-      e = cudaMemcpy (set_released (pc, k), &released, sizeof released,
-          cudaMemcpyHostToDevice);
-    }
+      e = cq::frame_sets_init (pc->sets, set_words (pc));
     /* finished before the first pair's kernels on a non-blocking stream */
     if (e == cudaSuccess)
       e = cudaDeviceSynchronize ();
@@ -530,8 +515,8 @@ plane_params (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
     p.partials = (double *) base;
     p.partials2 = fused_msssim (cu) ? p.partials + pc->set_blocks : NULL;
     p.sse_accum = base + 2 * pc->set_blocks;
-    p.counter = (unsigned *) (p.sse_accum + 1);
-    p.released = set_released (pc, set);
+    p.counter = cq::frame_set_counter (base, set_words (pc));
+    p.released = p.counter + 1;
     p.claim = pc->seq - cq::kFrameSets;
     p.seq = pc->seq;
   }

@@ -221,67 +221,9 @@ sum_partials (const double *partials, unsigned blocks)
   return acc;
 }
 
-/* Every thread of the block calls this once with its sums. */
-__device__ void
-block_finish (const SsimParams & p, double ssim, unsigned long long sse,
-    unsigned seen)
-{
-  __shared__ double s_ssim[kSsimThreads / 32];
-  __shared__ unsigned long long s_sse[kSsimThreads / 32];
-  __shared__ double s_final[kSsimThreads];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const unsigned blocks = p.total_blocks;
-  const unsigned block = (p.tile_y0 + blockIdx.y) * gridDim.x + blockIdx.x;
-
-  frame_set_claim (p.released, p.claim, seen);
-  ssim = warp_sum (ssim);
-  sse = warp_sum (sse);
-  if (lane == 0) {
-    s_ssim[warp] = ssim;
-    s_sse[warp] = sse;
-  }
-  __syncthreads ();
-  if (threadIdx.x == 0) {
-    double b_ssim = 0.0;
-    unsigned long long b_sse = 0;
-
-    for (int w = 0; w < kSsimThreads / 32; w++) {
-      b_ssim += s_ssim[w];
-      b_sse += s_sse[w];
-    }
-    p.partials[block] = b_ssim;
-    if (b_sse)
-      atomicAdd (p.sse_accum, b_sse);
-  }
-  if (!last_block (p.counter, blocks))
-    return;
-  /* the last block: add the block sums in a fixed order, clear and release
-   * the set, then write the results out */
-  wait_for_previous_frame ();
-  {
-    unsigned long long total_sse = 0;
-
-    s_final[threadIdx.x] = sum_partials (p.partials, blocks);
-    __syncthreads ();
-    for (int n = kSsimThreads / 2; n > 0; n >>= 1) {
-      if (threadIdx.x < n)
-        s_final[threadIdx.x] += s_final[threadIdx.x + n];
-      __syncthreads ();
-    }
-    if (threadIdx.x == 0) {
-      total_sse = atomicExch (p.sse_accum, 0ull);
-      *p.counter = 0;
-    }
-    frame_set_release (p.released, p.seq);
-    if (threadIdx.x == 0) {
-      p.out->ssim_sum = s_final[0];
-      p.out->sse = total_sse;
-    }
-  }
-}
-
-/* The same for NS double sums (NS = 2: partials2 and out2 take the
- * second); the SSE goes to out. */
+/* Every thread of the block calls this once with its NS double sums
+ * (NS = 2: partials2 and out2 take the second) and its SSE, which goes to
+ * out. */
 template < int NS > __device__ void
 block_finish_n (const SsimParams & p, const double (&v)[NS],
     unsigned long long sse, unsigned seen)
@@ -351,6 +293,16 @@ block_finish_n (const SsimParams & p, const double (&v)[NS],
       p.out2->ssim_sum = s_final[NS - 1][0];
     p.out->sse = total_sse;
   }
+}
+
+/* The same for one sum, the SSIM. */
+__device__ __forceinline__ void
+block_finish (const SsimParams & p, double ssim, unsigned long long sse,
+    unsigned seen)
+{
+  const double v[1] = { ssim };
+
+  block_finish_n < 1 > (p, v, sse, seen);
 }
 
 /* ---- box8: every 8x8 window ----
