@@ -22,6 +22,8 @@
 #ifndef CQ_SHARPNESS_KERNELS_CUH
 #define CQ_SHARPNESS_KERNELS_CUH
 
+#include <cuda_fp16.h>
+
 #include "cq-local.h"
 #include "cq-grid.cuh"
 #include "cq-reduce.cuh"
@@ -842,6 +844,266 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
     tot[CQ_SUM_LAP_SQ] += s.lsq - (unsigned) rows * PIX * kBiasBits;
 }
 
+/* ---- The default set (Tenengrad, Laplacian, SMD2) in fp16 pairs ----
+ *
+ * Off the frame's top and bottom (kInside, kSides), the default set's
+ * integers come from a third fewer instructions than accumulate8's:
+ * - a sample enters as the fp16 whose bits are its byte (k · 2^-24, a
+ *   subnormal), two pixels a register: q[j] = (f[j], f[j + 2]), so that a
+ *   neighbour one column away is the next register, not a shuffle. fp16
+ *   spaces its values 2^-24 apart up to 2047 · 2^-24, and every quantity
+ *   of the three measures stays below 1021 in magnitude, so each fp16
+ *   operation (two pixels) is exact, as each fp32 one was (one pixel);
+ * - below 2048 a non-negative fp16's bits are its integer, and below 256
+ *   a difference's low byte is its magnitude (the sign is bit 15). So the
+ *   Laplacian's |h| + |v| of two pixels adds into a 32-bit word as an
+ *   integer (a 16-bit sum each, emptied every 3 rows: at most 3 · PIX / 2
+ *   · 1020 < 2^16), and SMD2's |dr · dd| of four pixels is one dp4a of
+ *   the magnitudes' bytes;
+ * - Tenengrad's squares need fp32: gx and gy become floats (k · 2^-24,
+ *   exact) and gx² + gy² adds to 2^-25 (kBiasHalf), whose ulp is 2^-48:
+ *   the float's bits are then kBiasHalfBits + the integer, added up as in
+ *   accumulate8.
+ * The integers are accumulate8's, so the sums stay the CPU backend's bit
+ * for bit. */
+constexpr unsigned kBiasHalfBits = 0x33000000u;  /* bits of 2^-25 */
+
+__device__ __forceinline__ __half2
+half2_of (unsigned u)
+{
+  return *reinterpret_cast < const __half2 * >(&u);
+}
+
+__device__ __forceinline__ unsigned
+bits_of (__half2 h)
+{
+  return *reinterpret_cast < const unsigned *>(&h);
+}
+
+__device__ __forceinline__ unsigned
+hsub (unsigned x, unsigned y)
+{
+  return bits_of (__hsub2 (half2_of (x), half2_of (y)));
+}
+
+__device__ __forceinline__ unsigned
+hadd (unsigned x, unsigned y)
+{
+  return bits_of (__hadd2 (half2_of (x), half2_of (y)));
+}
+
+/* 2 x + y */
+__device__ __forceinline__ unsigned
+htwice_plus (unsigned x, unsigned y)
+{
+  return bits_of (__hfma2 (half2_of (x), __float2half2_rn (2.f),
+          half2_of (y)));
+}
+
+/* |x| + |y| */
+__device__ __forceinline__ unsigned
+habs_add (unsigned x, unsigned y)
+{
+  return bits_of (__hadd2 (__habs2 (half2_of (x)), __habs2 (half2_of (y))));
+}
+
+/* The centre pairs: pair n (n < PIX / 2) is q[centre_pair (n)], pixels
+ * (4u, 4u + 2) for n = 2u and (4u + 1, 4u + 3) for n = 2u + 1. */
+__host__ __device__ constexpr int
+centre_pair (int n)
+{
+  return (n / 2) * 4 + 1 + n % 2;
+}
+
+/* A row in pairs: q[j] = (f[j], f[j + 2]) for j < PIX (f as expand_row8's,
+ * column c0 - 1 + j), and at the centre pairs the differences two apart
+ * and to the row above. */
+template < int PIX > struct RowHalf
+{
+  unsigned q[PIX];
+  unsigned hd[PIX / 2];         /* q[j + 1] - q[j - 1] */
+  unsigned dd[PIX / 2];         /* q[j] - the row above's q[j] */
+};
+
+/* The lanes' byte permutes for q[0] and q[PIX - 1]: from the lane beside
+ * or, at the warp's edge lanes, from the edge word (lane 0: its byte 3,
+ * the last lane: its byte 0; the zero high bytes from q[2] / q[PIX - 3]). */
+struct EdgeSelectors
+{
+  unsigned first, last;
+};
+
+template < int E, int PIX > __device__ __forceinline__ void
+enter_row_half (const RawRow8 < PIX > &raw, int lane, bool left, bool right,
+    const EdgeSelectors & sel, const RowHalf < PIX > &above,
+    RowHalf < PIX > &row)
+{
+  unsigned *q = row.q;
+
+#pragma unroll
+  for (int u = 0; u < PIX / 4; u++) {
+    q[4 * u + 1] = __byte_perm (raw.word[u], 0, 0x4240);
+    q[4 * u + 2] = __byte_perm (raw.word[u], 0, 0x4341);
+  }
+#pragma unroll
+  for (int u = 0; u + 1 < PIX / 4; u++) {
+    q[4 * u + 3] = __byte_perm (q[4 * u + 1], q[4 * u + 5], 0x5432);
+    q[4 * u + 4] = __byte_perm (q[4 * u + 2], q[4 * u + 6], 0x5432);
+  }
+  {
+    const unsigned up = __shfl_up_sync (kFullMask, q[PIX - 2], 1);
+    const unsigned down = __shfl_down_sync (kFullMask, q[1], 1);
+    unsigned edge = raw.edge;
+
+    /* kSides: column -1 reflects to 1 (f[2]), column w to w - 2 */
+    if (E == kSides && left)
+      edge = raw.word[0] << 16;
+    if (E == kSides && right)
+      edge = raw.word[PIX / 4 - 1] >> 16;
+    q[0] = __byte_perm (lane == 0 ? edge : up, q[2], sel.first);
+    q[PIX - 1] = __byte_perm (q[PIX - 3], lane == kWarp - 1 ? edge : down,
+        sel.last);
+  }
+#pragma unroll
+  for (int n = 0; n < PIX / 2; n++) {
+    const int j = centre_pair (n);
+    row.hd[n] = hsub (q[j + 1], q[j - 1]);
+    row.dd[n] = hsub (q[j], above.q[j]);
+  }
+}
+
+struct SumsHalf
+{
+  unsigned ten, lpl_pairs, lpl, smd2;
+};
+
+/* kSides: the lane's pixels that drop out, as masks of the pairs' bits
+ * (all ones elsewhere): pixel 0 at x = 0 (no interior: Tenengrad and the
+ * Laplacian), pixel PIX - 1 at x = w - 1 (no interior, no next: SMD2). */
+struct SideMasks
+{
+  unsigned first, last, smd2_last;
+};
+
+/* Centre row b between a and c: the default set's terms of its PIX pixels. */
+template < int E, int PIX > __device__ __forceinline__ void
+accumulate_half (const RowHalf < PIX > &a, const RowHalf < PIX > &b,
+    const RowHalf < PIX > &c, const SideMasks & m, SumsHalf & s)
+{
+  const float bias = __uint_as_float (kBiasHalfBits);
+  unsigned vd[PIX], lpl[PIX / 2], dr[PIX / 2];
+
+#pragma unroll
+  for (int j = 0; j < PIX; j++)
+    vd[j] = hsub (c.q[j], a.q[j]);
+#pragma unroll
+  for (int n = 0; n < PIX / 2; n++) {
+    const int j = centre_pair (n);
+    unsigned gx = htwice_plus (b.hd[n], hadd (a.hd[n], c.hd[n]));
+    unsigned gy = htwice_plus (vd[j], hadd (vd[j - 1], vd[j + 1]));
+    /* the Laplacian's second differences along the row and down */
+    const unsigned h = hsub (hsub (b.q[j + 1], b.q[j]), hsub (b.q[j],
+            b.q[j - 1]));
+    const unsigned v = hsub (c.dd[n], b.dd[n]);
+
+    dr[n] = hsub (b.q[j + 1], b.q[j]);
+    lpl[n] = habs_add (h, v);
+    if (E == kSides && (n == 0 || n == PIX / 2 - 1)) {
+      const unsigned keep = n == 0 ? m.first : m.last;
+      gx &= keep;
+      gy &= keep;
+      lpl[n] &= keep;
+    }
+    {
+      const __half2 hx = half2_of (gx), hy = half2_of (gy);
+      const float x0 = __low2float (hx), x1 = __high2float (hx);
+      const float y0 = __low2float (hy), y1 = __high2float (hy);
+
+      s.ten += __float_as_uint (fmaf (x0, x0, fmaf (y0, y0, bias))) +
+          __float_as_uint (fmaf (x1, x1, fmaf (y1, y1, bias)));
+    }
+  }
+#pragma unroll
+  for (int n = 0; n < PIX / 2; n += 2)
+    s.lpl_pairs += lpl[n] + lpl[n + 1];
+#pragma unroll
+  for (int u = 0; u < PIX / 4; u++) {
+    unsigned mag_dr = __byte_perm (dr[2 * u], dr[2 * u + 1], 0x6420);
+    const unsigned mag_dd = __byte_perm (c.dd[2 * u], c.dd[2 * u + 1],
+        0x6420);
+
+    if (E == kSides && u == PIX / 4 - 1)
+      mag_dr &= m.smd2_last;
+    s.smd2 = __dp4a (mag_dr, mag_dd, s.smd2);
+  }
+}
+
+/* The Laplacian's two 16-bit sums into its total. */
+__device__ __forceinline__ void
+empty_lpl_pairs (SumsHalf & s)
+{
+  s.lpl += (s.lpl_pairs & 0xffffu) + (s.lpl_pairs >> 16);
+  s.lpl_pairs = 0;
+}
+
+/* walk8 for the default set off the frame's top and bottom (E kInside or
+ * kSides): the same ring of three rows, in pairs. */
+template < int E, int PIX > __device__ __forceinline__ void
+walk_half (const SharpnessParams & p, int walk, int c0, int y0, int lane,
+    unsigned long long (&tot)[CQ_SUM_COUNT])
+{
+  const int w = p.width;
+  const unsigned char *row = p.src + (size_t) (y0 - 1) * p.pitch + c0;
+  const bool left = E == kSides && c0 == 0;
+  const bool right = E == kSides && c0 + PIX == w;
+  const bool edge_lane = (lane == 0 && !left) || (lane == kWarp - 1
+      && !right);
+  const int edge_offset = lane == 0 ? -4 : PIX;
+  const EdgeSelectors sel = { lane == 0 ? 0x5453u : 0x5432u,
+    lane == kWarp - 1 ? 0x1432u : 0x5432u
+  };
+  const SideMasks m = { left ? 0xffff0000u : ~0u, right ? 0x0000ffffu : ~0u,
+    right ? 0x00ffffffu : ~0u
+  };
+  SumsHalf s = { 0, 0, 0, 0 };
+  RawRow8 < PIX > raw0, raw1, raw2;
+  RowHalf < PIX > r0, r1, r2;
+
+#define CQ_FETCH_HALF(i) fetch_row8_inside < PIX > (row + (size_t) (i) * \
+      p.pitch, edge_offset, edge_lane)
+  raw0 = CQ_FETCH_HALF (0);
+  raw1 = CQ_FETCH_HALF (1);
+  raw2 = CQ_FETCH_HALF (2);
+  enter_row_half < E, PIX > (raw0, lane, left, right, sel, r0, r0);
+  raw0 = CQ_FETCH_HALF (3);
+  enter_row_half < E, PIX > (raw1, lane, left, right, sel, r0, r1);
+  raw1 = CQ_FETCH_HALF (4);
+
+#define CQ_STEP_HALF(j, RAW, A, B, C)                                     \
+  enter_row_half < E, PIX > (RAW, lane, left, right, sel, B, C);          \
+  if ((j) + 5 < walk + 2)                                                 \
+    RAW = CQ_FETCH_HALF ((j) + 5);                                        \
+  accumulate_half < E, PIX > (A, B, C, m, s)
+#pragma unroll 1
+  for (int j = 0; j < walk; j += 3) {
+    CQ_STEP_HALF (j, raw2, r0, r1, r2);
+    if (j + 1 >= walk)
+      break;
+    CQ_STEP_HALF (j + 1, raw0, r1, r2, r0);
+    if (j + 2 >= walk)
+      break;
+    CQ_STEP_HALF (j + 2, raw1, r2, r0, r1);
+    empty_lpl_pairs (s);
+  }
+#undef CQ_STEP_HALF
+#undef CQ_FETCH_HALF
+  empty_lpl_pairs (s);
+
+  tot[CQ_SUM_TENENGRAD] += s.ten - (unsigned) walk * PIX * kBiasHalfBits;
+  tot[CQ_SUM_LAPLACIAN] += s.lpl;
+  tot[CQ_SUM_SMD2] += s.smd2;
+}
+
 /* ROWS: the walk's length at compile time (kRows8: 4K frames walk it,
  * and knowing it saves 3 % there), 0 for p.rows; PIX: pixels a thread. */
 template < unsigned SUMS, bool HIST, int ROWS, int PIX > __global__ void
@@ -849,6 +1111,8 @@ __launch_bounds__ (kWarp * kBlockWarps, min_blocks8 (PIX))
     sharpness8_kernel (SharpnessParams p)
 {
   const int walk = ROWS ? ROWS : p.rows;
+  /* the default set off the top and bottom rows: walk_half */
+  constexpr bool kHalves = SUMS == sums_needed (CQ_METRIC_DEFAULT) && !HIST;
 
   static_assert (ROWS <= max_rows8 (PIX), "fp32 sums must stay exact");
   let_next_frame_start ();
@@ -882,13 +1146,20 @@ __launch_bounds__ (kWarp * kBlockWarps, min_blocks8 (PIX))
     const bool rows_inside = y0 >= 1 && y0 + walk + 1 < h;
     const bool left_inside = x0 >= 4, right_inside = x1 + 4 <= w;
 
-    if (rows_inside && left_inside && right_inside)
-      walk8 < SUMS, HIST, kInside, PIX > (p, walk, c0, y0, lane, tot,
-          shist);
-    else if (rows_inside && (left_inside || x0 == 0)
-        && (right_inside || x1 == w))
-      walk8 < SUMS, HIST, kSides, PIX > (p, walk, c0, y0, lane, tot, shist);
-    else
+    if (rows_inside && left_inside && right_inside) {
+      if constexpr (kHalves)
+        walk_half < kInside, PIX > (p, walk, c0, y0, lane, tot);
+      else
+        walk8 < SUMS, HIST, kInside, PIX > (p, walk, c0, y0, lane, tot,
+            shist);
+    } else if (rows_inside && (left_inside || x0 == 0)
+        && (right_inside || x1 == w)) {
+      if constexpr (kHalves)
+        walk_half < kSides, PIX > (p, walk, c0, y0, lane, tot);
+      else
+        walk8 < SUMS, HIST, kSides, PIX > (p, walk, c0, y0, lane, tot,
+            shist);
+    } else
       walk8 < SUMS, HIST, kAnyEdge, PIX > (p, walk, c0, y0, lane, tot,
           shist);
   }
