@@ -15,7 +15,8 @@
  * Integer sums are exact whatever the order of the additions, which is what
  * makes the result identical to the CPU backend's. 8-bit frames run
  * sharpness8_kernel (below), which computes the same integers on the fp32
- * pipes; the integer kernel serves 16-bit frames (and CQ_SHARPNESS_KERNEL=old).
+ * pipes (the default set: in fp16 pairs, walk_half); the integer kernel
+ * serves 16-bit frames (and CQ_SHARPNESS_KERNEL=old).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -41,11 +42,14 @@ constexpr int kBlockWarps = 4;  /* warps stacked vertically in a block */
 #define CQ_SHARPNESS_MIN_BLOCKS 1
 #endif
 /* The 8-bit kernels' tile: 4 pixels a thread, 4 blocks of 128 threads an
- * SM (128 registers); the default set's kernel also at 8 pixels, 3 blocks
- * (152 registers; at 4 blocks it spills 124 bytes and measured 4K 11.7 µs
- * against 10.9). The walk's length is the host's choice for the frame; the
- * one 4K frames take is compiled in as well (build-time knobs to measure
- * others). */
+ * SM (128 registers); the default set's kernel, whose walks off the top
+ * and bottom rows run in fp16 pairs (walk_half), at 4 or 8 pixels and 5
+ * blocks (95 and 96 registers; at 8 pixels its float walks along the top
+ * and bottom rows spill). H100, 4K at 8 pixels back to back: 6.84 µs at 5 blocks
+ * against 7.75 at 3 and 8.05 at 6; 8192² 45.8 against 54.9 at 3; 1080p at
+ * 4 pixels 4.06 against 4.26 at 4. The walk's length is the host's choice
+ * for the frame; the one 4K frames take is compiled in as well (build-time
+ * knobs to measure others). */
 #ifndef CQ_SHARPNESS_ROWS8
 #define CQ_SHARPNESS_ROWS8 6
 #endif
@@ -53,7 +57,10 @@ constexpr int kBlockWarps = 4;  /* warps stacked vertically in a block */
 #define CQ_SHARPNESS8_MIN_BLOCKS 4
 #endif
 #ifndef CQ_SHARPNESS8_WIDE_MIN_BLOCKS
-#define CQ_SHARPNESS8_WIDE_MIN_BLOCKS 3
+#define CQ_SHARPNESS8_WIDE_MIN_BLOCKS 5
+#endif
+#ifndef CQ_SHARPNESS8_DEFAULT_MIN_BLOCKS
+#define CQ_SHARPNESS8_DEFAULT_MIN_BLOCKS 5
 #endif
 constexpr int kRows = CQ_SHARPNESS_ROWS;        /* rows a warp walks */
 
@@ -461,9 +468,11 @@ constexpr int kRows8 = CQ_SHARPNESS_ROWS8;
 
 /* blocks an SM an instance is built for, by its pixels a thread */
 __host__ __device__ constexpr int
-min_blocks8 (int pix)
+min_blocks8 (unsigned sums, int pix)
 {
-  return pix == 8 ? CQ_SHARPNESS8_WIDE_MIN_BLOCKS : CQ_SHARPNESS8_MIN_BLOCKS;
+  return pix == 8 ? CQ_SHARPNESS8_WIDE_MIN_BLOCKS :
+      sums == sums_needed (CQ_METRIC_DEFAULT) ?
+      CQ_SHARPNESS8_DEFAULT_MIN_BLOCKS : CQ_SHARPNESS8_MIN_BLOCKS;
 }
 constexpr unsigned kBiasBits = 0x4B000000u;     /* bits of 2^23 */
 constexpr float kBias = 8388608.0f;
@@ -900,6 +909,14 @@ htwice_plus (unsigned x, unsigned y)
           half2_of (y)));
 }
 
+/* y - 2 x */
+__device__ __forceinline__ unsigned
+hminus_twice_plus (unsigned x, unsigned y)
+{
+  return bits_of (__hfma2 (half2_of (x), __float2half2_rn (-2.f),
+          half2_of (y)));
+}
+
 /* |x| + |y| */
 __device__ __forceinline__ unsigned
 habs_add (unsigned x, unsigned y)
@@ -916,12 +933,15 @@ centre_pair (int n)
 }
 
 /* A row in pairs: q[j] = (f[j], f[j + 2]) for j < PIX (f as expand_row8's,
- * column c0 - 1 + j), and at the centre pairs the differences two apart
- * and to the row above. */
+ * column c0 - 1 + j), and at the centre pairs what the row's neighbours
+ * and the row itself (as the centre) take from it. */
 template < int PIX > struct RowHalf
 {
   unsigned q[PIX];
   unsigned hd[PIX / 2];         /* q[j + 1] - q[j - 1] */
+  unsigned sm[PIX / 2];         /* q[j - 1] + 2 q[j] + q[j + 1] */
+  unsigned h[PIX / 2];          /* q[j - 1] - 2 q[j] + q[j + 1] */
+  unsigned dr[PIX / 2];         /* q[j + 1] - q[j] */
   unsigned dd[PIX / 2];         /* q[j] - the row above's q[j] */
 };
 
@@ -967,7 +987,12 @@ enter_row_half (const RawRow8 < PIX > &raw, int lane, bool left, bool right,
 #pragma unroll
   for (int n = 0; n < PIX / 2; n++) {
     const int j = centre_pair (n);
+    const unsigned sides = hadd (q[j - 1], q[j + 1]);
+
     row.hd[n] = hsub (q[j + 1], q[j - 1]);
+    row.sm[n] = htwice_plus (q[j], sides);
+    row.h[n] = hminus_twice_plus (q[j], sides);
+    row.dr[n] = hsub (q[j + 1], q[j]);
     row.dd[n] = hsub (q[j], above.q[j]);
   }
 }
@@ -991,23 +1016,17 @@ accumulate_half (const RowHalf < PIX > &a, const RowHalf < PIX > &b,
     const RowHalf < PIX > &c, const SideMasks & m, SumsHalf & s)
 {
   const float bias = __uint_as_float (kBiasHalfBits);
-  unsigned vd[PIX], lpl[PIX / 2], dr[PIX / 2];
+  unsigned lpl[PIX / 2];
 
-#pragma unroll
-  for (int j = 0; j < PIX; j++)
-    vd[j] = hsub (c.q[j], a.q[j]);
 #pragma unroll
   for (int n = 0; n < PIX / 2; n++) {
-    const int j = centre_pair (n);
+    /* Sobel: the rows' differences two apart smoothed down, the rows'
+     * smoothed samples differenced down */
     unsigned gx = htwice_plus (b.hd[n], hadd (a.hd[n], c.hd[n]));
-    unsigned gy = htwice_plus (vd[j], hadd (vd[j - 1], vd[j + 1]));
-    /* the Laplacian's second differences along the row and down */
-    const unsigned h = hsub (hsub (b.q[j + 1], b.q[j]), hsub (b.q[j],
-            b.q[j - 1]));
-    const unsigned v = hsub (c.dd[n], b.dd[n]);
+    unsigned gy = hsub (c.sm[n], a.sm[n]);
 
-    dr[n] = hsub (b.q[j + 1], b.q[j]);
-    lpl[n] = habs_add (h, v);
+    /* the Laplacian's second differences along the row and down */
+    lpl[n] = habs_add (b.h[n], hsub (c.dd[n], b.dd[n]));
     if (E == kSides && (n == 0 || n == PIX / 2 - 1)) {
       const unsigned keep = n == 0 ? m.first : m.last;
       gx &= keep;
@@ -1028,7 +1047,7 @@ accumulate_half (const RowHalf < PIX > &a, const RowHalf < PIX > &b,
     s.lpl_pairs += lpl[n] + lpl[n + 1];
 #pragma unroll
   for (int u = 0; u < PIX / 4; u++) {
-    unsigned mag_dr = __byte_perm (dr[2 * u], dr[2 * u + 1], 0x6420);
+    unsigned mag_dr = __byte_perm (b.dr[2 * u], b.dr[2 * u + 1], 0x6420);
     const unsigned mag_dd = __byte_perm (c.dd[2 * u], c.dd[2 * u + 1],
         0x6420);
 
@@ -1107,7 +1126,7 @@ walk_half (const SharpnessParams & p, int walk, int c0, int y0, int lane,
 /* ROWS: the walk's length at compile time (kRows8: 4K frames walk it,
  * and knowing it saves 3 % there), 0 for p.rows; PIX: pixels a thread. */
 template < unsigned SUMS, bool HIST, int ROWS, int PIX > __global__ void
-__launch_bounds__ (kWarp * kBlockWarps, min_blocks8 (PIX))
+__launch_bounds__ (kWarp * kBlockWarps, min_blocks8 (SUMS, PIX))
     sharpness8_kernel (SharpnessParams p)
 {
   const int walk = ROWS ? ROWS : p.rows;
