@@ -751,12 +751,49 @@ enter_row8 (const RawRow8 < PIX > &raw, int lane, bool right2, bool left,
     row.dd[i] = row.f[i] - above.f[i];
 }
 
-/* A warp's walk of `walk` rows from y0: three Row8 in a ring (above,
- * centre, below), the loop unrolled by three so that the ring turns by
- * renaming, not copying, and rolled beyond that: the fully unrolled walk
- * did not fit the instruction cache (ncu: warps stalled 7 of 12 cycles
- * an instruction waiting for it). Rows are fetched three ahead of their
- * use, each into the slot the row it replaces has left. */
+/* The ring of three rows a warp's walk turns (walk8, walk_half): rows
+ * above, at and below the centre, the loop unrolled by three so that the
+ * ring turns by renaming, not copying, and rolled beyond that: the fully
+ * unrolled walk did not fit the instruction cache (ncu: warps stalled 7
+ * of 12 cycles an instruction waiting for it). Walk row i (frame row
+ * y0 - 1 + i, i < walk + 2) is fetched three rows ahead of its use into
+ * raw<i % 3>, the slot the row it replaces has left, and entered into
+ * r<i % 3>; centre row j < rows is walk row j + 1, between r<j % 3> above
+ * and the entering r<(j + 2) % 3> below. FETCH (i) gives a row as
+ * loaded, ENTER (raw, above, row) and CENTRE (j, above, centre, below)
+ * are statements, TURNED one after every three centre rows; raw0..2 and
+ * r0..2 are the caller's. A macro, not a template taking lambdas: with
+ * lambdas ptxas scheduled the all-measures kernel differently, 4K 20.1 µs
+ * against 19.8. Leaving by break (not skipping steps) keeps the ring's
+ * dead values dead: a skipped step would leave a later one reading old
+ * slots. */
+#define CQ_RING_STEP(FETCH, ENTER, CENTRE, walk, j, RAW, A, B, C)         \
+  ENTER (RAW, B, C);                                                      \
+  if ((j) + 5 < (walk) + 2)                                               \
+    RAW = FETCH ((j) + 5);                                                \
+  CENTRE (j, A, B, C)
+#define CQ_RING_WALK(walk, rows, FETCH, ENTER, CENTRE, TURNED)            \
+  raw0 = FETCH (0);                                                       \
+  raw1 = FETCH (1);                                                       \
+  raw2 = FETCH (2);                                                       \
+  ENTER (raw0, r0, r0);                                                   \
+  raw0 = FETCH (3);                                                       \
+  ENTER (raw1, r0, r1);                                                   \
+  raw1 = FETCH (4);                                                       \
+  _Pragma ("unroll 1")                                                    \
+  for (int j = 0; j < (rows); j += 3) {                                   \
+    CQ_RING_STEP (FETCH, ENTER, CENTRE, walk, j, raw2, r0, r1, r2);       \
+    if (j + 1 >= (rows))                                                  \
+      break;                                                              \
+    CQ_RING_STEP (FETCH, ENTER, CENTRE, walk, j + 1, raw0, r1, r2, r0);   \
+    if (j + 2 >= (rows))                                                  \
+      break;                                                              \
+    CQ_RING_STEP (FETCH, ENTER, CENTRE, walk, j + 2, raw1, r2, r0, r1);   \
+    TURNED;                                                               \
+  }
+
+/* A warp's walk of `walk` rows from y0 (CQ_RING_WALK), every enabled
+ * measure in fp32. */
 template < unsigned SUMS, bool HIST, int E, int PIX >
     __device__ __forceinline__ void
 walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
@@ -771,8 +808,6 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
   const int rows = CHECK ? min (walk, h - y0) : walk;
   Sums8 s = { };
   ColMasks8 m;
-  RawRow8 < PIX > raw0, raw1, raw2;
-  Row8 < PIX > r0, r1, r2;
 
   m.in = m.next = m.interior = m.two = 0;
   if (CHECK) {
@@ -797,42 +832,20 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
   const bool edge_lane = (lane == 0 && !left) || (lane == kWarp - 1
       && !right);
   const int edge_offset = lane == 0 ? -4 : PIX;
+  RawRow8 < PIX > raw0, raw1, raw2;
+  Row8 < PIX > r0, r1, r2;
 #define CQ_FETCH8(i) (CHECK ? fetch_row8 < PIX > (p, y0 - 1 + (i), c0, \
           lane) : fetch_row8_inside < PIX > (row + (size_t) (i) * p.pitch, \
           edge_offset, edge_lane))
-
-  /* walk row i (frame row y0 - 1 + i) is fetched into raw<i % 3> and
-   * entered into r<i % 3> */
-  raw0 = CQ_FETCH8 (0);
-  raw1 = CQ_FETCH8 (1);
-  raw2 = CQ_FETCH8 (2);
-  enter_row8 < E, PIX > (raw0, lane, kRight2, left, right, r0, r0);
-  raw0 = CQ_FETCH8 (3);
-  enter_row8 < E, PIX > (raw1, lane, kRight2, left, right, r0, r1);
-  raw1 = CQ_FETCH8 (4);
-
-  /* centre row j (frame row y0 + j) is walk row j + 1: r<(j + 1) % 3>
-   * between r<j % 3> above and the entering r<(j + 2) % 3> below */
-#define CQ_STEP8(j, RAW, A, B, C)                                         \
-  enter_row8 < E, PIX > (RAW, lane, kRight2, left, right, B, C);          \
-  if ((j) + 5 < walk + 2)                                                 \
-    RAW = CQ_FETCH8 ((j) + 5);                                            \
-  accumulate8 < SUMS, HIST, E, PIX > (A.f, B.f, C.f, B.dr, A.hd, B.hd,    \
-      C.hd, B.dd, C.dd, y0 + (j) + 1 < h,                                 \
+#define CQ_ENTER8(RAW, A, B) \
+  enter_row8 < E, PIX > (RAW, lane, kRight2, left, right, A, B)
+#define CQ_CENTRE8(j, A, B, C) \
+  accumulate8 < SUMS, HIST, E, PIX > (A.f, B.f, C.f, B.dr, A.hd, B.hd, \
+      C.hd, B.dd, C.dd, y0 + (j) + 1 < h, \
       y0 + (j) >= 1 && y0 + (j) + 1 < h, m, e, s, shist)
-  /* leaving by break (not skipping steps) keeps the ring's dead values
-   * dead: a skipped step would leave a later one reading old slots */
-#pragma unroll 1
-  for (int j = 0; j < rows; j += 3) {
-    CQ_STEP8 (j, raw2, r0, r1, r2);
-    if (j + 1 >= rows)
-      break;
-    CQ_STEP8 (j + 1, raw0, r1, r2, r0);
-    if (j + 2 >= rows)
-      break;
-    CQ_STEP8 (j + 2, raw1, r2, r0, r1);
-  }
-#undef CQ_STEP8
+  CQ_RING_WALK (walk, rows, CQ_FETCH8, CQ_ENTER8, CQ_CENTRE8, (void) 0);
+#undef CQ_CENTRE8
+#undef CQ_ENTER8
 #undef CQ_FETCH8
 
   /* a walk's float sums are exact integers below 2^24 */
@@ -1067,7 +1080,7 @@ empty_lpl_pairs (SumsHalf & s)
 }
 
 /* walk8 for the default set off the frame's top and bottom (E kInside or
- * kSides): the same ring of three rows, in pairs. */
+ * kSides), in pairs. */
 template < int E, int PIX > __device__ __forceinline__ void
 walk_half (const SharpnessParams & p, int walk, int c0, int y0, int lane,
     unsigned long long (&tot)[CQ_SUM_COUNT])
@@ -1086,36 +1099,18 @@ walk_half (const SharpnessParams & p, int walk, int c0, int y0, int lane,
     right ? 0x00ffffffu : ~0u
   };
   SumsHalf s = { 0, 0, 0, 0 };
+
   RawRow8 < PIX > raw0, raw1, raw2;
   RowHalf < PIX > r0, r1, r2;
-
 #define CQ_FETCH_HALF(i) fetch_row8_inside < PIX > (row + (size_t) (i) * \
       p.pitch, edge_offset, edge_lane)
-  raw0 = CQ_FETCH_HALF (0);
-  raw1 = CQ_FETCH_HALF (1);
-  raw2 = CQ_FETCH_HALF (2);
-  enter_row_half < E, PIX > (raw0, lane, left, right, sel, r0, r0);
-  raw0 = CQ_FETCH_HALF (3);
-  enter_row_half < E, PIX > (raw1, lane, left, right, sel, r0, r1);
-  raw1 = CQ_FETCH_HALF (4);
-
-#define CQ_STEP_HALF(j, RAW, A, B, C)                                     \
-  enter_row_half < E, PIX > (RAW, lane, left, right, sel, B, C);          \
-  if ((j) + 5 < walk + 2)                                                 \
-    RAW = CQ_FETCH_HALF ((j) + 5);                                        \
-  accumulate_half < E, PIX > (A, B, C, m, s)
-#pragma unroll 1
-  for (int j = 0; j < walk; j += 3) {
-    CQ_STEP_HALF (j, raw2, r0, r1, r2);
-    if (j + 1 >= walk)
-      break;
-    CQ_STEP_HALF (j + 1, raw0, r1, r2, r0);
-    if (j + 2 >= walk)
-      break;
-    CQ_STEP_HALF (j + 2, raw1, r2, r0, r1);
-    empty_lpl_pairs (s);
-  }
-#undef CQ_STEP_HALF
+#define CQ_ENTER_HALF(RAW, A, B) \
+  enter_row_half < E, PIX > (RAW, lane, left, right, sel, A, B)
+#define CQ_CENTRE_HALF(j, A, B, C) accumulate_half < E, PIX > (A, B, C, m, s)
+  CQ_RING_WALK (walk, walk, CQ_FETCH_HALF, CQ_ENTER_HALF, CQ_CENTRE_HALF,
+      empty_lpl_pairs (s));
+#undef CQ_CENTRE_HALF
+#undef CQ_ENTER_HALF
 #undef CQ_FETCH_HALF
   empty_lpl_pairs (s);
 
