@@ -947,27 +947,30 @@ centre_pair (int n)
 }
 
 /* A row in pairs: q[j] = (f[j], f[j + 2]) for j < PIX (f as expand_row8's,
- * column c0 - 1 + j), and at the centre pairs what the row's neighbours
- * and the row itself (as the centre) take from it. */
+ * column c0 - 1 + j; with Brenner also j = PIX), and at the centre pairs
+ * what the row's neighbours and the row itself (as the centre) take from
+ * it. */
 template < int PIX > struct RowHalf
 {
-  unsigned q[PIX];
+  unsigned q[PIX + 1];
   unsigned hd[PIX / 2];         /* q[j + 1] - q[j - 1] */
   unsigned sm[PIX / 2];         /* q[j - 1] + 2 q[j] + q[j + 1] */
   unsigned h[PIX / 2];          /* q[j - 1] - 2 q[j] + q[j + 1] */
   unsigned dr[PIX / 2];         /* q[j + 1] - q[j] */
   unsigned dd[PIX / 2];         /* q[j] - the row above's q[j] */
+  unsigned mx[PIX / 2], mn[PIX / 2];    /* of q[j - 1], q[j], q[j + 1] */
 };
 
-/* The lanes' byte permutes for q[0] and q[PIX - 1]: from the lane beside
- * or, at the warp's edge lanes, from the edge word (lane 0: its byte 3,
- * the last lane: its byte 0; the zero high bytes from q[2] / q[PIX - 3]). */
+/* The lanes' byte permutes for q[0], q[PIX - 1] and q[PIX]: from the lane
+ * beside or, at the warp's edge lanes, from the edge word (lane 0: its
+ * byte 3, the last lane: its bytes 0 and 1; the zero high bytes from q[2]
+ * / q[PIX - 3] / q[PIX - 2]). */
 struct EdgeSelectors
 {
-  unsigned first, last;
+  unsigned first, last, beyond;
 };
 
-template < int E, int PIX > __device__ __forceinline__ void
+template < unsigned SUMS, int E, int PIX > __device__ __forceinline__ void
 enter_row_half (const RawRow8 < PIX > &raw, int lane, bool left, bool right,
     const EdgeSelectors & sel, const RowHalf < PIX > &above,
     RowHalf < PIX > &row)
@@ -989,7 +992,8 @@ enter_row_half (const RawRow8 < PIX > &raw, int lane, bool left, bool right,
     const unsigned down = __shfl_down_sync (kFullMask, q[1], 1);
     unsigned edge = raw.edge;
 
-    /* kSides: column -1 reflects to 1 (f[2]), column w to w - 2 */
+    /* kSides: column -1 reflects to 1 (f[2]), column w to w - 2; column
+     * w + 1 (Brenner's, at a pixel it leaves out) takes any sample */
     if (E == kSides && left)
       edge = raw.word[0] << 16;
     if (E == kSides && right)
@@ -997,6 +1001,12 @@ enter_row_half (const RawRow8 < PIX > &raw, int lane, bool left, bool right,
     q[0] = __byte_perm (lane == 0 ? edge : up, q[2], sel.first);
     q[PIX - 1] = __byte_perm (q[PIX - 3], lane == kWarp - 1 ? edge : down,
         sel.last);
+    if (SUMS & (1u << CQ_SUM_BRENNER)) {
+      const unsigned down2 = __shfl_down_sync (kFullMask, q[2], 1);
+
+      q[PIX] = __byte_perm (q[PIX - 2], lane == kWarp - 1 ? edge : down2,
+          sel.beyond);
+    }
   }
 #pragma unroll
   for (int n = 0; n < PIX / 2; n++) {
@@ -1008,46 +1018,74 @@ enter_row_half (const RawRow8 < PIX > &raw, int lane, bool left, bool right,
     row.h[n] = hminus_twice_plus (q[j], sides);
     row.dr[n] = hsub (q[j + 1], q[j]);
     row.dd[n] = hsub (q[j], above.q[j]);
+    if (SUMS & (1u << CQ_SUM_MAXMIN)) {
+      row.mx[n] = bits_of (__hmax2 (__hmax2 (half2_of (q[j - 1]),
+                  half2_of (q[j])), half2_of (q[j + 1])));
+      row.mn[n] = bits_of (__hmin2 (__hmin2 (half2_of (q[j - 1]),
+                  half2_of (q[j])), half2_of (q[j + 1])));
+    }
   }
 }
 
+/* A walk's sums. The *_pairs words add non-negative terms below 1021 of
+ * two pixels as two 16-bit integers (the terms' fp16 bits), emptied into
+ * the 32-bit totals every 3 rows: at most 3 · PIX / 2 · 1020 < 2^16. */
 struct SumsHalf
 {
-  unsigned ten, lpl_pairs, lpl, smd2;
+  unsigned ten, lsq, sq, smd2, bren;    /* integers */
+  float lap;                    /* Σ L · 2^-24, exact: below 2^24 units */
+  unsigned val_pairs, rob_pairs, lpl_pairs, smd_pairs, mm_pairs;
+  unsigned val, rob, lpl, smd, mm;
 };
 
 /* kSides: the lane's pixels that drop out, as masks of the pairs' bits
- * (all ones elsewhere): pixel 0 at x = 0 (no interior: Tenengrad and the
- * Laplacian), pixel PIX - 1 at x = w - 1 (no interior, no next: SMD2). */
+ * (all ones elsewhere): pixel 0 at x = 0 (no interior: Tenengrad, the
+ * Laplacian, max-min), pixel PIX - 1 at x = w - 1 (no interior, no next:
+ * Roberts, SMD, SMD2; no two: Brenner), pixel PIX - 2 at x = w - 2 (no
+ * two). The bytes' masks are for the last word of four magnitudes
+ * (pixels PIX - 4, PIX - 2, PIX - 3, PIX - 1). */
 struct SideMasks
 {
-  unsigned first, last, smd2_last;
+  unsigned first, last, bytes_last, bytes_last_two;
 };
 
-/* Centre row b between a and c: the default set's terms of its PIX pixels. */
-template < int E, int PIX > __device__ __forceinline__ void
-accumulate_half (const RowHalf < PIX > &a, const RowHalf < PIX > &b,
-    const RowHalf < PIX > &c, const SideMasks & m, SumsHalf & s)
+/* the magnitudes' bytes of centre pairs 2u and 2u + 1: pixels 4u, 4u + 2,
+ * 4u + 1, 4u + 3 (below 256 a difference's low byte is its magnitude) */
+__device__ __forceinline__ unsigned
+magnitude_bytes (unsigned even, unsigned odd)
 {
+  return __byte_perm (even, odd, 0x6420);
+}
+
+/* Centre row b between a and c: every enabled term of its PIX pixels. */
+template < unsigned SUMS, bool HIST, int E, int PIX >
+    __device__ __forceinline__ void
+accumulate_half (const RowHalf < PIX > &a, const RowHalf < PIX > &b,
+    const RowHalf < PIX > &c, const SideMasks & m, SumsHalf & s,
+    unsigned *shist)
+{
+  constexpr bool SIDES = E == kSides;
   const float bias = __uint_as_float (kBiasHalfBits);
-  unsigned lpl[PIX / 2];
+  unsigned lpl[PIX / 2], rob[PIX / 2], smd[PIX / 2], mm[PIX / 2];
 
 #pragma unroll
   for (int n = 0; n < PIX / 2; n++) {
-    /* Sobel: the rows' differences two apart smoothed down, the rows'
-     * smoothed samples differenced down */
-    unsigned gx = htwice_plus (b.hd[n], hadd (a.hd[n], c.hd[n]));
-    unsigned gy = hsub (c.sm[n], a.sm[n]);
-
+    const int j = centre_pair (n);
     /* the Laplacian's second differences along the row and down */
-    lpl[n] = habs_add (b.h[n], hsub (c.dd[n], b.dd[n]));
-    if (E == kSides && (n == 0 || n == PIX / 2 - 1)) {
-      const unsigned keep = n == 0 ? m.first : m.last;
-      gx &= keep;
-      gy &= keep;
-      lpl[n] &= keep;
-    }
-    {
+    const unsigned v = hsub (c.dd[n], b.dd[n]);
+    /* all ones but the pixels at the frame's sides that drop out of the
+     * measures of interior pixels (Tenengrad, Laplacian, max-min) and of
+     * those with a right neighbour (Roberts, SMD) */
+    const unsigned interior = !SIDES ? ~0u : n == 0 ? m.first :
+        n == PIX / 2 - 1 ? m.last : ~0u;
+    const unsigned next = !SIDES || n != PIX / 2 - 1 ? ~0u : m.last;
+
+    if (SUMS & (1u << CQ_SUM_TENENGRAD)) {
+      /* Sobel: the rows' differences two apart smoothed down, the rows'
+       * smoothed samples differenced down */
+      const unsigned gx = htwice_plus (b.hd[n], hadd (a.hd[n], c.hd[n])) &
+          interior;
+      const unsigned gy = hsub (c.sm[n], a.sm[n]) & interior;
       const __half2 hx = half2_of (gx), hy = half2_of (gy);
       const float x0 = __low2float (hx), x1 = __high2float (hx);
       const float y0 = __low2float (hy), y1 = __high2float (hy);
@@ -1055,35 +1093,101 @@ accumulate_half (const RowHalf < PIX > &a, const RowHalf < PIX > &b,
       s.ten += __float_as_uint (fmaf (x0, x0, fmaf (y0, y0, bias))) +
           __float_as_uint (fmaf (x1, x1, fmaf (y1, y1, bias)));
     }
+    if (SUMS & (1u << CQ_SUM_LAPLACIAN))
+      lpl[n] = habs_add (b.h[n], v) & interior;
+    if (SUMS & (1u << CQ_SUM_LAP)) {
+      /* the signed Laplacian h + v of every pixel, and its square */
+      const __half2 l = __hadd2 (half2_of (b.h[n]), half2_of (v));
+      const float l0 = __low2float (l), l1 = __high2float (l);
+
+      s.lap += l0 + l1;
+      s.lsq += __float_as_uint (fmaf (l0, l0, bias)) +
+          __float_as_uint (fmaf (l1, l1, bias));
+    }
+    if (SUMS & (1u << CQ_SUM_ROBERTS))
+      rob[n] = habs_add (hsub (c.q[j + 1], b.q[j]), hsub (c.q[j],
+              b.q[j + 1])) & next;
+    if (SUMS & (1u << CQ_SUM_SMD))
+      smd[n] = habs_add (b.dr[n], c.dd[n]) & next;
+    if (SUMS & (1u << CQ_SUM_MAXMIN)) {
+      const __half2 mx = __hmax2 (__hmax2 (half2_of (a.mx[n]),
+              half2_of (b.mx[n])), half2_of (c.mx[n]));
+      const __half2 mn = __hmin2 (__hmin2 (half2_of (a.mn[n]),
+              half2_of (b.mn[n])), half2_of (c.mn[n]));
+
+      mm[n] = bits_of (__hsub2 (mx, mn)) & interior;
+    }
+    if (HIST) {
+      atomicAdd (&shist[b.q[j] & 0xffu], 1u);
+      atomicAdd (&shist[b.q[j] >> 16], 1u);
+    }
   }
 #pragma unroll
-  for (int n = 0; n < PIX / 2; n += 2)
-    s.lpl_pairs += lpl[n] + lpl[n + 1];
+  for (int n = 0; n < PIX / 2; n += 2) {
+    if (SUMS & (1u << CQ_SUM_VALUE))
+      s.val_pairs += b.q[centre_pair (n)] + b.q[centre_pair (n + 1)];
+    if (SUMS & (1u << CQ_SUM_LAPLACIAN))
+      s.lpl_pairs += lpl[n] + lpl[n + 1];
+    if (SUMS & (1u << CQ_SUM_ROBERTS))
+      s.rob_pairs += rob[n] + rob[n + 1];
+    if (SUMS & (1u << CQ_SUM_SMD))
+      s.smd_pairs += smd[n] + smd[n + 1];
+    if (SUMS & (1u << CQ_SUM_MAXMIN))
+      s.mm_pairs += mm[n] + mm[n + 1];
+  }
+  /* products of magnitudes below 256, four a dp4a */
 #pragma unroll
   for (int u = 0; u < PIX / 4; u++) {
-    unsigned mag_dr = __byte_perm (b.dr[2 * u], b.dr[2 * u + 1], 0x6420);
-    const unsigned mag_dd = __byte_perm (c.dd[2 * u], c.dd[2 * u + 1],
-        0x6420);
+    const bool last = SIDES && u == PIX / 4 - 1;
 
-    if (E == kSides && u == PIX / 4 - 1)
-      mag_dr &= m.smd2_last;
-    s.smd2 = __dp4a (mag_dr, mag_dd, s.smd2);
+    if (SUMS & (1u << CQ_SUM_VALUE_SQ)) {
+      const unsigned f = magnitude_bytes (b.q[4 * u + 1], b.q[4 * u + 2]);
+
+      s.sq = __dp4a (f, f, s.sq);
+    }
+    if (SUMS & (1u << CQ_SUM_SMD2)) {
+      unsigned mag_dr = magnitude_bytes (b.dr[2 * u], b.dr[2 * u + 1]);
+
+      if (last)
+        mag_dr &= m.bytes_last;
+      s.smd2 = __dp4a (mag_dr, magnitude_bytes (c.dd[2 * u],
+              c.dd[2 * u + 1]), s.smd2);
+    }
+    if (SUMS & (1u << CQ_SUM_BRENNER)) {
+      /* f[i + 2] - f[i]: q[j + 2] - q[j] */
+      unsigned d = magnitude_bytes (hsub (b.q[4 * u + 3], b.q[4 * u + 1]),
+          hsub (b.q[4 * u + 4], b.q[4 * u + 2]));
+
+      if (last)
+        d &= m.bytes_last_two;
+      s.bren = __dp4a (d, d, s.bren);
+    }
   }
 }
 
-/* The Laplacian's two 16-bit sums into its total. */
+/* A *_pairs word's two 16-bit sums into its total. */
 __device__ __forceinline__ void
-empty_lpl_pairs (SumsHalf & s)
+empty_pairs (unsigned &pairs, unsigned &total)
 {
-  s.lpl += (s.lpl_pairs & 0xffffu) + (s.lpl_pairs >> 16);
-  s.lpl_pairs = 0;
+  total += (pairs & 0xffffu) + (pairs >> 16);
+  pairs = 0;
 }
 
-/* walk8 for the default set off the frame's top and bottom (E kInside or
- * kSides), in pairs. */
-template < int E, int PIX > __device__ __forceinline__ void
+__device__ __forceinline__ void
+empty_all_pairs (SumsHalf & s)
+{
+  empty_pairs (s.val_pairs, s.val);
+  empty_pairs (s.rob_pairs, s.rob);
+  empty_pairs (s.lpl_pairs, s.lpl);
+  empty_pairs (s.smd_pairs, s.smd);
+  empty_pairs (s.mm_pairs, s.mm);
+}
+
+/* walk8 off the frame's top and bottom (E kInside or kSides), in pairs. */
+template < unsigned SUMS, bool HIST, int E, int PIX >
+    __device__ __forceinline__ void
 walk_half (const SharpnessParams & p, int walk, int c0, int y0, int lane,
-    unsigned long long (&tot)[CQ_SUM_COUNT])
+    unsigned long long (&tot)[CQ_SUM_COUNT], unsigned *shist)
 {
   const int w = p.width;
   const unsigned char *row = p.src + (size_t) (y0 - 1) * p.pitch + c0;
@@ -1093,30 +1197,44 @@ walk_half (const SharpnessParams & p, int walk, int c0, int y0, int lane,
       && !right);
   const int edge_offset = lane == 0 ? -4 : PIX;
   const EdgeSelectors sel = { lane == 0 ? 0x5453u : 0x5432u,
-    lane == kWarp - 1 ? 0x1432u : 0x5432u
+    lane == kWarp - 1 ? 0x1432u : 0x5432u,
+    lane == kWarp - 1 ? 0x1532u : 0x5432u
   };
   const SideMasks m = { left ? 0xffff0000u : ~0u, right ? 0x0000ffffu : ~0u,
-    right ? 0x00ffffffu : ~0u
+    right ? 0x00ffffffu : ~0u, right ? 0x00ff00ffu : ~0u
   };
-  SumsHalf s = { 0, 0, 0, 0 };
-
+  SumsHalf s = { };
   RawRow8 < PIX > raw0, raw1, raw2;
   RowHalf < PIX > r0, r1, r2;
+
 #define CQ_FETCH_HALF(i) fetch_row8_inside < PIX > (row + (size_t) (i) * \
       p.pitch, edge_offset, edge_lane)
 #define CQ_ENTER_HALF(RAW, A, B) \
-  enter_row_half < E, PIX > (RAW, lane, left, right, sel, A, B)
-#define CQ_CENTRE_HALF(j, A, B, C) accumulate_half < E, PIX > (A, B, C, m, s)
+  enter_row_half < SUMS, E, PIX > (RAW, lane, left, right, sel, A, B)
+#define CQ_CENTRE_HALF(j, A, B, C) \
+  accumulate_half < SUMS, HIST, E, PIX > (A, B, C, m, s, shist)
   CQ_RING_WALK (walk, walk, CQ_FETCH_HALF, CQ_ENTER_HALF, CQ_CENTRE_HALF,
-      empty_lpl_pairs (s));
+      empty_all_pairs (s));
 #undef CQ_CENTRE_HALF
 #undef CQ_ENTER_HALF
 #undef CQ_FETCH_HALF
-  empty_lpl_pairs (s);
+  empty_all_pairs (s);
 
-  tot[CQ_SUM_TENENGRAD] += s.ten - (unsigned) walk * PIX * kBiasHalfBits;
+  const unsigned biases = (unsigned) walk * PIX * kBiasHalfBits;
+
+  tot[CQ_SUM_VALUE] += s.val;
+  tot[CQ_SUM_VALUE_SQ] += s.sq;
+  tot[CQ_SUM_ROBERTS] += s.rob;
+  if (SUMS & (1u << CQ_SUM_TENENGRAD))
+    tot[CQ_SUM_TENENGRAD] += s.ten - biases;
   tot[CQ_SUM_LAPLACIAN] += s.lpl;
+  tot[CQ_SUM_SMD] += s.smd;
   tot[CQ_SUM_SMD2] += s.smd2;
+  tot[CQ_SUM_MAXMIN] += s.mm;
+  tot[CQ_SUM_BRENNER] += s.bren;
+  tot[CQ_SUM_LAP] += (unsigned long long) (long long) (s.lap * 16777216.f);
+  if (SUMS & (1u << CQ_SUM_LAP_SQ))
+    tot[CQ_SUM_LAP_SQ] += s.lsq - biases;
 }
 
 /* ROWS: the walk's length at compile time (kRows8: 4K frames walk it,
@@ -1126,8 +1244,8 @@ __launch_bounds__ (kWarp * kBlockWarps, min_blocks8 (SUMS, PIX))
     sharpness8_kernel (SharpnessParams p)
 {
   const int walk = ROWS ? ROWS : p.rows;
-  /* the default set off the top and bottom rows: walk_half */
-  constexpr bool kHalves = SUMS == sums_needed (CQ_METRIC_DEFAULT) && !HIST;
+  /* walks off the top and bottom rows in fp16 pairs (walk_half) */
+  constexpr bool kHalves = SUMS != 0;
 
   static_assert (ROWS <= max_rows8 (PIX), "fp32 sums must stay exact");
   let_next_frame_start ();
@@ -1163,14 +1281,16 @@ __launch_bounds__ (kWarp * kBlockWarps, min_blocks8 (SUMS, PIX))
 
     if (rows_inside && left_inside && right_inside) {
       if constexpr (kHalves)
-        walk_half < kInside, PIX > (p, walk, c0, y0, lane, tot);
+        walk_half < SUMS, HIST, kInside, PIX > (p, walk, c0, y0, lane, tot,
+            shist);
       else
         walk8 < SUMS, HIST, kInside, PIX > (p, walk, c0, y0, lane, tot,
             shist);
     } else if (rows_inside && (left_inside || x0 == 0)
         && (right_inside || x1 == w)) {
       if constexpr (kHalves)
-        walk_half < kSides, PIX > (p, walk, c0, y0, lane, tot);
+        walk_half < SUMS, HIST, kSides, PIX > (p, walk, c0, y0, lane, tot,
+            shist);
       else
         walk8 < SUMS, HIST, kSides, PIX > (p, walk, c0, y0, lane, tot,
             shist);
