@@ -15,7 +15,8 @@
  * Integer sums are exact whatever the order of the additions, which is what
  * makes the result identical to the CPU backend's. 8-bit frames run
  * sharpness8_kernel (below), which computes the same integers on the fp32
- * pipes (the default set: in fp16 pairs, walk_half); the integer kernel
+ * pipes (off the top and bottom rows in fp16 pairs, walk_half); the
+ * integer kernel
  * serves 16-bit frames (and CQ_SHARPNESS_KERNEL=old).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -41,15 +42,16 @@ constexpr int kBlockWarps = 4;  /* warps stacked vertically in a block */
 #ifndef CQ_SHARPNESS_MIN_BLOCKS
 #define CQ_SHARPNESS_MIN_BLOCKS 1
 #endif
-/* The 8-bit kernels' tile: 4 pixels a thread, 4 blocks of 128 threads an
- * SM (128 registers); the default set's kernel, whose walks off the top
- * and bottom rows run in fp16 pairs (walk_half), at 4 or 8 pixels and 5
+/* The 8-bit kernels' tile, their walks off the top and bottom rows in
+ * fp16 pairs (walk_half): 4 pixels a thread, 4 blocks of 128 threads an
+ * SM (128 registers); the default set's kernel at 4 or 8 pixels and 5
  * blocks (95 and 96 registers; at 8 pixels its float walks along the top
- * and bottom rows spill). H100, 4K at 8 pixels back to back: 6.84 µs at 5 blocks
- * against 7.75 at 3 and 8.05 at 6; 8192² 45.8 against 54.9 at 3; 1080p at
- * 4 pixels 4.06 against 4.26 at 4. The walk's length is the host's choice
- * for the frame; the one 4K frames take is compiled in as well (build-time
- * knobs to measure others). */
+ * and bottom rows spill). H100, back to back: the default set at 4K, 8
+ * pixels, 6.84 µs at 5 blocks against 7.75 at 3 and 8.05 at 6, 8192²
+ * 45.8 against 54.9 at 3, 1080p at 4 pixels 4.06 against 4.26 at 4; all
+ * measures at 4K 14.8 µs at 4 blocks against 15.9 at 3 and 16.4 at 5.
+ * The walk's length is the host's choice for the frame; the one 4K frames
+ * take is compiled in as well (build-time knobs to measure others). */
 #ifndef CQ_SHARPNESS_ROWS8
 #define CQ_SHARPNESS_ROWS8 6
 #endif
@@ -866,27 +868,30 @@ walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
     tot[CQ_SUM_LAP_SQ] += s.lsq - (unsigned) rows * PIX * kBiasBits;
 }
 
-/* ---- The default set (Tenengrad, Laplacian, SMD2) in fp16 pairs ----
+/* ---- 8-bit walks in fp16 pairs ----
  *
- * Off the frame's top and bottom (kInside, kSides), the default set's
- * integers come from a fifth fewer instructions than accumulate8's (128
- * a row of 8 pixels against 157) and fewer registers:
+ * Off the frame's top and bottom (kInside, kSides) the measures'
+ * integers come from fewer instructions than accumulate8's (the default
+ * set: 128 a row of 8 pixels against 157; all measures at 4K: 14.8 µs
+ * against 19.8) and fewer registers:
  * - a sample enters as the fp16 whose bits are its byte (k · 2^-24, a
  *   subnormal), two pixels a register: q[j] = (f[j], f[j + 2]), so that a
  *   neighbour one column away is the next register, not a shuffle. fp16
  *   spaces its values 2^-24 apart up to 2047 · 2^-24, and every quantity
- *   of the three measures stays below 1021 in magnitude, so each fp16
- *   operation (two pixels) is exact, as each fp32 one was (one pixel);
+ *   the measures take from differences stays below 1021 in magnitude, so
+ *   each fp16 operation (two pixels) is exact, as each fp32 one was (one
+ *   pixel);
  * - below 2048 a non-negative fp16's bits are its integer, and below 256
  *   a difference's low byte is its magnitude (the sign is bit 15). So the
- *   Laplacian's |h| + |v| of two pixels adds into a 32-bit word as an
- *   integer (a 16-bit sum each, emptied every 3 rows: at most 3 · PIX / 2
- *   · 1020 < 2^16), and SMD2's |dr · dd| of four pixels is one dp4a of
- *   the magnitudes' bytes;
- * - Tenengrad's squares need fp32: gx and gy become floats (k · 2^-24,
- *   exact) and gx² + gy² adds to 2^-25, whose ulp is 2^-48: the float's
- *   bits are then kBiasHalfBits + the integer, added up as in
- *   accumulate8.
+ *   non-negative terms below 1021 (the samples, the Laplacian's |h| + |v|,
+ *   Roberts, SMD, max-min) of two pixels add into a 32-bit word as two
+ *   16-bit integers, and products of magnitudes below 256 (squared
+ *   samples, SMD2, Brenner) come four at a time from one dp4a of bytes;
+ * - squares beyond that need fp32: Tenengrad's gx and gy, the Laplacian
+ *   variance's h + v become floats (k · 2^-24, exact), and their squares
+ *   add to 2^-25, whose ulp is 2^-48: the float's bits are then
+ *   kBiasHalfBits + the integer, added up as in accumulate8. Σ (h + v)
+ *   adds in fp32, exact below 2^24 units (a walk's 240 pixels · 1020).
  * The integers are accumulate8's, so the sums stay the CPU backend's bit
  * for bit. */
 constexpr unsigned kBiasHalfBits = 0x33000000u;  /* bits of 2^-25 */
