@@ -69,7 +69,8 @@ main (int argc, char **argv)
     const char *name;
     unsigned metrics;
   } sets[] = { {"default", CQ_METRIC_DEFAULT}, {"all", CQ_METRIC_ALL},
-  {"all but entropy", CQ_METRIC_ALL & ~CQ_METRIC_ENTROPY}
+  {"all but entropy", CQ_METRIC_ALL & ~CQ_METRIC_ENTROPY},
+  {"entropy", CQ_METRIC_ENTROPY}
   };
   const CqLayout gray8 = { CQ_LAYOUT_GRAY8, 8, 0, 0, 0, 0, 0 };
   int iters = 50, i, rows = 0, pixels = 0, kernel_only = 0;
