@@ -541,19 +541,21 @@ fetch_row8 (const SharpnessParams & p, int y, int c0, int lane)
   return r;
 }
 
-/* How a walk meets the frame's edges:
+/* How a walk off the frame's top and bottom rows (walk_half) meets its
+ * sides:
  * - kInside: not at all, for any measure (no predicates, no reflection);
- * - kSides: its rows are inside, its tile touches the left edge (x0 = 0)
- *   and/or ends at the right one (x0 + 32 PIX = w): only lane 0's column
- *   -1 and the last lane's columns w, w + 1 reflect (from their own
- *   words), and only their outer pixels drop out of some measures (the
- *   walk's SideWeights8). At 4K two tile columns of 15 were kAnyEdge walks,
- *   at 1.9x the instructions of an inside one (ncu);
- * - kAnyEdge: predicates for every pixel and row, every load reflected. */
+ * - kSides: its tile touches the left edge (x0 = 0) and/or ends at the
+ *   right one (x0 + 32 PIX = w): only lane 0's column -1 and the last
+ *   lane's columns w, w + 1 reflect (from their own words), and only their
+ *   outer pixels drop out of some measures. At 4K two tile columns of 15
+ *   were walks testing every pixel, at 1.9x the instructions of an inside
+ *   one (ncu).
+ * Every other walk (walk8) tests every pixel and row and reflects every
+ * load. */
 enum Edges8
-{ kInside, kSides, kAnyEdge };
+{ kInside, kSides };
 
-/* The same off the frame's edges (not kAnyEdge: rows and columns need no
+/* The same off the frame's edges (walk_half: rows and columns need no
  * reflection): row points at column c0 of the row; the edge lanes read
  * the aligned word beside their own (lane 0: columns c0 - 4 .. c0 - 1 in
  * bytes 0..3, so c0 - 1 is byte 3; the last lane: c0 + PIX ..). */
@@ -567,17 +569,11 @@ fetch_row8_inside (const unsigned char *row, int edge_offset, bool edge_lane)
   return r;
 }
 
-/* f[i] = 2^23 + the sample at column c0 - 1 + i, i < PIX + 3. left,
- * right (kSides): this lane is at the frame's left / right edge, and its
- * outer columns reflect from its own word (-1 is 1; w, w + 1 are w - 2,
- * w - 3). */
-template < int E, int PIX > __device__ __forceinline__ void
-expand_row8 (const RawRow8 < PIX > &r, int lane, bool right2, bool left,
-    bool right, float (&f)[PIX + 3])
+/* f[i] = 2^23 + the sample at column c0 - 1 + i, i < PIX + 3. */
+template < int PIX > __device__ __forceinline__ void
+expand_row8 (const RawRow8 < PIX > &r, int lane, bool right2,
+    float (&f)[PIX + 3])
 {
-  constexpr bool CHECK = E == kAnyEdge;
-  const unsigned last = r.word[PIX / 4 - 1];
-
 #pragma unroll
   for (int k = 0; k < PIX; k++)
     f[k + 1] = biased_sample (r.word[k / 4], k % 4);
@@ -585,18 +581,14 @@ expand_row8 (const RawRow8 < PIX > &r, int lane, bool right2, bool left,
   f[PIX + 1] = __shfl_down_sync (kFullMask, f[1], 1);
   f[PIX + 2] = right2 ? __shfl_down_sync (kFullMask, f[2], 1) :
       f[PIX + 1];
-  /* the edge word: fetch_row8's (bytes 0 and 2: its zero bytes cost
-   * nothing to fill, the aligned words' layout measured 1 µs slower at 4K)
-   * or fetch_row8_inside's (lane 0: byte 3; the last lane: bytes 0 and 1) */
+  /* fetch_row8's edge word, bytes 0 and 2 (its zero bytes cost nothing
+   * to fill, the aligned words' layout measured 1 µs slower at 4K) */
   if (lane == 0)
-    f[0] = E == kSides && left ? biased_sample (r.word[0], 1) :
-        biased_sample (r.edge, CHECK ? 0 : 3);
+    f[0] = biased_sample (r.edge, 0);
   if (lane == kWarp - 1) {
-    f[PIX + 1] = E == kSides && right ? biased_sample (last, 2) :
-        biased_sample (r.edge, 0);
+    f[PIX + 1] = biased_sample (r.edge, 0);
     if (right2)
-      f[PIX + 2] = E == kSides && right ? biased_sample (last, 1) :
-          biased_sample (r.edge, CHECK ? 2 : 1);
+      f[PIX + 2] = biased_sample (r.edge, 2);
   }
 }
 
@@ -609,7 +601,7 @@ struct Sums8
   unsigned ten, lsq;
 };
 
-/* The walk's column predicates (CHECK only): bit k set where a measure
+/* The walk's column predicates: bit k set where a measure
  * counts pixel c0 + k (bits, not weights: they stay live all the walk). */
 struct ColMasks8
 {
@@ -622,30 +614,19 @@ mask_weight (unsigned bits, int k)
   return (bits >> k) & 1u ? 1.f : 0.f;
 }
 
-/* kSides: 0 where the lane's outer pixel drops out, else 1. first: pixel
- * 0 at x = 0 (no interior); last: pixel PIX - 1 at x = w - 1 (no next,
- * interior or two) and pixel PIX - 2 at w - 2 (no two). */
-struct SideWeights8
-{
-  float first, last;
-};
-
 /* One row y of centre samples b (a above, c below): every enabled term of
- * its PIX pixels. d_* are the row differences shared by neighbours:
- * drb[i] = b[i + 1] - b[i], hd*[k] = row[k + 2] - row[k] (two apart,
- * centred on pixel k), dda[i] = b[i] - a[i], ddb[i] = c[i] - b[i]. */
-template < unsigned SUMS, bool HIST, int E, int PIX >
-    __device__ __forceinline__ void
+ * its PIX pixels, each weighted by the predicates of its measure. d_* are
+ * the row differences shared by neighbours: drb[i] = b[i + 1] - b[i],
+ * hd*[k] = row[k + 2] - row[k] (two apart, centred on pixel k), dda[i] =
+ * b[i] - a[i], ddb[i] = c[i] - b[i]. */
+template < unsigned SUMS, bool HIST, int PIX > __device__ __forceinline__ void
 accumulate8 (const float (&fa)[PIX + 3], const float (&fb)[PIX + 3],
     const float (&fc)[PIX + 3], const float (&drb)[PIX + 1],
     const float (&hda)[PIX], const float (&hdb)[PIX],
     const float (&hdc)[PIX], const float (&dda)[PIX + 2],
     const float (&ddb)[PIX + 2], bool row_next,
-    bool row_interior, const ColMasks8 & m, const SideWeights8 & e,
-    Sums8 & s, unsigned *shist)
+    bool row_interior, const ColMasks8 & m, Sums8 & s, unsigned *shist)
 {
-  constexpr bool CHECK = E == kAnyEdge;
-  constexpr bool SIDES = E == kSides;
   constexpr unsigned kTen = 1u << CQ_SUM_TENENGRAD;
   constexpr unsigned kLpl = 1u << CQ_SUM_LAPLACIAN;
   constexpr unsigned kLapVar = (1u << CQ_SUM_LAP) | (1u << CQ_SUM_LAP_SQ);
@@ -666,17 +647,11 @@ accumulate8 (const float (&fa)[PIX + 3], const float (&fb)[PIX + 3],
 #pragma unroll
   for (int k = 0; k < PIX; k++) {
     const int i = k + 1;
-    /* weights of this pixel's predicates (all 1 off the frame's edges) */
-    const bool side = SIDES && (k == 0 || k == PIX - 1);
-    const float w_in = CHECK ? mask_weight (m.in, k) : 1.f;
-    const float w_next = CHECK && !row_next ? 0.f :
-        CHECK ? mask_weight (m.next, k) : SIDES && k == PIX - 1 ? e.last :
-        1.f;
-    const float w_int = CHECK && !row_interior ? 0.f :
-        CHECK ? mask_weight (m.interior, k) : SIDES && k == 0 ? e.first :
-        SIDES && k == PIX - 1 ? e.last : 1.f;
-    const float w_two = CHECK ? mask_weight (m.two, k) :
-        SIDES && k >= PIX - 2 ? e.last : 1.f;
+    /* weights of this pixel's predicates */
+    const float w_in = mask_weight (m.in, k);
+    const float w_next = row_next ? mask_weight (m.next, k) : 0.f;
+    const float w_int = row_interior ? mask_weight (m.interior, k) : 0.f;
+    const float w_two = mask_weight (m.two, k);
     /* the Laplacian's horizontal and vertical second differences */
     const float h = drb[i] - drb[i - 1];
     const float v = ddb[i] - dda[i];
@@ -697,8 +672,7 @@ accumulate8 (const float (&fa)[PIX + 3], const float (&fb)[PIX + 3],
       const float gx = fmaf (hdb[k], 2.f, hda[k] + hdc[k]);
       const float gy = fmaf (vd[i], 2.f, vd[i - 1] + vd[i + 1]);
       const float t = fmaf (gx, gx, fmaf (gy, gy, kBias));
-      const unsigned bits = (!(CHECK || side) || w_int != 0.f) ?
-          biased_bits (t) : kBiasBits;
+      const unsigned bits = w_int != 0.f ? biased_bits (t) : kBiasBits;
       /* two pixels' terms in one three-way add */
       if (k % 2 == 0)
         ten_even = bits;
@@ -721,7 +695,7 @@ accumulate8 (const float (&fa)[PIX + 3], const float (&fb)[PIX + 3],
       s.lap += l;
       s.lsq += biased_bits (fmaf (l, l, kBias));
     }
-    if (HIST && (!CHECK || w_in != 0.f))
+    if (HIST && w_in != 0.f)
       atomicAdd (&shist[__float_as_uint (fb[i]) & 0xff], 1u);
   }
 }
@@ -737,11 +711,11 @@ template < int PIX > struct Row8
   float dd[PIX + 2];
 };
 
-template < int E, int PIX > __device__ __forceinline__ void
-enter_row8 (const RawRow8 < PIX > &raw, int lane, bool right2, bool left,
-    bool right, const Row8 < PIX > &above, Row8 < PIX > &row)
+template < int PIX > __device__ __forceinline__ void
+enter_row8 (const RawRow8 < PIX > &raw, int lane, bool right2,
+    const Row8 < PIX > &above, Row8 < PIX > &row)
 {
-  expand_row8 < E, PIX > (raw, lane, right2, left, right, row.f);
+  expand_row8 < PIX > (raw, lane, right2, row.f);
 #pragma unroll
   for (int i = 0; i < PIX + 1; i++)
     row.dr[i] = row.f[i + 1] - row.f[i];
@@ -794,57 +768,42 @@ enter_row8 (const RawRow8 < PIX > &raw, int lane, bool right2, bool left,
     TURNED;                                                               \
   }
 
-/* A warp's walk of `walk` rows from y0 (CQ_RING_WALK), every enabled
- * measure in fp32. */
-template < unsigned SUMS, bool HIST, int E, int PIX >
-    __device__ __forceinline__ void
+/* A warp's walk of `walk` rows from y0 (CQ_RING_WALK) that meets the
+ * frame's top or bottom row, or a tile cut by its right edge: every
+ * enabled measure in fp32, every pixel and row tested, every load
+ * reflected (rows past the bottom reflect onto real rows: loads stay in
+ * bounds). */
+template < unsigned SUMS, bool HIST, int PIX > __device__ __forceinline__ void
 walk8 (const SharpnessParams & p, int walk, int c0, int y0, int lane,
     unsigned long long (&tot)[CQ_SUM_COUNT], unsigned *shist)
 {
-  constexpr bool CHECK = E == kAnyEdge;
   constexpr unsigned kTen = 1u << CQ_SUM_TENENGRAD;
   constexpr unsigned kLapSq = 1u << CQ_SUM_LAP_SQ;
   constexpr bool kRight2 = (SUMS & ((1u << CQ_SUM_BRENNER))) != 0;
   const int w = p.width, h = p.height;
-  /* centre rows of the walk inside the frame (all of them unless CHECK) */
-  const int rows = CHECK ? min (walk, h - y0) : walk;
+  /* centre rows of the walk inside the frame */
+  const int rows = min (walk, h - y0);
   Sums8 s = { };
-  ColMasks8 m;
+  ColMasks8 m = { 0, 0, 0, 0 };
 
-  m.in = m.next = m.interior = m.two = 0;
-  if (CHECK) {
 #pragma unroll
-    for (int k = 0; k < PIX; k++) {
-      const int x = c0 + k;
-      m.in |= (x < w) << k;
-      m.next |= (x + 1 < w) << k;
-      m.interior |= (x >= 1 && x + 1 < w) << k;
-      m.two |= (x + 2 < w) << k;
-    }
+  for (int k = 0; k < PIX; k++) {
+    const int x = c0 + k;
+    m.in |= (x < w) << k;
+    m.next |= (x + 1 < w) << k;
+    m.interior |= (x >= 1 && x + 1 < w) << k;
+    m.two |= (x + 2 < w) << k;
   }
 
-  /* CHECK: rows past the bottom reflect onto real rows, loads stay in
-   * bounds; else a row pointer walks down from row y0 - 1 */
-  const unsigned char *row = CHECK ? NULL :
-      p.src + (size_t) (y0 - 1) * p.pitch + c0;
-  /* kSides: this lane at the left / right edge */
-  const bool left = E == kSides && c0 == 0;
-  const bool right = E == kSides && c0 + PIX == w;
-  const SideWeights8 e = { left ? 0.f : 1.f, right ? 0.f : 1.f };
-  const bool edge_lane = (lane == 0 && !left) || (lane == kWarp - 1
-      && !right);
-  const int edge_offset = lane == 0 ? -4 : PIX;
   RawRow8 < PIX > raw0, raw1, raw2;
   Row8 < PIX > r0, r1, r2;
-#define CQ_FETCH8(i) (CHECK ? fetch_row8 < PIX > (p, y0 - 1 + (i), c0, \
-          lane) : fetch_row8_inside < PIX > (row + (size_t) (i) * p.pitch, \
-          edge_offset, edge_lane))
+#define CQ_FETCH8(i) fetch_row8 < PIX > (p, y0 - 1 + (i), c0, lane)
 #define CQ_ENTER8(RAW, A, B) \
-  enter_row8 < E, PIX > (RAW, lane, kRight2, left, right, A, B)
+  enter_row8 < PIX > (RAW, lane, kRight2, A, B)
 #define CQ_CENTRE8(j, A, B, C) \
-  accumulate8 < SUMS, HIST, E, PIX > (A.f, B.f, C.f, B.dr, A.hd, B.hd, \
-      C.hd, B.dd, C.dd, y0 + (j) + 1 < h, \
-      y0 + (j) >= 1 && y0 + (j) + 1 < h, m, e, s, shist)
+  accumulate8 < SUMS, HIST, PIX > (A.f, B.f, C.f, B.dr, A.hd, B.hd, C.hd, \
+      B.dd, C.dd, y0 + (j) + 1 < h, y0 + (j) >= 1 && y0 + (j) + 1 < h, m, \
+      s, shist)
   CQ_RING_WALK (walk, rows, CQ_FETCH8, CQ_ENTER8, CQ_CENTRE8, (void) 0);
 #undef CQ_CENTRE8
 #undef CQ_ENTER8
@@ -1249,8 +1208,6 @@ __launch_bounds__ (kWarp * kBlockWarps, min_blocks8 (SUMS, PIX))
     sharpness8_kernel (SharpnessParams p)
 {
   const int walk = ROWS ? ROWS : p.rows;
-  /* walks off the top and bottom rows in fp16 pairs (walk_half) */
-  constexpr bool kHalves = SUMS != 0;
 
   static_assert (ROWS <= max_rows8 (PIX), "fp32 sums must stay exact");
   let_next_frame_start ();
@@ -1284,24 +1241,15 @@ __launch_bounds__ (kWarp * kBlockWarps, min_blocks8 (SUMS, PIX))
     const bool rows_inside = y0 >= 1 && y0 + walk + 1 < h;
     const bool left_inside = x0 >= 4, right_inside = x1 + 4 <= w;
 
-    if (rows_inside && left_inside && right_inside) {
-      if constexpr (kHalves)
-        walk_half < SUMS, HIST, kInside, PIX > (p, walk, c0, y0, lane, tot,
-            shist);
-      else
-        walk8 < SUMS, HIST, kInside, PIX > (p, walk, c0, y0, lane, tot,
-            shist);
-    } else if (rows_inside && (left_inside || x0 == 0)
-        && (right_inside || x1 == w)) {
-      if constexpr (kHalves)
-        walk_half < SUMS, HIST, kSides, PIX > (p, walk, c0, y0, lane, tot,
-            shist);
-      else
-        walk8 < SUMS, HIST, kSides, PIX > (p, walk, c0, y0, lane, tot,
-            shist);
-    } else
-      walk8 < SUMS, HIST, kAnyEdge, PIX > (p, walk, c0, y0, lane, tot,
+    if (rows_inside && left_inside && right_inside)
+      walk_half < SUMS, HIST, kInside, PIX > (p, walk, c0, y0, lane, tot,
           shist);
+    else if (rows_inside && (left_inside || x0 == 0)
+        && (right_inside || x1 == w))
+      walk_half < SUMS, HIST, kSides, PIX > (p, walk, c0, y0, lane, tot,
+          shist);
+    else
+      walk8 < SUMS, HIST, PIX > (p, walk, c0, y0, lane, tot, shist);
   }
   publish_block < SUMS, HIST > (p, tot, shist, seen);
 }
