@@ -132,12 +132,13 @@ static dim3 plane_grid (CqSsimWindow window, const CqSsimPlane * p,
  * sets), fewer and longer tiles pay, back to back / alone: 4K 12 rows
  * 4.7 / 12.6 µs against 6.0 / 12.4 at 4; 8192² 32 rows 46.5 / 55.9
  * against 48.5 / 65.2 at 16; 1080p stays at 4 (8.0 µs alone, 9.2 at 8).
- * 8-bit box8: the fewest rows (8 to 32) whose blocks the SMs hold at once
- * (kBox8pBlocks each): as many windows in flight as fit, and past that
- * longer walks, which read the 7 halo rows less often. H100: 1080p 8
- * rows (18.5 µs; 16: 23.8), 4K 24 (46.7; 16: 48.7); where 32 rows take
- * more than two rounds of the SMs, 64 (8192²: 269.9 / 296.9 back to back
- * / alone, against 284.1 / 302.4 at 32). */
+ * 8-bit box8: the fewest rows (8 to 32, steps of 4) whose blocks the SMs
+ * hold at once (kBox8pBlocks each): as many windows in flight as fit, and
+ * past that longer walks, which read the 7 halo rows less often; where 32
+ * rows take more than two rounds of the SMs, 64. H100, back to back /
+ * alone (thirteenth session): 1080p 8 rows 6.9 / 16.5 µs, 4K 24 rows
+ * 19.9 / 36.0; longer 4K tiles gain at most 0.1–0.8 µs back to back and
+ * cost a pair alone 5–35 %. */
 static unsigned
 default_tile_rows (CqSsimWindow window, const CqSsimPlane * p,
     unsigned sms)
@@ -145,7 +146,7 @@ default_tile_rows (CqSsimWindow window, const CqSsimPlane * p,
   switch (window) {
     case CQ_SSIM_BOX8:
       if (p->layout.kind != CQ_LAYOUT_GRAY16) {
-        static const unsigned choices[] = { 8, 12, 16, 24, 32 };
+        static const unsigned choices[] = { 8, 12, 16, 20, 24, 28, 32 };
         const uint64_t slots = (uint64_t) sms * cq::kBox8pBlocks;
 
         const unsigned n = sizeof (choices) / sizeof (choices[0]);
@@ -382,7 +383,9 @@ launch_tiles (const CqSsimCuda * cu, const cq::SsimParams & p, dim3 grid,
   switch (cu->window) {
     case CQ_SSIM_BOX8:
       if constexpr (sizeof (T) == 1) {
-        if (!cu->old_kernels)
+        /* box8p addresses rows with 32-bit pitches */
+        if (!cu->old_kernels && p.pitch_a <= UINT32_MAX
+            && p.pitch_b <= UINT32_MAX)
           return cq_cuda_launch (cq::ssim_box8p_kernel, grid, block, stream,
               overlap, p);
         cq::ssim_box8_kernel < T, int ><<<grid, block, 0, stream>>> (p);

@@ -38,9 +38,9 @@ constexpr int kGaussCols = 118;         /* window columns a block owns */
 /* Default rows a tile walks (block rows for ffmpeg): more rows spread the
  * halo over more windows, fewer give more tiles to hide latency with. */
 constexpr int kBox8Rows = 16;           /* 16-bit; 8-bit: default_tile_rows */
-/* 8-bit box8 blocks an SM holds: 80 registers a thread (48 bytes of
- * spill). It waits on latency at 4 (102 registers): 6 took 4K from 58.5 to
- * 48.7 µs and 8192² from 391 to 325 (H100; 8, 64 registers: no gain). */
+/* 8-bit box8 blocks an SM holds: 78 registers a thread, no spill. H100,
+ * 4K back to back: 6 blocks 19.9 µs; 7 (72 registers, 32 bytes of spill)
+ * and 5 were slower in each design tried (docs/benchmarks.md). */
 #ifndef CQ_SSIM_BOX8P_MIN_BLOCKS
 #define CQ_SSIM_BOX8P_MIN_BLOCKS 6
 #endif
@@ -459,15 +459,19 @@ ssim_box8_kernel (SsimParams p)
 
 /* ---- box8, second design for 8-bit samples (the default; CQ_SSIM_KERNEL=old
  * selects the one above) ----
- * The same windows, sums and double expression, with packed integer
- * arithmetic for the sums: a column's samples of a row as v = a | b << 16
- * (bytes a, 0, b, 0), so that
+ * The same windows and sums, with packed integer arithmetic for the sums:
+ * a column's samples of a row as v = a | b << 16 (bytes a, 0, b, 0), so
+ * that
  * - Σa and Σb of a column, and later of a window (at most 64·255 = 16320),
  *   are one 32-bit word (s1 | s2 << 16): one add a row, one set of shuffles;
  * - a² + b² = dp4a (v, v) and 2ab = dp4a (v, swapped v): the column sums of
- *   a² + b² and of 2ab take two dp4a and an add a row each.
+ *   a² + b² and of 2ab take two dp4a a row each.
  * Σ 2ab instead of Σ ab gives the integer 2 (64 Σab − Σa Σb) of
- * cq_ssim_box8_local as 64 Σ2ab − 2 Σa Σb. */
+ * cq_ssim_box8_local as 64 Σ2ab − 2 Σa Σb.
+ * Each window's four factors n1, n2, d1, d2 are those of
+ * cq_ssim_box8_local, bit for bit; a lane's four windows of a row are then
+ * added as one quotient (box8p_sum4), within a few units in the last place
+ * of the CPU's sum of four quotients. */
 
 /* bytes (a0, b0, a1, b1) and (a2, b2, a3, b3) of a row's raw words */
 __device__ __forceinline__ void
@@ -477,41 +481,185 @@ box8p_interleave (unsigned ra, unsigned rb, unsigned &t0, unsigned &t1)
   t1 = __byte_perm (ra, rb, 0x7362);
 }
 
-/* Adds (sign 1) or removes (sign -1) a row: t0, t1 from box8p_interleave. */
-template < int SIGN > __device__ __forceinline__ void
-box8p_row (unsigned t0, unsigned t1, unsigned pk[4], unsigned ss[4],
+/* column j's a | b << 16, and b | a << 16, of an interleaved row */
+__device__ __forceinline__ void
+box8p_column (unsigned t0, unsigned t1, int j, unsigned &v, unsigned &w)
+{
+  const unsigned t = j < 2 ? t0 : t1;
+
+  v = __byte_perm (t, 0, (j & 1) ? 0x4342 : 0x4140);
+  w = __byte_perm (t, 0, (j & 1) ? 0x4243 : 0x4041);
+}
+
+/* Adds row t0, t1 to the column sums. */
+__device__ __forceinline__ void
+box8p_add (unsigned t0, unsigned t1, unsigned pk[4], unsigned ss[4],
     unsigned ab2[4])
 {
 #pragma unroll
   for (int j = 0; j < 4; j++) {
-    const unsigned t = j < 2 ? t0 : t1;
-    /* a | b << 16, and b | a << 16 */
-    const unsigned v = __byte_perm (t, 0, (j & 1) ? 0x4342 : 0x4140);
-    const unsigned w = __byte_perm (t, 0, (j & 1) ? 0x4243 : 0x4041);
+    unsigned v, w;
 
-    if (SIGN > 0) {
-      pk[j] += v;
-      ss[j] = __dp4a (v, v, ss[j]);
-      ab2[j] = __dp4a (v, w, ab2[j]);
-    } else {
-      pk[j] -= v;
-      ss[j] -= __dp4a (v, v, 0u);
-      ab2[j] -= __dp4a (v, w, 0u);
-    }
+    box8p_column (t0, t1, j, v, w);
+    pk[j] += v;
+    ss[j] = __dp4a (v, v, ss[j]);
+    ab2[j] = __dp4a (v, w, ab2[j]);
   }
 }
 
-/* cq_ssim_box8_local from its four integers, operation for operation:
- * n1 = 2p, n2 = 2 (64 sab - p), d1 = q, d2 = 64 sss - q. */
-__device__ __forceinline__ double
-box8p_local (int n1i, int n2i, int d1i, int d2i, double k1, double k2)
+/* Adds row t0, t1 and removes row o0, o1 (the one 8 rows up). */
+__device__ __forceinline__ void
+box8p_shift (unsigned t0, unsigned t1, unsigned o0, unsigned o1,
+    unsigned pk[4], unsigned ss[4], unsigned ab2[4])
 {
-  const double n1 = __dadd_rn ((double) n1i, k1);
-  const double n2 = __dadd_rn ((double) n2i, k2);
-  const double d1 = __dadd_rn ((double) d1i, k1);
-  const double d2 = __dadd_rn ((double) d2i, k2);
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    unsigned v, w, ov, ow;
 
-  return __ddiv_rn (__dmul_rn (n1, n2), __dmul_rn (d1, d2));
+    box8p_column (t0, t1, j, v, w);
+    box8p_column (o0, o1, j, ov, ow);
+    pk[j] = pk[j] + v - ov;
+    ss[j] = __dp4a (v, v, ss[j]) - __dp4a (ov, ov, 0u);
+    ab2[j] = __dp4a (v, w, ab2[j]) - __dp4a (ov, ow, 0u);
+  }
+}
+
+/* IEEE division n / d, rounded to nearest: the operations of __ddiv_rn's
+ * fast path without its range tests, which send zero, subnormal, infinite
+ * and near-underflow operands and quotients to a slow path. box8p_sum4's
+ * d lies between (k1 k2)^4 and 2^256 and its quotient between -4 and 4,
+ * far from underflow. */
+__device__ __forceinline__ double
+box8p_div (double n, double d)
+{
+  double r, e, q;
+
+  asm ("rcp.approx.ftz.f64 %0, %1;" : "=d" (r) : "d" (d));
+  e = __fma_rn (-d, r, 1.0);
+  e = __fma_rn (e, e, e);
+  r = __fma_rn (r, e, r);
+  e = __fma_rn (-d, r, 1.0);
+  r = __fma_rn (r, e, r);
+  q = __dmul_rn (n, r);
+  return __fma_rn (r, __fma_rn (-d, q, n), q);
+}
+
+/* n[0] / d[0] + ... + n[3] / d[3] as one quotient: pairs (n, d) merged as
+ * (na db + nb da, da db), then one division, instead of four. Every d is
+ * at least k1 k2 (about 6e9) and at most 2^64, so nothing overflows or
+ * underflows; the result is within a few units in the last place of the
+ * sum of the four correctly rounded quotients. */
+__device__ __forceinline__ double
+box8p_sum4 (const double n[4], const double d[4])
+{
+  const double d01 = __dmul_rn (d[0], d[1]), d23 = __dmul_rn (d[2], d[3]);
+  const double n01 = __fma_rn (n[0], d[1], __dmul_rn (n[1], d[0]));
+  const double n23 = __fma_rn (n[2], d[3], __dmul_rn (n[3], d[2]));
+
+  return box8p_div (__fma_rn (n01, d23, __dmul_rn (n23, d01)),
+      __dmul_rn (d01, d23));
+}
+
+/* A row's four samples of a lane (its word at `at`, cx its column). Warps
+ * inside the plane with aligned rows load the word; the warp at the right
+ * edge (EDGE) reads samples right of the plane as 0. */
+template < bool EDGE > __device__ __forceinline__ unsigned
+box8p_load (const unsigned char *at, int cx, const SsimParams & p)
+{
+  if (!EDGE)
+    return __ldg ((const unsigned *) at);
+  return load_raw4 (at - cx, cx, p.width, p).w;
+}
+
+/* The lane's four windows whose last row was just added: their factors as
+ * cq_ssim_box8_local has them (n1 = 2p, n2 = 2 (64 sab - p), d1 = q,
+ * d2 = 64 sss - q, each plus k1 or k2), added to ssim. At the right edge
+ * (EDGE) those from n_win on (right of the plane, or lanes that only read)
+ * count 0; inside, every lane adds its four and the lanes that only read
+ * drop their sum at the end. */
+template < bool EDGE > __device__ __forceinline__ void
+box8p_add_windows (const unsigned pk[4], const unsigned ss[4],
+    const unsigned ab2[4], int n_win, const SsimParams & p, double &ssim)
+{
+  unsigned wpk[4], wss[4], wab2[4];
+  double n[4], d[4];
+
+  box8_windows (pk, wpk);
+  box8_windows (ss, wss);
+  box8_windows (ab2, wab2);
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    const int sa = (int) (wpk[j] & 0xffff), sb = (int) (wpk[j] >> 16);
+    const int pr = sa * sb, q = sa * sa + sb * sb;
+    const double n1 = __dadd_rn ((double) (2 * pr), p.k1);
+    const double n2 = __dadd_rn ((double) (64 * (int) wab2[j] - 2 * pr),
+        p.k2);
+    const double d1 = __dadd_rn ((double) q, p.k1);
+    const double d2 = __dadd_rn ((double) (64 * (int) wss[j] - q), p.k2);
+
+    n[j] = !EDGE || j < n_win ? __dmul_rn (n1, n2) : 0.0;
+    d[j] = __dmul_rn (d1, d2);
+  }
+  ssim += box8p_sum4 (n, d);
+}
+
+/* One warp's tile: 7 rows that only enter the sums, then a row a step
+ * with its windows. Each row comes in one step ahead; the row leaving the
+ * sums (8 up) is read again, from L1, instead of kept in registers, which
+ * leaves registers for a sixth block an SM. Loads do not branch: past the
+ * tile the next row repeats the last, and the first leaving row is zero.
+ * Row addresses are y · pitch + base (pitches below 2^32, launch_tiles). */
+template < bool EDGE > __device__ __forceinline__ void
+box8p_walk (const SsimParams & p, const Box8Walk & wk, double &ssim,
+    unsigned long long &sse)
+{
+  /* windows of this lane inside the plane: those starting at cx + j,
+   * j < n_win */
+  const int n_win = wk.own_lane ? max (0, min (4, p.width - 7 - wk.cx)) : 0;
+  const unsigned pitch_a = (unsigned) p.pitch_a, pitch_b = (unsigned) p.pitch_b;
+  const unsigned char *const base_a = p.a + wk.cx, *const base_b = p.b + wk.cx;
+  const int last = wk.read_end - 1;
+  unsigned pk[4] = { 0, 0, 0, 0 }, ss[4] = { 0, 0, 0, 0 };
+  unsigned ab2[4] = { 0, 0, 0, 0 };
+  unsigned na, nb, noa = 0, nob = 0;
+  int y = wk.y0;
+
+#define CQ_BOX8P_ROW(base, pitch, row) \
+  box8p_load < EDGE > ((base) + (size_t) (unsigned) (row) * (pitch), wk.cx, p)
+  na = CQ_BOX8P_ROW (base_a, pitch_a, y);
+  nb = CQ_BOX8P_ROW (base_b, pitch_b, y);
+  for (; y < min (wk.y0 + 7, wk.read_end); y++) {
+    const unsigned ra = na, rb = nb, d = __vabsdiffu4 (ra, rb);
+    unsigned t0, t1;
+
+    na = CQ_BOX8P_ROW (base_a, pitch_a, min (y + 1, last));
+    nb = CQ_BOX8P_ROW (base_b, pitch_b, min (y + 1, last));
+    sse += __dp4a (d, y < wk.own_end ? d : 0u, 0u);
+    box8p_interleave (ra, rb, t0, t1);
+    box8p_add (t0, t1, pk, ss, ab2);
+  }
+#pragma unroll 1
+  for (; y < wk.read_end; y++) {
+    const unsigned ra = na, rb = nb, oa = noa, ob = nob;
+    const unsigned d = __vabsdiffu4 (ra, rb);
+    unsigned t0, t1, o0, o1;
+
+    na = CQ_BOX8P_ROW (base_a, pitch_a, min (y + 1, last));
+    nb = CQ_BOX8P_ROW (base_b, pitch_b, min (y + 1, last));
+    noa = CQ_BOX8P_ROW (base_a, pitch_a, y - 7);
+    nob = CQ_BOX8P_ROW (base_b, pitch_b, y - 7);
+    sse += __dp4a (d, y < wk.own_end ? d : 0u, 0u);
+    box8p_interleave (ra, rb, t0, t1);
+    box8p_interleave (oa, ob, o0, o1);
+    box8p_shift (t0, t1, o0, o1, pk, ss, ab2);
+    box8p_add_windows < EDGE > (pk, ss, ab2, n_win, p, ssim);
+  }
+#undef CQ_BOX8P_ROW
+  /* lanes past the strip read columns the next warp owns */
+  if (!wk.own_lane) {
+    sse = 0;
+    ssim = 0.0;
+  }
 }
 
 __global__ void
@@ -519,13 +667,6 @@ __launch_bounds__ (kSsimThreads, kBox8pBlocks)
 ssim_box8p_kernel (SsimParams p)
 {
   const Box8Walk wk (p);
-  /* windows of this lane inside the plane: those starting at cx + j,
-   * j < n_win */
-  const int n_win = wk.own_lane ? max (0, min (4, p.width - 7 - wk.cx)) : 0;
-  unsigned pk[4] = { 0, 0, 0, 0 }, ss[4] = { 0, 0, 0, 0 };
-  unsigned ab2[4] = { 0, 0, 0, 0 };
-  unsigned ring0[8], ring1[8];  /* the last 8 rows, interleaved */
-  Raw4 < unsigned char >next_a, next_b;
   double ssim = 0.0;
   unsigned long long sse = 0;
 
@@ -533,54 +674,10 @@ ssim_box8p_kernel (SsimParams p)
   const unsigned seen = frame_set_peek (p.released);
 
   if (wk.x0 < p.width) {
-    next_a = load_raw4 (row_of < unsigned char >(p.a, p.pitch_a, wk.y0), wk.cx,
-        p.width, p);
-    next_b = load_raw4 (row_of < unsigned char >(p.b, p.pitch_b, wk.y0), wk.cx,
-        p.width, p);
-    for (int base = wk.y0; base < wk.read_end; base += 8) {
-#pragma unroll
-      for (int k = 0; k < 8; k++) {
-        const int y = base + k;
-        unsigned t0, t1;
-
-        if (y >= wk.read_end)
-          break;
-        {
-          const Raw4 < unsigned char >ra = next_a, rb = next_b;
-
-          if (y + 1 < wk.read_end) {
-            next_a = load_raw4 (row_of < unsigned char >(p.a, p.pitch_a,
-                    y + 1), wk.cx, p.width, p);
-            next_b = load_raw4 (row_of < unsigned char >(p.b, p.pitch_b,
-                    y + 1), wk.cx, p.width, p);
-          }
-          if (wk.own_lane && y < wk.own_end)
-            sse += sse4 (ra, rb, p);
-          box8p_interleave (ra.w, rb.w, t0, t1);
-        }
-        if (y - wk.y0 >= 8)        /* slot k holds row y - 8 */
-          box8p_row < -1 > (ring0[k], ring1[k], pk, ss, ab2);
-        box8p_row < 1 > (t0, t1, pk, ss, ab2);
-        ring0[k] = t0;
-        ring1[k] = t1;
-        if (y - wk.y0 >= 7) {
-          unsigned wpk[4], wss[4], wab2[4];
-
-          box8_windows (pk, wpk);
-          box8_windows (ss, wss);
-          box8_windows (ab2, wab2);
-#pragma unroll
-          for (int j = 0; j < 4; j++)
-            if (j < n_win) {
-              const int sa = (int) (wpk[j] & 0xffff), sb = (int) (wpk[j] >> 16);
-              const int pr = sa * sb, q = sa * sa + sb * sb;
-
-              ssim += box8p_local (2 * pr, 64 * (int) wab2[j] - 2 * pr, q,
-                  64 * (int) wss[j] - q, p.k1, p.k2);
-            }
-        }
-      }
-    }
+    if (p.vec && wk.x0 + 128 <= p.width)
+      box8p_walk < false > (p, wk, ssim, sse);
+    else
+      box8p_walk < true > (p, wk, ssim, sse);
   }
   block_finish (p, ssim, sse, seen);
 }

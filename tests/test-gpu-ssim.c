@@ -1,8 +1,9 @@
 /* GPU suite: the CUDA SSIM backend against the CPU backend, for every
  * window, layout (8, 10, 16 bit, interleaved, packed RGB) and size from 8x8
  * to 8192x8192 (odd sizes, padded strides, host and device input, misaligned
- * device pointers): mean SSIM within 1e-9 (box8 and ffmpeg windows are
- * bit-identical, only the order of the final additions differs) and the sum
+ * device pointers): mean SSIM within 1e-9, box8 within 1e-12 (ffmpeg
+ * windows are bit-identical and box8 windows within a few units in the
+ * last place; the order of the final additions differs) and the sum
  * of squared differences exactly equal. Exits 77 (skipped) with the reason
  * where no CUDA device is usable. `--quick` runs the small sizes only.
  *
@@ -131,7 +132,10 @@ check_case (int device, CqSsimWindow window, const LayoutCase * lc,
     goto out;
   }
   want = cpu_s.ssim_sum / cpu_s.windows;
-  tol = 1e-9;
+  /* box8's windows are the CPU's within a few units in the last place
+   * (the 8-bit kernel adds four windows as one quotient), so the means
+   * differ by the order of the additions only */
+  tol = window == CQ_SSIM_BOX8 ? 1e-12 : 1e-9;
   {
     const CqSsimPlaneSums *got[3] = { &host_s, &dev_s, &mis_s };
     const char *how[3] = { "host", "device", "misaligned" };
