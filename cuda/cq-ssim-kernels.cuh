@@ -470,7 +470,7 @@ ssim_box8_kernel (SsimParams p)
  * cq_ssim_box8_local as 64 Σ2ab − 2 Σa Σb.
  * Each window's four factors n1, n2, d1, d2 are those of
  * cq_ssim_box8_local, bit for bit; a lane's four windows of a row are then
- * added as one quotient (box8p_sum4), within a few units in the last place
+ * added as one quotient (sum4_quotients), within a few units in the last place
  * of the CPU's sum of four quotients. */
 
 /* bytes (a0, b0, a1, b1) and (a2, b2, a3, b3) of a row's raw words */
@@ -526,11 +526,11 @@ box8p_shift (unsigned t0, unsigned t1, unsigned o0, unsigned o1,
 
 /* IEEE division n / d, rounded to nearest: the operations of __ddiv_rn's
  * fast path without its range tests, which send zero, subnormal, infinite
- * and near-underflow operands and quotients to a slow path. box8p_sum4's
- * d lies between (k1 k2)^4 and 2^256 and its quotient between -4 and 4,
- * far from underflow. */
+ * and near-underflow operands and quotients to a slow path. sum4_quotients'
+ * d lies between 1 and 2^1000 and its quotient between -4 and 4, far from
+ * underflow. */
 __device__ __forceinline__ double
-box8p_div (double n, double d)
+div_rn_in_range (double n, double d)
 {
   double r, e, q;
 
@@ -545,18 +545,19 @@ box8p_div (double n, double d)
 }
 
 /* n[0] / d[0] + ... + n[3] / d[3] as one quotient: pairs (n, d) merged as
- * (na db + nb da, da db), then one division, instead of four. Every d is
- * at least k1 k2 (about 6e9) and at most 2^64, so nothing overflows or
- * underflows; the result is within a few units in the last place of the
- * sum of the four correctly rounded quotients. */
+ * (na db + nb da, da db), then one division, instead of four; the result
+ * is within a few units in the last place of the sum of the four
+ * correctly rounded quotients. The SSIM kernels' d are at least C1 C2
+ * (380 at 8 bits; box8's scaled d at least 6e9) and below 2^250, so the
+ * products of four neither overflow nor underflow. */
 __device__ __forceinline__ double
-box8p_sum4 (const double n[4], const double d[4])
+sum4_quotients (const double n[4], const double d[4])
 {
   const double d01 = __dmul_rn (d[0], d[1]), d23 = __dmul_rn (d[2], d[3]);
   const double n01 = __fma_rn (n[0], d[1], __dmul_rn (n[1], d[0]));
   const double n23 = __fma_rn (n[2], d[3], __dmul_rn (n[3], d[2]));
 
-  return box8p_div (__fma_rn (n01, d23, __dmul_rn (n23, d01)),
+  return div_rn_in_range (__fma_rn (n01, d23, __dmul_rn (n23, d01)),
       __dmul_rn (d01, d23));
 }
 
@@ -600,7 +601,7 @@ box8p_add_windows (const unsigned pk[4], const unsigned ss[4],
     n[j] = !EDGE || j < n_win ? __dmul_rn (n1, n2) : 0.0;
     d[j] = __dmul_rn (d1, d2);
   }
-  ssim += box8p_sum4 (n, d);
+  ssim += sum4_quotients (n, d);
 }
 
 /* One warp's tile: 7 rows that only enter the sums, then a row a step
@@ -1131,16 +1132,42 @@ g2_load (const SsimParams & p, int y, int x, bool in)
   return g2_pack < T > (g2_load_raw < T > (p, y, x, in), p);
 }
 
+/* A lane's four windows u[n] (in[n]: the block owns it): their SSIM (or
+ * cs) values into s0, with kGaussBoth the cs values into s1, each sum of
+ * four as one quotient (sum4_quotients). The factors are
+ * cq_ssim_gauss_local's and cq_ssim_gauss_cs_local's, operation for
+ * operation. */
 template < int MODE > __device__ __forceinline__ void
-g2_window (const double u[4], const SsimParams & p, double &s0, double &s1)
+g2_windows4 (const double (&u)[4][4], const bool (&in)[4],
+    const SsimParams & p, double &s0, double &s1)
 {
-  if constexpr (MODE == kGaussCs) {
-    s0 += cq_ssim_gauss_cs_local (u[0], u[1], u[2], u[3], p.k2);
-  } else {
-    s0 += cq_ssim_gauss_local (u[0], u[1], u[2], u[3], p.k1, p.k2);
-    if constexpr (MODE == kGaussBoth)
-      s1 += cq_ssim_gauss_cs_local (u[0], u[1], u[2], u[3], p.k2);
+  double n0[4], d0[4], n1[4], d1[4];
+
+#pragma unroll
+  for (int n = 0; n < 4; n++) {
+    const double ux = u[n][0], uy = u[n][1], uss = u[n][2], uab = u[n][3];
+    const double uxuy = __dmul_rn (ux, uy);
+    const double sq = __dadd_rn (__dmul_rn (ux, ux), __dmul_rn (uy, uy));
+    const double a2 = __dadd_rn (2.0 * __dsub_rn (uab, uxuy), p.k2);
+    const double b2 = __dadd_rn (__dsub_rn (uss, sq), p.k2);
+
+    /* a window the block does not own counts 0 / 1, whatever its sums */
+    if constexpr (MODE == kGaussCs) {
+      n0[n] = in[n] ? a2 : 0.0;
+      d0[n] = in[n] ? b2 : 1.0;
+    } else {
+      const double a1 = __dadd_rn (2.0 * uxuy, p.k1);
+      const double b1 = __dadd_rn (sq, p.k1);
+
+      n0[n] = in[n] ? __dmul_rn (a1, a2) : 0.0;
+      d0[n] = in[n] ? __dmul_rn (b1, b2) : 1.0;
+      n1[n] = in[n] ? a2 : 0.0;
+      d1[n] = in[n] ? b2 : 1.0;
+    }
   }
+  s0 += sum4_quotients (n0, d0);
+  if constexpr (MODE == kGaussBoth)
+    s1 += sum4_quotients (n1, d1);
 }
 
 /* The block's sums: the SSIM (or cs) sum, with kGaussBoth the cs sum too,
@@ -1185,12 +1212,13 @@ g2_horizontal (const double (*s_v)[4][kG2Stride], int row, int lane,
       u[n][q] = h;
     }
   }
-#pragma unroll
-  for (int n = 0; n < 4; n++) {
-    const int wc = 4 * lane + n;
+  {
+    bool in[4];
 
-    if (wc < kG2Cols && x0 + wc + 11 <= p.width)
-      g2_window < MODE > (u[n], p, s0, s1);
+#pragma unroll
+    for (int n = 0; n < 4; n++)
+      in[n] = 4 * lane + n < kG2Cols && x0 + 4 * lane + n + 11 <= p.width;
+    g2_windows4 < MODE > (u, in, p, s0, s1);
   }
 }
 
@@ -1393,14 +1421,21 @@ gm_windows (const SsimParams & p, const GaussWalk & gw, int y, int tile,
     for (int q = 0; q < 4; q++)
       dmma_1684 (d[q], j < 5 ? g[j] : 0.0, j >= 2 ? g[j - 2] : 0.0,
           s_v[q][gi][tile * 16 + 4 * j + ti]);
-#pragma unroll
-  for (int i = 0; i < 4; i++) {
-    const int wy = y + 2 * ti + (i & 1), wc = tile * 16 + gi + 8 * (i >> 1);
-    const double u[4] = { d[0][i], d[1][i], d[2][i], d[3][i] };
+  {
+    double u[4][4];
+    bool in[4];
 
-    if (wy < gw.own_end && wy + 11 <= p.height && wc < kG2Cols
-        && gw.x0 + wc + 11 <= p.width)
-      g2_window < MODE > (u, p, s0, s1);
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+      const int wy = y + 2 * ti + (i & 1), wc = tile * 16 + gi + 8 * (i >> 1);
+
+#pragma unroll
+      for (int q = 0; q < 4; q++)
+        u[i][q] = d[q][i];
+      in[i] = wy < gw.own_end && wy + 11 <= p.height && wc < kG2Cols
+          && gw.x0 + wc + 11 <= p.width;
+    }
+    g2_windows4 < MODE > (u, in, p, s0, s1);
   }
 }
 
