@@ -572,9 +572,8 @@ box8p_load (const unsigned char *at, int cx, const SsimParams & p)
   return load_raw4 (at - cx, cx, p.width, p).w;
 }
 
-/* The lane's four windows whose last row was just added: their factors as
- * cq_ssim_box8_local has them (n1 = 2p, n2 = 2 (64 sab - p), d1 = q,
- * d2 = 64 sss - q, each plus k1 or k2), added to ssim. At the right edge
+/* The lane's four windows whose last row was just added: their factors
+ * (cq_ssim_box8_factors, the CPU's roundings), added to ssim. At the right edge
  * (EDGE) those from n_win on (right of the plane, or lanes that only read)
  * count 0; inside, every lane adds its four and the lanes that only read
  * drop their sum at the end. */
@@ -592,12 +591,10 @@ box8p_add_windows (const unsigned pk[4], const unsigned ss[4],
   for (int j = 0; j < 4; j++) {
     const int sa = (int) (wpk[j] & 0xffff), sb = (int) (wpk[j] >> 16);
     const int pr = sa * sb, q = sa * sa + sb * sb;
-    const double n1 = __dadd_rn ((double) (2 * pr), p.k1);
-    const double n2 = __dadd_rn ((double) (64 * (int) wab2[j] - 2 * pr),
-        p.k2);
-    const double d1 = __dadd_rn ((double) q, p.k1);
-    const double d2 = __dadd_rn ((double) (64 * (int) wss[j] - q), p.k2);
+    double n1, n2, d1, d2;
 
+    cq_ssim_box8_factors (2 * pr, 64 * (int) wab2[j] - 2 * pr, q,
+        64 * (int) wss[j] - q, p.k1, p.k2, &n1, &n2, &d1, &d2);
     n[j] = !EDGE || j < n_win ? __dmul_rn (n1, n2) : 0.0;
     d[j] = __dmul_rn (d1, d2);
   }
@@ -1134,9 +1131,8 @@ g2_load (const SsimParams & p, int y, int x, bool in)
 
 /* A lane's four windows u[n] (in[n]: the block owns it): their SSIM (or
  * cs) values into s0, with kGaussBoth the cs values into s1, each sum of
- * four as one quotient (sum4_quotients). The factors are
- * cq_ssim_gauss_local's and cq_ssim_gauss_cs_local's, operation for
- * operation. */
+ * four as one quotient (sum4_quotients), from the factors the CPU's
+ * windows take (cq_ssim_gauss_factors). */
 template < int MODE > __device__ __forceinline__ void
 g2_windows4 (const double (&u)[4][4], const bool (&in)[4],
     const SsimParams & p, double &s0, double &s1)
@@ -1145,20 +1141,15 @@ g2_windows4 (const double (&u)[4][4], const bool (&in)[4],
 
 #pragma unroll
   for (int n = 0; n < 4; n++) {
-    const double ux = u[n][0], uy = u[n][1], uss = u[n][2], uab = u[n][3];
-    const double uxuy = __dmul_rn (ux, uy);
-    const double sq = __dadd_rn (__dmul_rn (ux, ux), __dmul_rn (uy, uy));
-    const double a2 = __dadd_rn (2.0 * __dsub_rn (uab, uxuy), p.k2);
-    const double b2 = __dadd_rn (__dsub_rn (uss, sq), p.k2);
+    double a1, a2, b1, b2;
 
+    cq_ssim_gauss_factors (u[n][0], u[n][1], u[n][2], u[n][3], p.k1, p.k2,
+        &a1, &a2, &b1, &b2);
     /* a window the block does not own counts 0 / 1, whatever its sums */
     if constexpr (MODE == kGaussCs) {
       n0[n] = in[n] ? a2 : 0.0;
       d0[n] = in[n] ? b2 : 1.0;
     } else {
-      const double a1 = __dadd_rn (2.0 * uxuy, p.k1);
-      const double b1 = __dadd_rn (sq, p.k1);
-
       n0[n] = in[n] ? __dmul_rn (a1, a2) : 0.0;
       d0[n] = in[n] ? __dmul_rn (b1, b2) : 1.0;
       n1[n] = in[n] ? a2 : 0.0;

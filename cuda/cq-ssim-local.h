@@ -1,10 +1,10 @@
 /* cudaquality compute library: the local SSIM expressions.
  *
  * Included by the CPU backend (C) and the CUDA kernels (C++), so that both
- * evaluate every window with the same operations in the same order. None of
- * these expressions has a multiply feeding an add, so no compiler can fuse
- * them into an FMA: box8 and ffmpeg windows are bit-identical across
- * backends.
+ * evaluate every window with the same operations in the same order. The
+ * double operations are explicitly rounded (CQ_DMUL, CQ_DADD, CQ_DSUB: no
+ * FMA contraction on the device; the host code builds with
+ * -ffp-contract=off), so a window's factors are the same bits on both.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -20,10 +20,34 @@
 #ifdef __CUDA_ARCH__
 #define CQ_DMUL(a, b) __dmul_rn ((a), (b))
 #define CQ_DADD(a, b) __dadd_rn ((a), (b))
+#define CQ_DSUB(a, b) __dsub_rn ((a), (b))
 #else
 #define CQ_DMUL(a, b) ((a) * (b))
 #define CQ_DADD(a, b) ((a) + (b))
+#define CQ_DSUB(a, b) ((a) - (b))
 #endif
+
+/* box8's factors from a window's integer terms: SSIM = (n1 n2) / (d1 d2)
+ * with n1 = two_p + k1, n2 = two_cov + k2, d1 = q + k1, d2 = var + k2, where
+ * two_p = 2 Σa Σb, two_cov = 2 (64 Σab − Σa Σb), q = (Σa)² + (Σb)² and
+ * var = 64 (Σa² + Σb²) − q. The kernels form the same integers their own
+ * way and add several windows as one quotient, sharing these roundings
+ * with the CPU's. */
+#ifdef __cplusplus
+template < typename CQ_BOX8_INT >
+#else
+#define CQ_BOX8_INT int64_t
+#endif
+CQ_SSIM_FN void
+cq_ssim_box8_factors (CQ_BOX8_INT two_p, CQ_BOX8_INT two_cov, CQ_BOX8_INT q,
+    CQ_BOX8_INT var, double k1, double k2, double *n1, double *n2,
+    double *d1, double *d2)
+{
+  *n1 = CQ_DADD ((double) two_p, k1);
+  *n2 = CQ_DADD ((double) two_cov, k2);
+  *d1 = CQ_DADD ((double) q, k1);
+  *d2 = CQ_DADD ((double) var, k2);
+}
 
 /* box8 from the exact sums of one 8x8 window: sa = Σa, sb = Σb,
  * sss = Σa² + Σb², sab = Σab. Means over 64 samples, (co)variances over 63:
@@ -33,8 +57,6 @@
  * sums fit (the same values). */
 #ifdef __cplusplus
 template < typename CQ_BOX8_INT >
-#else
-#define CQ_BOX8_INT int64_t
 #endif
 CQ_SSIM_FN double
 cq_ssim_box8_local (CQ_BOX8_INT sa, CQ_BOX8_INT sb, CQ_BOX8_INT sss,
@@ -42,12 +64,11 @@ cq_ssim_box8_local (CQ_BOX8_INT sa, CQ_BOX8_INT sb, CQ_BOX8_INT sss,
 {
   CQ_BOX8_INT p = sa * sb;
   CQ_BOX8_INT q = sa * sa + sb * sb;
-  double n1 = (double) (2 * p) + k1;
-  double n2 = (double) (2 * (64 * sab - p)) + k2;
-  double d1 = (double) q + k1;
-  double d2 = (double) (64 * sss - q) + k2;
+  double n1, n2, d1, d2;
 
-  return (n1 * n2) / (d1 * d2);
+  cq_ssim_box8_factors (2 * p, 2 * (64 * sab - p), q, 64 * sss - q, k1, k2,
+      &n1, &n2, &d1, &d2);
+  return CQ_DMUL (n1, n2) / CQ_DMUL (d1, d2);
 }
 
 /* x264 / FFmpeg: s1, s2, ss, s12 summed over 2x2 blocks of 4x4 samples;
@@ -64,19 +85,30 @@ cq_ssim_ffmpeg_local (int64_t s1, int64_t s2, int64_t ss, int64_t s12,
       / ((float) (s1 * s1 + s2 * s2 + c1) * (float) (vars + c2));
 }
 
-/* Gaussian: weighted means ux, uy, uss = E[a² + b²], uab = E[ab]
- * (population statistics, as scikit-image with use_sample_covariance=False). */
+/* Gaussian: the factors of a window's value from its weighted means
+ * ux, uy, uss = E[a² + b²], uab = E[ab] (population statistics, as
+ * scikit-image with use_sample_covariance=False): SSIM = (a1 a2) / (b1 b2),
+ * its contrast-structure term a2 / b2. */
+CQ_SSIM_FN void
+cq_ssim_gauss_factors (double ux, double uy, double uss, double uab,
+    double c1, double c2, double *a1, double *a2, double *b1, double *b2)
+{
+  double uxuy = CQ_DMUL (ux, uy);
+  double sq = CQ_DADD (CQ_DMUL (ux, ux), CQ_DMUL (uy, uy));
+
+  *a2 = CQ_DADD (2.0 * CQ_DSUB (uab, uxuy), c2);
+  *b2 = CQ_DADD (CQ_DSUB (uss, sq), c2);
+  *a1 = CQ_DADD (2.0 * uxuy, c1);
+  *b1 = CQ_DADD (sq, c1);
+}
+
 CQ_SSIM_FN double
 cq_ssim_gauss_local (double ux, double uy, double uss, double uab,
     double c1, double c2)
 {
-  double uxuy = CQ_DMUL (ux, uy);
-  double sq = CQ_DADD (CQ_DMUL (ux, ux), CQ_DMUL (uy, uy));
-  double a1 = CQ_DADD (2.0 * uxuy, c1);
-  double a2 = CQ_DADD (2.0 * (uab - uxuy), c2);
-  double b1 = CQ_DADD (sq, c1);
-  double b2 = CQ_DADD (uss - sq, c2);
+  double a1, a2, b1, b2;
 
+  cq_ssim_gauss_factors (ux, uy, uss, uab, c1, c2, &a1, &a2, &b1, &b2);
   return CQ_DMUL (a1, a2) / CQ_DMUL (b1, b2);
 }
 
@@ -86,11 +118,9 @@ CQ_SSIM_FN double
 cq_ssim_gauss_cs_local (double ux, double uy, double uss, double uab,
     double c2)
 {
-  double uxuy = CQ_DMUL (ux, uy);
-  double sq = CQ_DADD (CQ_DMUL (ux, ux), CQ_DMUL (uy, uy));
-  double a2 = CQ_DADD (2.0 * (uab - uxuy), c2);
-  double b2 = CQ_DADD (uss - sq, c2);
+  double a1, a2, b1, b2;
 
+  cq_ssim_gauss_factors (ux, uy, uss, uab, 0.0, c2, &a1, &a2, &b1, &b2);
   return a2 / b2;
 }
 
