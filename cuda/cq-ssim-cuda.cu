@@ -106,13 +106,16 @@ struct CqSsimCuda
   int old_kernels;
   bool overlap;                 /* cq_cuda_current_overlap */
   /* gauss11 on the fp64 tensor cores (compute capability 9.0 and up) for
-   * MS-SSIM's passes and SSIM planes of more than gauss_mma_area samples:
-   * H100, back to back, against the FMA kernel: 4K MS-SSIM 269.5 µs
-   * against 297.9, 8192² SSIM 1001.6 against 1157.6, 4K SSIM 122.5 against
-   * 117.0 (alone 147.0 against 131.8). CQ_SSIM_GAUSS=fma in the
-   * environment: never; =mma: for every plane. */
+   * every plane and pass, only with CQ_SSIM_GAUSS=mma in the environment:
+   * since the FMA kernel reads its samples through shared memory it is
+   * faster on the H100 everywhere measured (back to back: 1080p 24.5 µs
+   * against 30.0, 4K 93.0 against 117.4, 8192² 746 against 957, 4K
+   * MS-SSIM 232.3 against 234.3). */
   bool gauss_mma;
-  long long gauss_mma_area;
+  /* the FMA kernel's samples through shared memory (cp.async: compute
+   * capability 8.0 and up) where rows are 4-byte aligned, unless
+   * CQ_SSIM_GAUSS=fma-sync (through registers, as below 8.0) */
+  bool gauss_async;
 };
 
 /* The gauss11 pass also sums MS-SSIM's first scale (kGaussBoth). */
@@ -276,8 +279,8 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
       int major = 0;
 
       e = cq_cuda_current_major (&major);
-      cu->gauss_mma = major >= 9 && !(g && strcmp (g, "fma") == 0);
-      cu->gauss_mma_area = g && strcmp (g, "mma") == 0 ? 0 : 3840 * 2160;
+      cu->gauss_mma = major >= 9 && g && strcmp (g, "mma") == 0;
+      cu->gauss_async = major >= 8 && !(g && strcmp (g, "fma-sync") == 0);
     }
   }
   for (i = 0; i < n_planes && e == cudaSuccess; i++) {
@@ -344,24 +347,36 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
 
 typedef void (*GaussKernel) (cq::SsimParams);
 
-/* The gauss11 kernel of a pass in mode: the tensor cores' where the device
- * has them and tensor says (MS-SSIM's passes, planes larger than
- * gauss_mma_area), else the FMA one. */
-template < typename T > static GaussKernel
-gauss_kernel (const CqSsimCuda * cu, int mode, bool tensor)
+/* The FMA gauss11 kernel in MODE, its samples through shared memory where
+ * the device can copy asynchronously and p's rows are 4-byte aligned. */
+template < typename T, int MODE > static GaussKernel
+gauss_fma_kernel (const CqSsimCuda * cu, const cq::SsimParams & p)
 {
-  const bool mma = cu->gauss_mma && tensor;
+  if constexpr (sizeof (T) <= 2) {
+    if (cu->gauss_async && (((uintptr_t) p.a | (uintptr_t) p.b | p.pitch_a |
+                p.pitch_b) & 3) == 0)
+      return cq::ssim_gauss2_kernel < T, MODE, true >;
+  }
+  return cq::ssim_gauss2_kernel < T, MODE, false >;
+}
+
+/* The gauss11 kernel of a pass in mode: the FMA one, or the tensor
+ * cores' (gauss_mma). */
+template < typename T > static GaussKernel
+gauss_kernel (const CqSsimCuda * cu, int mode, const cq::SsimParams & p)
+{
+  const bool mma = cu->gauss_mma;
 
   if (mode == cq::kGaussCs)
     return mma ? cq::ssim_gauss_mma_kernel < T, cq::kGaussCs > :
-        cq::ssim_gauss2_kernel < T, cq::kGaussCs >;
+        gauss_fma_kernel < T, cq::kGaussCs > (cu, p);
   if constexpr (sizeof (T) < 4) {
     if (mode == cq::kGaussBoth)
       return mma ? cq::ssim_gauss_mma_kernel < T, cq::kGaussBoth > :
-          cq::ssim_gauss2_kernel < T, cq::kGaussBoth >;
+          gauss_fma_kernel < T, cq::kGaussBoth > (cu, p);
   }
   return mma ? cq::ssim_gauss_mma_kernel < T, cq::kGaussSsim > :
-      cq::ssim_gauss2_kernel < T, cq::kGaussSsim >;
+      gauss_fma_kernel < T, cq::kGaussSsim > (cu, p);
 }
 
 /* overlap: the pair's kernel may start while the previous pair's finishes
@@ -376,9 +391,7 @@ launch_tiles (const CqSsimCuda * cu, const cq::SsimParams & p, dim3 grid,
     const bool fused = fused_msssim (cu);
 
     return cq_cuda_launch (gauss_kernel < T > (cu, fused ? cq::kGaussBoth :
-            cq::kGaussSsim, fused
-            || (long long) p.width * p.height > cu->gauss_mma_area), grid,
-        block, stream, overlap, p);
+            cq::kGaussSsim, p), grid, block, stream, overlap, p);
   }
   switch (cu->window) {
     case CQ_SSIM_BOX8:
@@ -660,7 +673,7 @@ launch_gauss2 (const CqSsimCuda * cu, int mode, const cq::SsimParams & p,
     dim3 grid, cudaStream_t stream)
 {
   /* errors: the caller's cudaGetLastError after the chain */
-  cq_cuda_launch (gauss_kernel < T > (cu, mode, true), grid,
+  cq_cuda_launch (gauss_kernel < T > (cu, mode, p), grid,
       dim3 (cq::kSsimThreads), stream, false, p);
 }
 

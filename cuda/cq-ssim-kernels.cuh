@@ -1037,8 +1037,11 @@ ssim_gauss_kernel (SsimParams p)
  * The same arithmetic (double vertical then horizontal 11-tap sums, the
  * expressions of cq-ssim-local.h), scheduled so that the fp64 pipe, not
  * latency, bounds it:
- * - every sample is loaded 11 rows before it is used (a register ring of
- *   raw samples beside the ring of quantities), so no row waits for memory;
+ * - every sample is loaded long before it is used, so no row waits for
+ *   memory: 14 rows ahead into a ring in shared memory by asynchronous
+ *   copies (ASYNC, the default), or 11 rows ahead into a register ring of
+ *   raw samples beside the ring of quantities (devices without cp.async,
+ *   rows not 4-byte aligned);
  * - the horizontal pass runs every 4 window rows, warp w taking row w, a
  *   lane 4 adjacent windows from 14 vertical sums a quantity (3.5 shared
  *   loads a window and quantity instead of 6), the columns stored with a
@@ -1129,6 +1132,143 @@ g2_load (const SsimParams & p, int y, int x, bool in)
   return g2_pack < T > (g2_load_raw < T > (p, y, x, in), p);
 }
 
+/* ---- gauss2's samples through shared memory (ASYNC) ----
+ * Loaded into registers a row before use, the samples kept warps waiting
+ * (ncu, 4K: a quarter of the stall samples on packing the row loaded one
+ * row earlier), and loading further ahead cost registers the kernel does
+ * not have. With ASYNC the block copies each row of both frames into a
+ * ring of kG2RawRows rows in shared memory kG2Ahead rows before its use
+ * (cp.async, no registers held), and a thread reads its column's two
+ * samples a row ahead. A row is complete and visible to every thread after
+ * the group barrier before its group: each thread waits for its own copies
+ * of the rows up to the next group's last (cp.async.wait_group) before the
+ * barrier. Rows start 4-byte aligned (plane and pitches: the launcher
+ * checks), bytes right of the plane are zero-filled, never read. */
+constexpr int kG2RawRows = 32;
+constexpr int kG2Ahead = 14;    /* > the 13 rows before the first barrier */
+
+/* bytes a frame's row of a block takes in the ring */
+template < typename T > constexpr int kG2RawStride =
+    (kSsimThreads * (int) sizeof (T) + 4 + 15) & ~15;
+
+/* 4 bytes of global memory, of which the first n are read and the rest
+ * zeroed, into shared memory at dst (a shared-window address), without
+ * waiting. */
+__device__ __forceinline__ void
+g2_copy4_async (unsigned dst, const unsigned char *src, unsigned n)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4, %2;\n"::"r" (dst),
+      "l" (src), "r" (n):"memory");
+#else
+  unsigned v = 0;
+
+  for (unsigned i = 0; i < n; i++)
+    v |= (unsigned) src[i] << (8 * i);
+  asm volatile ("st.shared.u32 [%0], %1;\n"::"r" (dst), "r" (v):"memory");
+#endif
+}
+
+__device__ __forceinline__ void
+g2_async_commit ()
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.commit_group;\n":::"memory");
+#endif
+}
+
+/* Waits until at most N of this thread's latest copy groups are pending. */
+template < int N > __device__ __forceinline__ void
+g2_async_wait ()
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.wait_group %0;\n"::"n" (N):"memory");
+#endif
+}
+
+/* A block's rows of both frames through the ring: the block's columns are
+ * the 4-byte words from byte `from` of a row, `chunks` a frame; thread c
+ * copies word c of the 2 chunks (frame a's, then b's), and the threads
+ * from 2 chunks - kSsimThreads on (16-bit samples only) one word more. A
+ * thread's samples are at byte `at` of each frame's row. */
+template < typename T > struct G2Ring
+{
+  static constexpr int kSlot = 2 * kG2RawStride < T >;  /* bytes a row */
+  const unsigned char *src;     /* row 0's word (row 0 itself if n = 0) */
+  unsigned pitch, n, dst;       /* n: bytes of the word in the plane */
+  unsigned base;                /* the ring's shared-window address */
+  int at;
+  bool copies;
+
+  __device__ __forceinline__ void
+  word (const SsimParams & p, int c, int chunks, size_t from)
+  {
+    const int f = c >= chunks, w = c - f * chunks;
+    const long long left = (long long) p.width * (long long) sizeof (T) -
+        (long long) from - 4 * w;
+    const unsigned char *const plane = f ? p.b : p.a;
+
+    n = left >= 4 ? 4u : left > 0 ? (unsigned) left : 0u;
+    src = n ? plane + from + 4 * w : plane;
+    pitch = (unsigned) (f ? p.pitch_b : p.pitch_a);
+    dst = base + f * kG2RawStride < T > + 4 * w;
+  }
+
+  __device__ __forceinline__ G2Ring (const SsimParams & p, int x0,
+      const unsigned char *ring)
+  {
+    const size_t first = (size_t) x0 * sizeof (T);
+    const int chunks = ((int) (first & 3) + kSsimThreads * (int) sizeof (T) +
+        3) / 4;
+
+    base = (unsigned) __cvta_generic_to_shared (ring);
+    at = (int) (first & 3) + (int) (threadIdx.x * sizeof (T));
+    copies = (int) threadIdx.x < 2 * chunks;
+    word (p, threadIdx.x, chunks, first & ~(size_t) 3);
+  }
+
+  /* Starts the copies of row y into its slot. */
+  __device__ __forceinline__ void copy (const SsimParams & p, int x0,
+      int y) const
+  {
+    const unsigned slot = (unsigned) (y & (kG2RawRows - 1)) * kSlot;
+
+    if (copies)
+      g2_copy4_async (dst + slot, src + (size_t) (unsigned) y * pitch, n);
+    if constexpr (sizeof (T) == 2) {
+      const size_t first = (size_t) x0 * sizeof (T);
+      const int chunks = ((int) (first & 3) + kSsimThreads * 2 + 3) / 4;
+      const int c = (int) threadIdx.x + kSsimThreads;
+
+      if (c < 2 * chunks) {
+        G2Ring more = *this;
+
+        more.word (p, c, chunks, first & ~(size_t) 3);
+        g2_copy4_async (more.dst + slot, more.src + (size_t) (unsigned) y *
+            more.pitch, more.n);
+      }
+    }
+  }
+
+  /* This thread's samples of row y, as g2_pack gives them. */
+  __device__ __forceinline__ void
+  take (const SsimParams & p, const unsigned char *ring, int y,
+      unsigned &a, unsigned &b) const
+  {
+    const unsigned char *const row = ring + (y & (kG2RawRows - 1)) * kSlot +
+        at;
+
+    if constexpr (sizeof (T) == 2) {
+      a = (*(const unsigned short *) row >> p.shift) & p.mask;
+      b = (*(const unsigned short *) (row + kG2RawStride < T >) >> p.shift) &
+          p.mask;
+    } else {
+      a = row[0];
+      b = row[kG2RawStride < T >];
+    }
+  }
+};
+
 /* A lane's four windows u[n] (in[n]: the block owns it): their SSIM (or
  * cs) values into s0, with kGaussBoth the cs values into s1, each sum of
  * four as one quotient (sum4_quotients), from the factors the CPU's
@@ -1213,38 +1353,63 @@ g2_horizontal (const double (*s_v)[4][kG2Stride], int row, int lane,
   }
 }
 
-template < typename T, int MODE > __global__ void
+template < typename T, int MODE, bool ASYNC = false > __global__ void
 __launch_bounds__ (kSsimThreads, kG2Blocks)
 ssim_gauss2_kernel (SsimParams p)
 {
+  static_assert (!ASYNC || sizeof (T) <= 2, "ASYNC: 8- and 16-bit samples");
   __shared__ __align__ (16) double s_v[kG2Group][4][kG2Stride];
+  __shared__ __align__ (16) unsigned char
+      s_raw[ASYNC ? kG2RawRows : 1][2][kG2RawStride < T >];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
   const GaussWalk gw (p, kG2Cols);
+  const G2Ring < T > rg (p, gw.x0, &s_raw[0][0][0]);
   double ring[11][4];
-  G2Raw < T > pre[11];
+  G2Raw < T > pre[ASYNC ? 1 : 11];
   G2Load next;                  /* row y + 11, loaded at row y, packed at y + 1 */
+  unsigned na = 0, nb = 0;      /* ASYNC: row y + 1's samples */
   double s0 = 0.0, s1 = 0.0;
   unsigned long long sse = 0;
 
   let_next_frame_start ();
   const unsigned seen = frame_set_peek (p.released);
 
+  if constexpr (ASYNC) {
+    for (int y = gw.y0; y < min (gw.y0 + kG2Ahead, gw.read_end); y++)
+      rg.copy (p, gw.x0, y);
+    g2_async_commit ();
+    g2_async_wait < 0 > ();
+    __syncthreads ();
+    rg.take (p, &s_raw[0][0][0], gw.y0, na, nb);
+  } else {
 #pragma unroll
-  for (int k = 0; k < 11; k++)
-    if (gw.y0 + k < gw.read_end)
-      pre[k] = g2_load < T > (p, gw.y0 + k, gw.x, gw.in);
+    for (int k = 0; k < 11; k++)
+      if (gw.y0 + k < gw.read_end)
+        pre[k] = g2_load < T > (p, gw.y0 + k, gw.x, gw.in);
+  }
   gauss_ring_walk (gw,[&](int k, int y) {
       {
-        const unsigned a = pre[k].a (), b = pre[k].b ();
+        unsigned a, b;
+
+        if constexpr (ASYNC) {
+          a = na;
+          b = nb;
+          if (y + kG2Ahead < gw.read_end)
+            rg.copy (p, gw.x0, y + kG2Ahead);
+          g2_async_commit ();
+        } else {
+          a = pre[k].a ();
+          b = pre[k].b ();
+          /* the row loaded one row ago goes into the slot row y - 1 left;
+           * packing it right after its loads had every warp wait for
+           * memory (ncu: 3.2 of 8.1 cycles an instruction) */
+          if (y > gw.y0 && y + 10 < gw.read_end)
+            pre[(k + 10) % 11] = g2_pack < T > (next, p);
+          if (y + 11 < gw.read_end)
+            next = g2_load_raw < T > (p, y + 11, gw.x, gw.in);
+        }
         const double da = (double) a, db = (double) b;
 
-        /* the row loaded one row ago goes into the slot row y - 1 left;
-         * packing it right after its loads had every warp wait for
-         * memory (ncu: 3.2 of 8.1 cycles an instruction) */
-        if (y > gw.y0 && y + 10 < gw.read_end)
-          pre[(k + 10) % 11] = g2_pack < T > (next, p);
-        if (y + 11 < gw.read_end)
-          next = g2_load_raw < T > (p, y + 11, gw.x, gw.in);
         if constexpr (sizeof (T) < 4) {
           const unsigned d = a > b ? a - b : b - a;
 
@@ -1269,11 +1434,19 @@ ssim_gauss2_kernel (SsimParams p)
         }
         /* after the group's last row, or the tile's */
         if (r == kG2Group - 1 || y == gw.read_end - 1) {
+          /* the next group's rows copied (ASYNC): those of the rows up to
+           * y + 4, all but the last kG2Ahead - 4 rows' copies */
+          if constexpr (ASYNC)
+            g2_async_wait < kG2Ahead - kG2Group > ();
           __syncthreads ();
           if (warp <= r && lane < (kG2Cols + 3) / 4)
             g2_horizontal < MODE > (s_v, warp, lane, gw.x0, p, s0, s1);
           __syncthreads ();
         }
+      }
+      if constexpr (ASYNC) {
+        if (y + 1 < gw.read_end)
+          rg.take (p, &s_raw[0][0][0], y + 1, na, nb);
       }
       });
   g2_finish < MODE > (p, s0, s1, sse, seen);
@@ -1297,9 +1470,10 @@ ssim_gauss2_kernel (SsimParams p)
  * (g2_windows4). The products round differently
  * from gauss2's sequential FMAs (each within an ulp or so of the exact
  * sum); the SSIM stays within 1e-9 of the CPU's.
- * On the H100 it is faster than gauss2 where gauss2 spills (MS-SSIM's
- * passes) and on frames of many waves (8192²), slower on 4K and smaller
- * frames measured alone (cq-ssim-cuda.cu picks). Half of its time the
+ * On the H100 it was faster than gauss2 where gauss2 spilled (MS-SSIM's
+ * passes) and on frames of many waves (8192²); since gauss2 reads its
+ * samples through shared memory (ASYNC) it is slower everywhere measured,
+ * and runs only on request (CQ_SSIM_GAUSS=mma). Half of its time the
  * warps wait on the tensor pipe's fixed latencies and on the barrier
  * between the two passes (ncu). */
 constexpr int kGmWinTiles = (kG2Cols + 15) / 16;      /* windows: 8 */
