@@ -129,7 +129,10 @@ static dim3 plane_grid (CqSsimWindow window, const CqSsimPlane * p,
     unsigned rows);
 
 /* Rows a tile walks, from H100 sweeps (bench-ssim --rows) at 4K: 16-bit
- * box8 16 (60 µs; 32: 74), gauss11 64 (144 µs; 32: 148).
+ * box8 16 (60 µs; 32: 74). gauss11 (fourteenth session, back to back /
+ * alone): 4K 180 rows, one round of 396 blocks, 88.8 / 101.9 µs against
+ * 93.7 / 109.5 at 64 (90: 91.2 / 103.7; 120: 89.3 / 114.5); 1080p 48 rows
+ * (391 blocks) 25.1 / 33.0 against 24.7 / 40.4 at 64.
  * ffmpeg: about three blocks an SM, in multiples of 4 block rows (4 to
  * 32). Since pairs back to back no longer wait for each other (frame
  * sets), fewer and longer tiles pay, back to back / alone: 4K 12 rows
@@ -171,8 +174,24 @@ default_tile_rows (CqSsimWindow window, const CqSsimPlane * p,
       return rows < cq::kFfmpegBlockRows ? cq::kFfmpegBlockRows :
           rows > 32 ? 32 : (unsigned) rows;
     }
-    case CQ_SSIM_GAUSS11:
+    case CQ_SSIM_GAUSS11:{
+      /* the fewest tiles a column whose blocks fill whole rounds of the
+       * SMs (kG2Blocks each) to 95 % or more: one round where it fits,
+       * which also reads the 10 halo rows least often */
+      const uint64_t slots = (uint64_t) sms * cq::kG2Blocks;
+      const uint64_t cols = plane_grid (window, p, 1).x;
+
+      for (uint64_t round = 1; round <= 64; round++) {
+        const uint64_t tiles = round * slots / cols;
+
+        if (tiles >= 1 && 20 * tiles * cols >= 19 * round * slots) {
+          const uint64_t rows = (p->height + tiles - 1) / tiles;
+
+          return rows < 8 ? 8 : (unsigned) rows;
+        }
+      }
       return cq::kGaussRows;
+    }
   }
   return 32;
 }
