@@ -132,7 +132,8 @@ static dim3 plane_grid (CqSsimWindow window, const CqSsimPlane * p,
  * box8 16 (60 µs; 32: 74). gauss11 (fourteenth session, back to back /
  * alone): 4K 180 rows, one round of 396 blocks, 88.8 / 101.9 µs against
  * 93.7 / 109.5 at 64 (90: 91.2 / 103.7; 120: 89.3 / 114.5); 1080p 48 rows
- * (391 blocks) 25.1 / 33.0 against 24.7 / 40.4 at 64.
+ * (391 blocks) 25.1 / 33.0 against 24.7 / 40.4 at 64; 8192² 256 rows
+ * 702.4 / 734.9 against 748.3 / 767.0 at 64.
  * ffmpeg: about three blocks an SM, in multiples of 4 block rows (4 to
  * 32). Since pairs back to back no longer wait for each other (frame
  * sets), fewer and longer tiles pay, back to back / alone: 4K 12 rows
@@ -177,7 +178,8 @@ default_tile_rows (CqSsimWindow window, const CqSsimPlane * p,
     case CQ_SSIM_GAUSS11:{
       /* the fewest tiles a column whose blocks fill whole rounds of the
        * SMs (kG2Blocks each) to 95 % or more: one round where it fits,
-       * which also reads the 10 halo rows least often */
+       * which also reads the 10 halo rows least often; at most 256 rows
+       * (8192², H100: 745 rows, two rounds, 724 µs against 702 at 256) */
       const uint64_t slots = (uint64_t) sms * cq::kG2Blocks;
       const uint64_t cols = plane_grid (window, p, 1).x;
 
@@ -187,7 +189,7 @@ default_tile_rows (CqSsimWindow window, const CqSsimPlane * p,
         if (tiles >= 1 && 20 * tiles * cols >= 19 * round * slots) {
           const uint64_t rows = (p->height + tiles - 1) / tiles;
 
-          return rows < 8 ? 8 : (unsigned) rows;
+          return rows < 8 ? 8 : rows > 256 ? 256 : (unsigned) rows;
         }
       }
       return cq::kGaussRows;
