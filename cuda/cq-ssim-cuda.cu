@@ -51,6 +51,12 @@ typedef struct
   unsigned seq;                 /* pairs launched */
   unsigned rows;                /* rows a tile walks */
   dim3 grid;
+  /* the tiles of pairs from host memory: at most kGaussRows for gauss11,
+   * whose longer tiles make the last band's kernels, which start after
+   * its upload, end later (H100, 4K pinned: 0.377 ms a pair at 64 rows,
+   * 0.397 at 180) */
+  unsigned host_rows;
+  dim3 host_grid;
   /* MS-SSIM (old kernels): scales 2 to 5 of both frames as doubles,
    * [scale parity][frame] */
   double *ms[2][2];
@@ -316,6 +322,9 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
     pc->row_bytes = cq_ssim_plane_row_bytes (p);
     pc->rows = default_tile_rows (window, p, (unsigned) sms);
     pc->grid = plane_grid (window, p, pc->rows);
+    pc->host_rows = window == CQ_SSIM_GAUSS11 && pc->rows > cq::kGaussRows ?
+        cq::kGaussRows : pc->rows;
+    pc->host_grid = plane_grid (window, p, pc->host_rows);
     /* room for the block sums of the smallest tiles set_tile_rows allows */
     blocks = plane_grid (window, p, 1).x * plane_grid (window, p, 1).y;
     cu->staging_bytes += 2 * pc->row_bytes * p->height;
@@ -436,12 +445,12 @@ launch_tiles (const CqSsimCuda * cu, const cq::SsimParams & p, dim3 grid,
   return cudaGetLastError ();
 }
 
-/* Sample rows a tile row starts at, and the rows below its tiles that they
- * also read (the window's reach). */
+/* Sample rows a tile row of `rows` starts at, and the rows below its tiles
+ * that they also read (the window's reach). */
 static unsigned
-tile_sample_rows (const CqSsimCuda * cu, const PlaneCtx * pc)
+tile_sample_rows (const CqSsimCuda * cu, unsigned rows)
 {
-  return cu->window == CQ_SSIM_FFMPEG ? 4 * pc->rows : pc->rows;
+  return cu->window == CQ_SSIM_FFMPEG ? 4 * rows : rows;
 }
 
 static unsigned
@@ -451,11 +460,12 @@ tile_halo_rows (const CqSsimCuda * cu)
       7 : 10;
 }
 
-/* Sample rows [0, end) that tile rows [0, t1) read. */
+/* Sample rows [0, end) that tile rows [0, t1) of `rows` read. */
 static unsigned
-rows_needed (const CqSsimCuda * cu, const PlaneCtx * pc, unsigned t1)
+rows_needed (const CqSsimCuda * cu, const PlaneCtx * pc, unsigned rows,
+    unsigned t1)
 {
-  uint64_t end = (uint64_t) t1 * tile_sample_rows (cu, pc) +
+  uint64_t end = (uint64_t) t1 * tile_sample_rows (cu, rows) +
       tile_halo_rows (cu);
 
   return end < pc->plane.height ? (unsigned) end : pc->plane.height;
@@ -562,17 +572,19 @@ plane_params (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
   return p;
 }
 
-/* Launches tile rows [t0, t1) of a plane; the last band also adds the SSE
- * of ffmpeg's unaligned edges first, so the final block sees it. */
+/* Launches tile rows [t0, t1) of a plane tiled as tiles; the last band
+ * also adds the SSE of ffmpeg's unaligned edges first, so the final block
+ * sees it. */
 static CqStatus
-launch_band (CqSsimCuda * cu, unsigned i, cq::SsimParams p, unsigned t0,
-    unsigned t1, cudaStream_t stream, bool overlap, CqError * err)
+launch_band (CqSsimCuda * cu, unsigned i, cq::SsimParams p, dim3 tiles,
+    unsigned t0, unsigned t1, cudaStream_t stream, bool overlap,
+    CqError * err)
 {
   PlaneCtx *pc = &cu->pl[i];
-  const dim3 grid (pc->grid.x, t1 - t0);
+  const dim3 grid (tiles.x, t1 - t0);
 
   p.tile_y0 = (int) t0;
-  if (t1 == pc->grid.y && cu->window == CQ_SSIM_FFMPEG
+  if (t1 == tiles.y && cu->window == CQ_SSIM_FFMPEG
       && (p.width % 4 || p.height % 4)) {
     if (pc->bytes == 2)
       cq::ssim_sse_rest_kernel < unsigned short ><<<32, 256, 0, stream>>> (p);
@@ -794,7 +806,7 @@ enqueue_plane (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
   if (!pc->packed)
     unpack_rows (cu, pc, ref, ref_pitch, dist, dist_pitch, 0,
         pc->plane.height, cu->stream);
-  ret = launch_band (cu, i, p, 0, pc->grid.y, cu->stream,
+  ret = launch_band (cu, i, p, pc->grid, 0, pc->grid.y, cu->stream,
       cu->overlap && pc->packed && !copied, err);
   if (ret != CQ_OK)
     return ret;
@@ -994,7 +1006,7 @@ cq_ssim_cuda_submit_host (CqSsimCuda * cu, const void *const *ref,
     const unsigned char *hd = (const unsigned char *) dist[i];
     const int pin_r = cq_cuda_is_pinned (hr), pin_d = cq_cuda_is_pinned (hd);
     unsigned char *const *frame = pc->frame[slot];
-    const unsigned tiles = pc->grid.y;
+    const unsigned tiles = pc->host_grid.y;
     /* a band's uploads should outlast the ~15 µs of API calls it costs */
     const uint64_t pair_bytes = 2 * (uint64_t) pc->row_bytes * pc->plane.height;
     uint64_t want = pair_bytes / BAND_BYTES;
@@ -1004,9 +1016,12 @@ cq_ssim_cuda_submit_host (CqSsimCuda * cu, const void *const *ref,
         frame[1], pc->frame_pitch);
     unsigned b, uploaded = 0, t0 = 0;
 
+    p.rows = (int) pc->host_rows;
+    p.total_blocks = pc->host_grid.x * pc->host_grid.y;
+
     for (b = 0; b < bands; b++, ev++) {
       unsigned t1 = (unsigned) ((uint64_t) tiles * (b + 1) / bands);
-      unsigned need = rows_needed (cu, pc, t1);
+      unsigned need = rows_needed (cu, pc, pc->host_rows, t1);
       CqStatus ret;
 
       ret = upload_rows (cu, frame[0], pc->frame_pitch, hr,
@@ -1026,7 +1041,8 @@ cq_ssim_cuda_submit_host (CqSsimCuda * cu, const void *const *ref,
             pc->frame_pitch, uploaded, need, cu->stream);
       uploaded = need;
       if (t1 > t0) {
-        ret = launch_band (cu, i, p, t0, t1, cu->stream, false, err);
+        ret = launch_band (cu, i, p, pc->host_grid, t0, t1, cu->stream,
+            false, err);
         if (ret != CQ_OK)
           return ret;
       }
@@ -1135,8 +1151,9 @@ cq_ssim_cuda_set_tile_rows (CqSsimCuda * cu, unsigned rows, CqError * err)
   if (rows < 1)
     return cq_error_set (err, CQ_ERROR_INVALID, "tile rows must be >= 1");
   for (i = 0; i < cu->n_planes; i++) {
-    cu->pl[i].rows = rows;
-    cu->pl[i].grid = plane_grid (cu->window, &cu->pl[i].plane, rows);
+    cu->pl[i].rows = cu->pl[i].host_rows = rows;
+    cu->pl[i].grid = cu->pl[i].host_grid = plane_grid (cu->window,
+        &cu->pl[i].plane, rows);
   }
   return CQ_OK;
 }
