@@ -119,9 +119,11 @@ struct CqSsimCuda
    * MS-SSIM 232.3 against 234.3). */
   bool gauss_mma;
   /* the FMA kernel's samples through shared memory (cp.async: compute
-   * capability 8.0 and up) where rows are 4-byte aligned, unless
-   * CQ_SSIM_GAUSS=fma-sync (through registers, as below 8.0) */
-  bool gauss_async;
+   * capability 8.0 and up) where rows are 4-byte aligned and the ring
+   * costs no block an SM (devices with 100 KB of shared memory an SM would
+   * hold 2 instead of 3), for 8- and 16-bit samples; CQ_SSIM_GAUSS=fma-sync:
+   * never (through registers, as below 8.0) */
+  bool gauss_async[2];
 };
 
 /* The gauss11 pass also sums MS-SSIM's first scale (kGaussBoth). */
@@ -133,6 +135,25 @@ fused_msssim (const CqSsimCuda * cu)
 
 static dim3 plane_grid (CqSsimWindow window, const CqSsimPlane * p,
     unsigned rows);
+
+/* Whether the FMA gauss11 kernel with its ring of samples in shared memory
+ * runs as many blocks an SM on the current device as without it. */
+template < typename T > static bool
+async_holds_blocks (void)
+{
+  int with = 0, without = 0;
+
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&with,
+          cq::ssim_gauss2_kernel < T, cq::kGaussSsim, true >,
+          cq::kSsimThreads, 0) != cudaSuccess
+      || cudaOccupancyMaxActiveBlocksPerMultiprocessor (&without,
+          cq::ssim_gauss2_kernel < T, cq::kGaussSsim, false >,
+          cq::kSsimThreads, 0) != cudaSuccess) {
+    (void) cudaGetLastError ();
+    return false;
+  }
+  return with >= without;
+}
 
 /* Rows a tile walks, from H100 sweeps (bench-ssim --rows) at 4K: 16-bit
  * box8 16 (60 µs; 32: 74). gauss11 (fourteenth session, back to back /
@@ -307,7 +328,10 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
 
       e = cq_cuda_current_major (&major);
       cu->gauss_mma = major >= 9 && g && strcmp (g, "mma") == 0;
-      cu->gauss_async = major >= 8 && !(g && strcmp (g, "fma-sync") == 0);
+      if (major >= 8 && !(g && strcmp (g, "fma-sync") == 0)) {
+        cu->gauss_async[0] = async_holds_blocks < unsigned char > ();
+        cu->gauss_async[1] = async_holds_blocks < unsigned short > ();
+      }
     }
   }
   for (i = 0; i < n_planes && e == cudaSuccess; i++) {
@@ -383,8 +407,8 @@ template < typename T, int MODE > static GaussKernel
 gauss_fma_kernel (const CqSsimCuda * cu, const cq::SsimParams & p)
 {
   if constexpr (sizeof (T) <= 2) {
-    if (cu->gauss_async && (((uintptr_t) p.a | (uintptr_t) p.b | p.pitch_a |
-                p.pitch_b) & 3) == 0)
+    if (cu->gauss_async[sizeof (T) == 2] && (((uintptr_t) p.a | (uintptr_t)
+                p.b | p.pitch_a | p.pitch_b) & 3) == 0)
       return cq::ssim_gauss2_kernel < T, MODE, true >;
   }
   return cq::ssim_gauss2_kernel < T, MODE, false >;
