@@ -402,13 +402,16 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
 typedef void (*GaussKernel) (cq::SsimParams);
 
 /* The FMA gauss11 kernel in MODE, its samples through shared memory where
- * the device can copy asynchronously and p's rows are 4-byte aligned. */
+ * the device can copy asynchronously and p's rows are 4-byte aligned, with
+ * pitches below 4 GiB. */
 template < typename T, int MODE > static GaussKernel
 gauss_fma_kernel (const CqSsimCuda * cu, const cq::SsimParams & p)
 {
   if constexpr (sizeof (T) <= 2) {
+    /* the ring's copies address rows with 32-bit pitches */
     if (cu->gauss_async[sizeof (T) == 2] && (((uintptr_t) p.a | (uintptr_t)
-                p.b | p.pitch_a | p.pitch_b) & 3) == 0)
+                p.b | p.pitch_a | p.pitch_b) & 3) == 0
+        && p.pitch_a <= UINT32_MAX && p.pitch_b <= UINT32_MAX)
       return cq::ssim_gauss2_kernel < T, MODE, true >;
   }
   return cq::ssim_gauss2_kernel < T, MODE, false >;

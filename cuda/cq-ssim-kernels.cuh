@@ -1142,8 +1142,8 @@ g2_load (const SsimParams & p, int y, int x, bool in)
  * samples a row ahead. A row is complete and visible to every thread after
  * the group barrier before its group: each thread waits for its own copies
  * of the rows up to the next group's last (cp.async.wait_group) before the
- * barrier. Rows start 4-byte aligned (plane and pitches: the launcher
- * checks), bytes right of the plane are zero-filled, never read. */
+ * barrier. Rows start 4-byte aligned and pitches are below 2^32 (the
+ * launcher checks); bytes right of the plane are zero-filled, never read. */
 constexpr int kG2RawRows = 32;
 constexpr int kG2Ahead = 14;    /* > the 13 rows before the first barrier */
 
