@@ -51,11 +51,7 @@ typedef struct
   unsigned seq;                 /* pairs launched */
   unsigned rows;                /* rows a tile walks */
   dim3 grid;
-  /* the tiles of pairs from host memory: at most kGaussRows for gauss11,
-   * whose longer tiles make the last band's kernels, which start after
-   * its upload, end later (H100, 4K pinned: 0.377 ms a pair at 64 rows,
-   * 0.397 at 180) */
-  unsigned host_rows;
+  unsigned host_rows;           /* the tiles of pairs from host memory */
   dim3 host_grid;
   /* MS-SSIM (old kernels): scales 2 to 5 of both frames as doubles,
    * [scale parity][frame] */
@@ -225,6 +221,17 @@ default_tile_rows (CqSsimWindow window, const CqSsimPlane * p,
   return 32;
 }
 
+/* Rows a tile of a pair from host memory walks, where default_tile_rows
+ * gives rows: at most kGaussRows for gauss11, whose longer tiles make the
+ * last upload band's kernels, which start after its rows arrive, end later
+ * (H100, 4K pinned: 0.377 ms a pair at 64 rows, 0.397 at 180). */
+static unsigned
+host_tile_rows (CqSsimWindow window, unsigned rows)
+{
+  return window == CQ_SSIM_GAUSS11 && rows > (unsigned) cq::kGaussRows ?
+      cq::kGaussRows : rows;
+}
+
 static dim3
 plane_grid (CqSsimWindow window, const CqSsimPlane * p, unsigned rows)
 {
@@ -346,8 +353,7 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
     pc->row_bytes = cq_ssim_plane_row_bytes (p);
     pc->rows = default_tile_rows (window, p, (unsigned) sms);
     pc->grid = plane_grid (window, p, pc->rows);
-    pc->host_rows = window == CQ_SSIM_GAUSS11 && pc->rows > cq::kGaussRows ?
-        cq::kGaussRows : pc->rows;
+    pc->host_rows = host_tile_rows (window, pc->rows);
     pc->host_grid = plane_grid (window, p, pc->host_rows);
     /* room for the block sums of the smallest tiles set_tile_rows allows */
     blocks = plane_grid (window, p, 1).x * plane_grid (window, p, 1).y;
@@ -401,6 +407,14 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
 
 typedef void (*GaussKernel) (cq::SsimParams);
 
+/* Whether both frames' pitches fit the 32-bit row addressing of box8p and
+ * of gauss2's ring. */
+static bool
+pitches_fit_32 (const cq::SsimParams & p)
+{
+  return p.pitch_a <= UINT32_MAX && p.pitch_b <= UINT32_MAX;
+}
+
 /* The FMA gauss11 kernel in MODE, its samples through shared memory where
  * the device can copy asynchronously and p's rows are 4-byte aligned, with
  * pitches below 4 GiB. */
@@ -408,10 +422,8 @@ template < typename T, int MODE > static GaussKernel
 gauss_fma_kernel (const CqSsimCuda * cu, const cq::SsimParams & p)
 {
   if constexpr (sizeof (T) <= 2) {
-    /* the ring's copies address rows with 32-bit pitches */
     if (cu->gauss_async[sizeof (T) == 2] && (((uintptr_t) p.a | (uintptr_t)
-                p.b | p.pitch_a | p.pitch_b) & 3) == 0
-        && p.pitch_a <= UINT32_MAX && p.pitch_b <= UINT32_MAX)
+                p.b | p.pitch_a | p.pitch_b) & 3) == 0 && pitches_fit_32 (p))
       return cq::ssim_gauss2_kernel < T, MODE, true >;
   }
   return cq::ssim_gauss2_kernel < T, MODE, false >;
@@ -453,9 +465,7 @@ launch_tiles (const CqSsimCuda * cu, const cq::SsimParams & p, dim3 grid,
   switch (cu->window) {
     case CQ_SSIM_BOX8:
       if constexpr (sizeof (T) == 1) {
-        /* box8p addresses rows with 32-bit pitches */
-        if (!cu->old_kernels && p.pitch_a <= UINT32_MAX
-            && p.pitch_b <= UINT32_MAX)
+        if (!cu->old_kernels && pitches_fit_32 (p))
           return cq_cuda_launch (cq::ssim_box8p_kernel, grid, block, stream,
               overlap, p);
         cq::ssim_box8_kernel < T, int ><<<grid, block, 0, stream>>> (p);

@@ -468,8 +468,8 @@ ssim_box8_kernel (SsimParams p)
  *   a² + b² and of 2ab take two dp4a a row each.
  * Σ 2ab instead of Σ ab gives the integer 2 (64 Σab − Σa Σb) of
  * cq_ssim_box8_local as 64 Σ2ab − 2 Σa Σb.
- * Each window's four factors n1, n2, d1, d2 are those of
- * cq_ssim_box8_local, bit for bit; a lane's four windows of a row are then
+ * Each window's four factors n1, n2, d1, d2 are cq_ssim_box8_factors',
+ * the CPU's, bit for bit; a lane's four windows of a row are then
  * added as one quotient (sum4_quotients), within a few units in the last place
  * of the CPU's sum of four quotients. */
 
@@ -1187,44 +1187,69 @@ g2_async_wait ()
 }
 
 /* A block's rows of both frames through the ring: the block's columns are
- * the 4-byte words from byte `from` of a row, `chunks` a frame; thread c
- * copies word c of the 2 chunks (frame a's, then b's), and the threads
- * from 2 chunks - kSsimThreads on (16-bit samples only) one word more. A
- * thread's samples are at byte `at` of each frame's row. */
+ * the 4-byte words from byte `from` of a row, `chunks` a frame (span);
+ * thread c copies word c of the 2 chunks (frame a's, then b's), and the
+ * threads from 2 chunks - kSsimThreads on (16-bit samples only) one word
+ * more. A thread's samples are at byte `at` of each frame's row. */
 template < typename T > struct G2Ring
 {
   static constexpr int kSlot = 2 * kG2RawStride < T >;  /* bytes a row */
-  const unsigned char *src;     /* row 0's word (row 0 itself if n = 0) */
-  unsigned pitch, n, dst;       /* n: bytes of the word in the plane */
+
+  /* a word to copy of every row: row 0's (row 0 itself if n = 0) */
+  struct Word
+  {
+    const unsigned char *src;
+    unsigned pitch, n, dst;     /* n: bytes of the word in the plane */
+  };
+
+  Word mine;
   unsigned base;                /* the ring's shared-window address */
   int at;
   bool copies;
 
-  __device__ __forceinline__ void
-  word (const SsimParams & p, int c, int chunks, size_t from)
+  /* chunks a frame's row, and the byte `from` they start at */
+  static __device__ __forceinline__ int span (int x0, size_t &from)
+  {
+    const size_t first = (size_t) x0 * sizeof (T);
+
+    from = first & ~(size_t) 3;
+    return ((int) (first & 3) + kSsimThreads * (int) sizeof (T) + 3) / 4;
+  }
+
+  __device__ __forceinline__ Word
+  word (const SsimParams & p, int c, int chunks, size_t from) const
   {
     const int f = c >= chunks, w = c - f * chunks;
     const long long left = (long long) p.width * (long long) sizeof (T) -
         (long long) from - 4 * w;
     const unsigned char *const plane = f ? p.b : p.a;
+    Word r;
 
-    n = left >= 4 ? 4u : left > 0 ? (unsigned) left : 0u;
-    src = n ? plane + from + 4 * w : plane;
-    pitch = (unsigned) (f ? p.pitch_b : p.pitch_a);
-    dst = base + f * kG2RawStride < T > + 4 * w;
+    r.n = left >= 4 ? 4u : left > 0 ? (unsigned) left : 0u;
+    r.src = r.n ? plane + from + 4 * w : plane;
+    r.pitch = (unsigned) (f ? p.pitch_b : p.pitch_a);
+    r.dst = base + f * kG2RawStride < T > + 4 * w;
+    return r;
+  }
+
+  static __device__ __forceinline__ void
+  copy_word (const Word & w, unsigned slot, int y)
+  {
+    g2_copy4_async (w.dst + slot, w.src + (size_t) (unsigned) y * w.pitch,
+        w.n);
   }
 
   __device__ __forceinline__ G2Ring (const SsimParams & p, int x0,
       const unsigned char *ring)
   {
-    const size_t first = (size_t) x0 * sizeof (T);
-    const int chunks = ((int) (first & 3) + kSsimThreads * (int) sizeof (T) +
-        3) / 4;
+    size_t from;
+    const int chunks = span (x0, from);
 
     base = (unsigned) __cvta_generic_to_shared (ring);
-    at = (int) (first & 3) + (int) (threadIdx.x * sizeof (T));
+    at = (int) (((size_t) x0 * sizeof (T)) & 3) +
+        (int) (threadIdx.x * sizeof (T));
     copies = (int) threadIdx.x < 2 * chunks;
-    word (p, threadIdx.x, chunks, first & ~(size_t) 3);
+    mine = word (p, threadIdx.x, chunks, from);
   }
 
   /* Starts the copies of row y into its slot. */
@@ -1234,19 +1259,14 @@ template < typename T > struct G2Ring
     const unsigned slot = (unsigned) (y & (kG2RawRows - 1)) * kSlot;
 
     if (copies)
-      g2_copy4_async (dst + slot, src + (size_t) (unsigned) y * pitch, n);
+      copy_word (mine, slot, y);
     if constexpr (sizeof (T) == 2) {
-      const size_t first = (size_t) x0 * sizeof (T);
-      const int chunks = ((int) (first & 3) + kSsimThreads * 2 + 3) / 4;
+      size_t from;
+      const int chunks = span (x0, from);
       const int c = (int) threadIdx.x + kSsimThreads;
 
-      if (c < 2 * chunks) {
-        G2Ring more = *this;
-
-        more.word (p, c, chunks, first & ~(size_t) 3);
-        g2_copy4_async (more.dst + slot, more.src + (size_t) (unsigned) y *
-            more.pitch, more.n);
-      }
+      if (c < 2 * chunks)
+        copy_word (word (p, c, chunks, from), slot, y);
     }
   }
 
