@@ -26,6 +26,7 @@
 #include "cq-copy.h"
 #include "cq-cuda-private.h"
 #include "cq-ssim-kernels.cuh"
+#include "cq-ssim-ws.h"
 
 /* Host frames go up in bands of at least BAND_BYTES (both frames), at
  * most MAX_BANDS a plane. */
@@ -120,6 +121,13 @@ struct CqSsimCuda
    * hold 2 instead of 3), for 8- and 16-bit samples; CQ_SSIM_GAUSS=fma-sync:
    * never (through registers, as below 8.0) */
   bool gauss_async[2];
+  /* where the ring is used: its passes in separate warps (gauss2ws,
+   * cq-ssim-ws-kernels.cuh) on devices that load its sm_90a code, unless
+   * CQ_SSIM_GAUSS=fma. H100, pairs back to back, against gauss2 in the
+   * same run: 4K 85.8 µs against 88.2-88.6, 16-bit 92.6-92.7 against
+   * 100.0-100.2, 1080p 23.9 against 25.1. A 4K pair alone took 106.5,
+   * where gauss2 took 101.1-101.3 in another run of the session. */
+  bool gauss_ws;
 };
 
 /* The gauss11 pass also sums MS-SSIM's first scale (kGaussBoth). */
@@ -156,7 +164,10 @@ async_holds_blocks (void)
  * alone): 4K 180 rows, one round of 396 blocks, 88.8 / 101.9 µs against
  * 93.7 / 109.5 at 64 (90: 91.2 / 103.7; 120: 89.3 / 114.5); 1080p 48 rows
  * (391 blocks) 25.1 / 33.0 against 24.7 / 40.4 at 64; 8192² 256 rows
- * 702.4 / 734.9 against 748.3 / 767.0 at 64.
+ * 702.4 / 734.9 against 748.3 / 767.0 at 64. gauss2ws (2 blocks an SM,
+ * fifteenth session, back to back): 4K 270 rows 82.5–83.0 against 83.7–
+ * 84.1 at 180; 1080p 72 rows 22.5 against 23.5 at 47; 8192² 256 rows 664
+ * against 659 at 372.
  * ffmpeg: about three blocks an SM, in multiples of 4 block rows (4 to
  * 32). Since pairs back to back no longer wait for each other (frame
  * sets), fewer and longer tiles pay, back to back / alone: 4K 12 rows
@@ -171,7 +182,7 @@ async_holds_blocks (void)
  * cost a pair alone 5–35 %. */
 static unsigned
 default_tile_rows (CqSsimWindow window, const CqSsimPlane * p,
-    unsigned sms)
+    unsigned sms, unsigned gauss_blocks)
 {
   switch (window) {
     case CQ_SSIM_BOX8:
@@ -200,10 +211,10 @@ default_tile_rows (CqSsimWindow window, const CqSsimPlane * p,
     }
     case CQ_SSIM_GAUSS11:{
       /* the fewest tiles a column whose blocks fill whole rounds of the
-       * SMs (kG2Blocks each) to 95 % or more: one round where it fits,
+       * SMs (gauss_blocks each) to 95 % or more: one round where it fits,
        * which also reads the 10 halo rows least often; at most 256 rows
        * (8192², H100: 745 rows, two rounds, 724 µs against 702 at 256) */
-      const uint64_t slots = (uint64_t) sms * cq::kG2Blocks;
+      const uint64_t slots = (uint64_t) sms * gauss_blocks;
       const uint64_t cols = plane_grid (window, p, 1).x;
 
       for (uint64_t round = 1; round <= 64; round++) {
@@ -338,7 +349,15 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
       if (major >= 8 && !(g && strcmp (g, "fma-sync") == 0)) {
         cu->gauss_async[0] = async_holds_blocks < unsigned char > ();
         cu->gauss_async[1] = async_holds_blocks < unsigned short > ();
+        cu->gauss_ws = !(g && strcmp (g, "fma") == 0) && cq_ssim_ws_usable ();
       }
+    }
+    if (e == cudaSuccess && cu->gauss_ws) {
+      double w[11];
+
+      what = "cannot set the Gaussian weights";
+      cq_ssim_gauss_weights (w);
+      e = cq_ssim_ws_set_weights (w);
     }
   }
   for (i = 0; i < n_planes && e == cudaSuccess; i++) {
@@ -351,7 +370,8 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
     pc->packed = p->layout.kind != CQ_LAYOUT_RGB8 &&
         p->sample_stride == pc->bytes && p->offset == 0;
     pc->row_bytes = cq_ssim_plane_row_bytes (p);
-    pc->rows = default_tile_rows (window, p, (unsigned) sms);
+    pc->rows = default_tile_rows (window, p, (unsigned) sms, cu->gauss_ws ?
+        cq_ssim_ws_blocks_per_sm () : (unsigned) cq::kG2Blocks);
     pc->grid = plane_grid (window, p, pc->rows);
     pc->host_rows = host_tile_rows (window, pc->rows);
     pc->host_grid = plane_grid (window, p, pc->host_rows);
@@ -405,7 +425,14 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
   return cu;
 }
 
-typedef void (*GaussKernel) (cq::SsimParams);
+typedef void (*GaussKernelFn) (cq::SsimParams);
+
+/* A gauss11 kernel and the threads of its blocks. */
+struct GaussKernel
+{
+  GaussKernelFn fn;
+  unsigned threads;
+};
 
 /* Whether both frames' pitches fit the 32-bit row addressing of box8p and
  * of gauss2's ring. */
@@ -417,16 +444,22 @@ pitches_fit_32 (const cq::SsimParams & p)
 
 /* The FMA gauss11 kernel in MODE, its samples through shared memory where
  * the device can copy asynchronously and p's rows are 4-byte aligned, with
- * pitches below 4 GiB. */
+ * pitches below 4 GiB: gauss2ws where it runs (gauss_ws), else gauss2. */
 template < typename T, int MODE > static GaussKernel
 gauss_fma_kernel (const CqSsimCuda * cu, const cq::SsimParams & p)
 {
   if constexpr (sizeof (T) <= 2) {
     if (cu->gauss_async[sizeof (T) == 2] && (((uintptr_t) p.a | (uintptr_t)
-                p.b | p.pitch_a | p.pitch_b) & 3) == 0 && pitches_fit_32 (p))
-      return cq::ssim_gauss2_kernel < T, MODE, true >;
+                p.b | p.pitch_a | p.pitch_b) & 3) == 0 && pitches_fit_32 (p)) {
+      if (cu->gauss_ws)
+        return {
+        cq_ssim_ws_kernel (sizeof (T), MODE), cq_ssim_ws_threads ()};
+      return {
+      cq::ssim_gauss2_kernel < T, MODE, true >, cq::kSsimThreads};
+    }
   }
-  return cq::ssim_gauss2_kernel < T, MODE, false >;
+  return {
+  cq::ssim_gauss2_kernel < T, MODE, false >, cq::kSsimThreads};
 }
 
 /* The gauss11 kernel of a pass in mode: the FMA one, or the tensor
@@ -434,18 +467,35 @@ gauss_fma_kernel (const CqSsimCuda * cu, const cq::SsimParams & p)
 template < typename T > static GaussKernel
 gauss_kernel (const CqSsimCuda * cu, int mode, const cq::SsimParams & p)
 {
-  const bool mma = cu->gauss_mma;
-
+  if (cu->gauss_mma) {
+    if (mode == cq::kGaussCs)
+      return {
+      cq::ssim_gauss_mma_kernel < T, cq::kGaussCs >, cq::kSsimThreads};
+    if constexpr (sizeof (T) < 4) {
+      if (mode == cq::kGaussBoth)
+        return {
+        cq::ssim_gauss_mma_kernel < T, cq::kGaussBoth >, cq::kSsimThreads};
+    }
+    return {
+    cq::ssim_gauss_mma_kernel < T, cq::kGaussSsim >, cq::kSsimThreads};
+  }
   if (mode == cq::kGaussCs)
-    return mma ? cq::ssim_gauss_mma_kernel < T, cq::kGaussCs > :
-        gauss_fma_kernel < T, cq::kGaussCs > (cu, p);
+    return gauss_fma_kernel < T, cq::kGaussCs > (cu, p);
   if constexpr (sizeof (T) < 4) {
     if (mode == cq::kGaussBoth)
-      return mma ? cq::ssim_gauss_mma_kernel < T, cq::kGaussBoth > :
-          gauss_fma_kernel < T, cq::kGaussBoth > (cu, p);
+      return gauss_fma_kernel < T, cq::kGaussBoth > (cu, p);
   }
-  return mma ? cq::ssim_gauss_mma_kernel < T, cq::kGaussSsim > :
-      gauss_fma_kernel < T, cq::kGaussSsim > (cu, p);
+  return gauss_fma_kernel < T, cq::kGaussSsim > (cu, p);
+}
+
+/* Launches the gauss11 pass of mode over grid. */
+template < typename T > static cudaError_t
+launch_gauss (const CqSsimCuda * cu, int mode, const cq::SsimParams & p,
+    dim3 grid, cudaStream_t stream, bool overlap)
+{
+  const GaussKernel k = gauss_kernel < T > (cu, mode, p);
+
+  return cq_cuda_launch (k.fn, grid, dim3 (k.threads), stream, overlap, p);
 }
 
 /* overlap: the pair's kernel may start while the previous pair's finishes
@@ -459,8 +509,8 @@ launch_tiles (const CqSsimCuda * cu, const cq::SsimParams & p, dim3 grid,
   if (!cu->old_kernels && cu->window == CQ_SSIM_GAUSS11) {
     const bool fused = fused_msssim (cu);
 
-    return cq_cuda_launch (gauss_kernel < T > (cu, fused ? cq::kGaussBoth :
-            cq::kGaussSsim, p), grid, block, stream, overlap, p);
+    return launch_gauss < T > (cu, fused ? cq::kGaussBoth : cq::kGaussSsim,
+        p, grid, stream, overlap);
   }
   switch (cu->window) {
     case CQ_SSIM_BOX8:
@@ -743,8 +793,7 @@ launch_gauss2 (const CqSsimCuda * cu, int mode, const cq::SsimParams & p,
     dim3 grid, cudaStream_t stream)
 {
   /* errors: the caller's cudaGetLastError after the chain */
-  cq_cuda_launch (gauss_kernel < T > (cu, mode, p), grid,
-      dim3 (cq::kSsimThreads), stream, false, p);
+  launch_gauss < T > (cu, mode, p, grid, stream, false);
 }
 
 static CqStatus

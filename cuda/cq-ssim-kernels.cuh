@@ -16,6 +16,9 @@
  *
  * The local expressions mirror cq-ssim-local.h operation for operation.
  *
+ * Two modules include this header: cq-ssim-cuda.cu and gauss2ws's
+ * (cq-ssim-ws-cuda.cu), so kernels that are not templates are static.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #ifndef CQ_SSIM_KERNELS_CUH
@@ -199,38 +202,38 @@ sample_at (const unsigned char *base, size_t pitch, int y, int x,
 /* This thread's share of the block sums, partials[tid], [tid + 128], ...
  * added in that order; the loads of eight go out together, so the last
  * block waits about one L2 round trip, not one a sum. */
-__device__ __forceinline__ double
+template < int THREADS = kSsimThreads > __device__ __forceinline__ double
 sum_partials (const double *partials, unsigned blocks)
 {
   constexpr unsigned kBatch = 8;
   double acc = 0.0;
   unsigned i = threadIdx.x;
 
-  for (; i + (kBatch - 1) * kSsimThreads < blocks; i += kBatch * kSsimThreads) {
+  for (; i + (kBatch - 1) * THREADS < blocks; i += kBatch * THREADS) {
     double v[kBatch];
 
 #pragma unroll
     for (unsigned k = 0; k < kBatch; k++)
-      v[k] = __ldcg (partials + i + k * kSsimThreads);
+      v[k] = __ldcg (partials + i + k * THREADS);
 #pragma unroll
     for (unsigned k = 0; k < kBatch; k++)
       acc += v[k];
   }
-  for (; i < blocks; i += kSsimThreads)
+  for (; i < blocks; i += THREADS)
     acc += __ldcg (partials + i);
   return acc;
 }
 
-/* Every thread of the block calls this once with its NS double sums
- * (NS = 2: partials2 and out2 take the second) and its SSE, which goes to
- * out. */
-template < int NS > __device__ void
+/* Every thread of the block (THREADS of them) calls this once with its NS
+ * double sums (NS = 2: partials2 and out2 take the second) and its SSE,
+ * which goes to out. */
+template < int NS, int THREADS = kSsimThreads > __device__ void
 block_finish_n (const SsimParams & p, const double (&v)[NS],
     unsigned long long sse, unsigned seen)
 {
-  __shared__ double s_sum[NS][kSsimThreads / 32];
-  __shared__ unsigned long long s_sse[kSsimThreads / 32];
-  __shared__ double s_final[NS][kSsimThreads];
+  __shared__ double s_sum[NS][THREADS / 32];
+  __shared__ unsigned long long s_sse[THREADS / 32];
+  __shared__ double s_final[NS][THREADS];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const unsigned blocks = p.total_blocks;
   const unsigned block = (p.tile_y0 + blockIdx.y) * gridDim.x + blockIdx.x;
@@ -254,11 +257,11 @@ block_finish_n (const SsimParams & p, const double (&v)[NS],
     for (int k = 0; k < NS; k++) {
       double b = 0.0;
 
-      for (int w = 0; w < kSsimThreads / 32; w++)
+      for (int w = 0; w < THREADS / 32; w++)
         b += s_sum[k][w];
       partials[k][block] = b;
     }
-    for (int w = 0; w < kSsimThreads / 32; w++)
+    for (int w = 0; w < THREADS / 32; w++)
       b_sse += s_sse[w];
     if (b_sse)
       atomicAdd (p.sse_accum, b_sse);
@@ -270,9 +273,9 @@ block_finish_n (const SsimParams & p, const double (&v)[NS],
   wait_for_previous_frame ();
 #pragma unroll
   for (int k = 0; k < NS; k++)
-    s_final[k][threadIdx.x] = sum_partials (partials[k], blocks);
+    s_final[k][threadIdx.x] = sum_partials < THREADS > (partials[k], blocks);
   __syncthreads ();
-  for (int n = kSsimThreads / 2; n > 0; n >>= 1) {
+  for (int n = THREADS / 2; n > 0; n >>= 1) {
     if (threadIdx.x < n) {
 #pragma unroll
       for (int k = 0; k < NS; k++)
@@ -660,7 +663,7 @@ box8p_walk (const SsimParams & p, const Box8Walk & wk, double &ssim,
   }
 }
 
-__global__ void
+static __global__ void
 __launch_bounds__ (kSsimThreads, kBox8pBlocks)
 ssim_box8p_kernel (SsimParams p)
 {
@@ -1373,6 +1376,22 @@ g2_horizontal (const double (*s_v)[4][kG2Stride], int row, int lane,
   }
 }
 
+/* The four quantities' vertical sums of the row whose last sample row is
+ * in slot k of the ring, into column t of s_row. */
+__device__ __forceinline__ void
+g2_vertical (const double (&ring)[11][4], int k, double (*s_row)[kG2Stride],
+    int t)
+{
+#pragma unroll
+  for (int q = 0; q < 4; q++) {
+    double v = 0.0;
+#pragma unroll
+    for (int i = 0; i < 11; i++)
+      v = fma (c_gauss[i], ring[(k + 1 + i) % 11][q], v);
+    s_row[q][g2_col (t)] = v;
+  }
+}
+
 template < typename T, int MODE, bool ASYNC = false > __global__ void
 __launch_bounds__ (kSsimThreads, kG2Blocks)
 ssim_gauss2_kernel (SsimParams p)
@@ -1444,14 +1463,7 @@ ssim_gauss2_kernel (SsimParams p)
       if (y - gw.y0 >= 10) {
         const int r = (y - gw.y0 - 10) & (kG2Group - 1);
 
-#pragma unroll
-        for (int q = 0; q < 4; q++) {
-          double v = 0.0;
-#pragma unroll
-          for (int i = 0; i < 11; i++)
-            v = fma (c_gauss[i], ring[(k + 1 + i) % 11][q], v);
-          s_v[r][q][g2_col (t)] = v;
-        }
+        g2_vertical (ring, k, s_v[r], t);
         /* after the group's last row, or the tile's */
         if (r == kG2Group - 1 || y == gw.read_end - 1) {
           /* the next group's rows copied (ASYNC): those of the rows up to
@@ -1817,7 +1829,7 @@ struct UnpackParams
   unsigned r, g, b;
 };
 
-__global__ void
+static __global__ void
 ssim_unpack_kernel (UnpackParams u)
 {
   int x, y;

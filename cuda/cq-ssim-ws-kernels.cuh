@@ -1,0 +1,187 @@
+/* cudaquality compute library: gauss11 with its two passes in separate
+ * warps (gauss2ws), for the H100 class (compute capability 9.0).
+ *
+ * gauss2 (cq-ssim-kernels.cuh) has every warp do both passes: a thread
+ * holds the ring of quantities (88 registers) through the horizontal pass
+ * too, and the barriers between the passes stop all four warps. 168
+ * registers, 3 blocks an SM, the fp64 pipe 57 % busy (ncu, 4K). Here a
+ * block has eight warps:
+ * - warps 0-3 walk the columns as gauss2 does (the samples through the
+ *   ring in shared memory) and store each window row's vertical sums into
+ *   slot i % 4 of s_v;
+ * - warp 4 + j takes the rows i with i % 4 = j: the horizontal pass and
+ *   the SSIM expression, gauss2's g2_horizontal;
+ * - each slot has a pair of mbarriers: the vertical warps wait on empty[j]
+ *   before they store over it and arrive on full[j]; warp 4 + j the
+ *   reverse. (Named barriers with thread counts did the same about 3 %
+ *   faster, 4K 82.5 µs against 85.4, but racecheck reported hazards
+ *   across them, even across the __syncthreads of the block's reduction;
+ *   it passes with mbarriers.)
+ * - setmaxnreg (an sm_90a build, cq-ssim-ws-cuda.cu) gives the vertical
+ *   warps 200 registers and the horizontal ones 56; at 128 each the
+ *   vertical warps' sums ran one quantity after the other and the kernel
+ *   was slower than gauss2 (4K 106 µs against 88.6).
+ * The arithmetic is gauss2's, operation for operation.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CQ_SSIM_WS_KERNELS_CUH
+#define CQ_SSIM_WS_KERNELS_CUH
+
+#include "cq-ssim-kernels.cuh"
+
+namespace cq
+{
+
+constexpr int kWsThreads = 2 * kSsimThreads;
+constexpr int kWsBlocks = 2;    /* blocks an SM */
+constexpr int kWsRegs = 65536 / (kWsBlocks * kWsThreads);     /* 128 */
+/* registers of the vertical and the horizontal warps, which average
+ * kWsRegs (H100, 4K, named barriers: 160 / 96 93.5 µs, 184 / 72 83.7,
+ * 200 / 56 82.6, 216 / 40 93.0, 232 / 24 376) */
+constexpr int kWsVertRegs = 200;
+constexpr int kWsHorzRegs = 2 * kWsRegs - kWsVertRegs;
+
+/* Shared-memory barrier objects (mbarrier, compute capability 9.0): an
+ * arrival does not wait, a wait names the parity of the phase it waits
+ * for. */
+__device__ __forceinline__ void
+mbar_init (unsigned long long *bar, unsigned count)
+{
+#if __CUDA_ARCH__ >= 900
+  asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;"::"r" ((unsigned)
+          __cvta_generic_to_shared (bar)), "r" (count):"memory");
+#endif
+}
+
+__device__ __forceinline__ void
+mbar_arrive (unsigned long long *bar)
+{
+#if __CUDA_ARCH__ >= 900
+  asm volatile ("mbarrier.arrive.shared::cta.b64 _, [%0];"::"r" ((unsigned)
+          __cvta_generic_to_shared (bar)):"memory");
+#endif
+}
+
+/* Waits until the phase of the given parity has completed. */
+__device__ __forceinline__ void
+mbar_wait (unsigned long long *bar, unsigned parity)
+{
+#if __CUDA_ARCH__ >= 900
+  asm volatile ("{\n"
+      ".reg .pred done;\n"
+      "mbar_wait_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra mbar_wait_%=;\n"
+      "}"::"r" ((unsigned) __cvta_generic_to_shared (bar)), "r" (parity):"memory");
+#endif
+}
+
+template < typename T, int MODE > __global__ void
+__launch_bounds__ (kWsThreads, kWsBlocks)
+ssim_gauss2ws_kernel (SsimParams p)
+{
+  static_assert (sizeof (T) <= 2, "gauss2ws: 8- and 16-bit samples");
+  __shared__ __align__ (16) double s_v[kG2Group][4][kG2Stride];
+  __shared__ __align__ (16) unsigned char
+      s_raw[kG2RawRows][2][kG2RawStride < T >];
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  const GaussWalk gw (p, kG2Cols);
+  double s[2] = { 0.0, 0.0 };
+  unsigned long long sse = 0;
+
+  let_next_frame_start ();
+  const unsigned seen = frame_set_peek (p.released);
+
+  /* full[j]: slot j's row stored (the 128 vertical threads arrive); empty[j]:
+   * read (the slot's 32 horizontal threads); raw: the vertical warps' own
+   * barrier for the ring of samples. A row i's slot is i % 4, and it is
+   * the slot's (i / 4)-th use: the phase whose parity waits name. */
+  __shared__ unsigned long long s_full[kG2Group], s_empty[kG2Group], s_rawbar;
+
+  if (t == 0) {
+    for (int j = 0; j < kG2Group; j++) {
+      mbar_init (&s_full[j], kSsimThreads);
+      mbar_init (&s_empty[j], 32);
+    }
+    mbar_init (&s_rawbar, kSsimThreads);
+  }
+  __syncthreads ();
+  /* after the block's last common code: what follows each branch is
+   * compiled under its own count */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if (warp < kSsimThreads / 32)
+    asm volatile ("setmaxnreg.inc.sync.aligned.u32 %0;\n"::"n" (kWsVertRegs));
+  else
+    asm volatile ("setmaxnreg.dec.sync.aligned.u32 %0;\n"::"n" (kWsHorzRegs));
+#endif
+  if (warp < kSsimThreads / 32) {
+    const G2Ring < T > rg (p, gw.x0, &s_raw[0][0][0]);
+    double ring[11][4];
+    unsigned na = 0, nb = 0;    /* row y + 1's samples */
+    unsigned raw_phase = 0;
+
+    for (int y = gw.y0; y < min (gw.y0 + kG2Ahead, gw.read_end); y++)
+      rg.copy (p, gw.x0, y);
+    g2_async_commit ();
+    g2_async_wait < 0 > ();
+    mbar_arrive (&s_rawbar);
+    mbar_wait (&s_rawbar, raw_phase++ & 1);
+    rg.take (p, &s_raw[0][0][0], gw.y0, na, nb);
+    gauss_ring_walk (gw,[&](int k, int y) {
+        {
+          const unsigned a = na, b = nb;
+
+          if (y + kG2Ahead < gw.read_end)
+            rg.copy (p, gw.x0, y + kG2Ahead);
+          g2_async_commit ();
+          const double da = (double) a, db = (double) b;
+          const unsigned d = a > b ? a - b : b - a;
+
+          if (gw.own_col && y < gw.own_end)
+            sse += d * d;       /* < 2^32 for 16-bit samples */
+          ring[k][0] = da;
+          ring[k][1] = db;
+          ring[k][2] = __fma_rn (da, da, __dmul_rn (db, db));   /* exact */
+          ring[k][3] = __dmul_rn (da, db);
+        }
+        if (y - gw.y0 >= 10) {
+          const int i = y - gw.y0 - 10, r = i & (kG2Group - 1);
+
+          if (i >= kG2Group)
+            mbar_wait (&s_empty[r], ((i >> 2) - 1) & 1);
+          g2_vertical (ring, k, s_v[r], t);
+          mbar_arrive (&s_full[r]);
+          /* the ring's rows up to y + 4 copied and visible to every
+           * vertical warp (gauss2 waits at its group barrier) */
+          if (r == kG2Group - 1) {
+            g2_async_wait < kG2Ahead - kG2Group > ();
+            mbar_arrive (&s_rawbar);
+            mbar_wait (&s_rawbar, raw_phase++ & 1);
+          }
+        }
+        if (y + 1 < gw.read_end)
+          rg.take (p, &s_raw[0][0][0], y + 1, na, nb);
+        });
+  } else {
+    const int j = warp - kSsimThreads / 32;
+    const int rows = gw.read_end - gw.y0 - 10;
+
+    for (int i = j; i < rows; i += kG2Group) {
+      mbar_wait (&s_full[j], (i >> 2) & 1);
+      if (lane < (kG2Cols + 3) / 4)
+        g2_horizontal < MODE > (s_v, j, lane, gw.x0, p, s[0], s[1]);
+      mbar_arrive (&s_empty[j]);
+    }
+  }
+  if constexpr (MODE == kGaussBoth)
+    block_finish_n < 2, kWsThreads > (p, s, sse, seen);
+  else {
+    const double v[1] = { s[0] };
+    block_finish_n < 1, kWsThreads > (p, v, sse, seen);
+  }
+}
+
+}                               /* namespace cq */
+
+#endif /* CQ_SSIM_WS_KERNELS_CUH */

@@ -1,0 +1,31 @@
+/* cudaquality compute library: gauss2ws (cq-ssim-ws-kernels.cuh), whose
+ * translation unit is built for sm_90a alone (setmaxnreg): on any other
+ * device it has no code, and cq_ssim_ws_usable says so.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef CQ_SSIM_WS_H
+#define CQ_SSIM_WS_H
+
+#include <cuda_runtime.h>
+
+namespace cq
+{
+struct SsimParams;
+}
+
+/* Whether the current device runs gauss2ws (its code loads). */
+bool cq_ssim_ws_usable (void);
+
+/* Sets the Gaussian weights of the kernels' module (w: 11 of them). */
+cudaError_t cq_ssim_ws_set_weights (const double *w);
+
+/* gauss2ws for samples of `bytes` bytes (1 or 2) in mode (kGaussSsim,
+ * kGaussCs or kGaussBoth), and its threads a block. */
+void (*cq_ssim_ws_kernel (unsigned bytes, int mode)) (cq::SsimParams);
+unsigned cq_ssim_ws_threads (void);
+
+/* Blocks of gauss2ws an SM holds. */
+unsigned cq_ssim_ws_blocks_per_sm (void);
+
+#endif /* CQ_SSIM_WS_H */
