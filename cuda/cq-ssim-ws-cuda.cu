@@ -6,8 +6,6 @@
 #include "cq-ssim-ws.h"
 #include "cq-ssim-ws-kernels.cuh"
 
-typedef void (*WsKernel) (cq::SsimParams);
-
 bool
 cq_ssim_ws_usable (void)
 {
@@ -27,7 +25,7 @@ cq_ssim_ws_set_weights (const double *w)
   return cudaMemcpyToSymbol (cq::c_gauss, w, 11 * sizeof (double));
 }
 
-template < typename T > static WsKernel
+template < typename T > static CqSsimWsKernel
 ws_kernel (int mode)
 {
   if (mode == cq::kGaussCs)
@@ -37,7 +35,7 @@ ws_kernel (int mode)
   return cq::ssim_gauss2ws_kernel < T, cq::kGaussSsim >;
 }
 
-WsKernel
+CqSsimWsKernel
 cq_ssim_ws_kernel (unsigned bytes, int mode)
 {
   return bytes == 2 ? ws_kernel < unsigned short > (mode) :

@@ -20,9 +20,11 @@ bool cq_ssim_ws_usable (void);
 /* Sets the Gaussian weights of the kernels' module (w: 11 of them). */
 cudaError_t cq_ssim_ws_set_weights (const double *w);
 
+typedef void (*CqSsimWsKernel) (cq::SsimParams);
+
 /* gauss2ws for samples of `bytes` bytes (1 or 2) in mode (kGaussSsim,
  * kGaussCs or kGaussBoth), and its threads a block. */
-void (*cq_ssim_ws_kernel (unsigned bytes, int mode)) (cq::SsimParams);
+CqSsimWsKernel cq_ssim_ws_kernel (unsigned bytes, int mode);
 unsigned cq_ssim_ws_threads (void);
 
 /* Blocks of gauss2ws an SM holds. */
