@@ -1376,6 +1376,27 @@ g2_horizontal (const double (*s_v)[4][kG2Stride], int row, int lane,
   }
 }
 
+/* Row y's samples a, b of this thread's column into its ring slot (the
+ * four quantities) and, in the block's own windows, their squared
+ * difference into sse. */
+template < typename T > __device__ __forceinline__ void
+g2_ring_row (double (&slot)[4], unsigned a, unsigned b, const GaussWalk & gw,
+    int y, unsigned long long &sse)
+{
+  const double da = (double) a, db = (double) b;
+
+  if constexpr (sizeof (T) < 4) {
+    const unsigned d = a > b ? a - b : b - a;
+
+    if (gw.own_col && y < gw.own_end)
+      sse += d * d;             /* < 2^32 for 16-bit samples */
+  }
+  slot[0] = da;
+  slot[1] = db;
+  slot[2] = __fma_rn (da, da, __dmul_rn (db, db));      /* exact */
+  slot[3] = __dmul_rn (da, db);
+}
+
 /* The four quantities' vertical sums of the row whose last sample row is
  * in slot k of the ring, into column t of s_row. */
 __device__ __forceinline__ void
@@ -1447,18 +1468,7 @@ ssim_gauss2_kernel (SsimParams p)
           if (y + 11 < gw.read_end)
             next = g2_load_raw < T > (p, y + 11, gw.x, gw.in);
         }
-        const double da = (double) a, db = (double) b;
-
-        if constexpr (sizeof (T) < 4) {
-          const unsigned d = a > b ? a - b : b - a;
-
-          if (gw.own_col && y < gw.own_end)
-            sse += d * d;       /* < 2^32 for 16-bit samples */
-        }
-        ring[k][0] = da;
-        ring[k][1] = db;
-        ring[k][2] = __fma_rn (da, da, __dmul_rn (db, db));     /* exact */
-        ring[k][3] = __dmul_rn (da, db);
+        g2_ring_row < T > (ring[k], a, b, gw, y, sse);
       }
       if (y - gw.y0 >= 10) {
         const int r = (y - gw.y0 - 10) & (kG2Group - 1);

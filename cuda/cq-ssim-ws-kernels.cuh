@@ -129,22 +129,10 @@ ssim_gauss2ws_kernel (SsimParams p)
     mbar_wait (&s_rawbar, raw_phase++ & 1);
     rg.take (p, &s_raw[0][0][0], gw.y0, na, nb);
     gauss_ring_walk (gw,[&](int k, int y) {
-        {
-          const unsigned a = na, b = nb;
-
-          if (y + kG2Ahead < gw.read_end)
-            rg.copy (p, gw.x0, y + kG2Ahead);
-          g2_async_commit ();
-          const double da = (double) a, db = (double) b;
-          const unsigned d = a > b ? a - b : b - a;
-
-          if (gw.own_col && y < gw.own_end)
-            sse += d * d;       /* < 2^32 for 16-bit samples */
-          ring[k][0] = da;
-          ring[k][1] = db;
-          ring[k][2] = __fma_rn (da, da, __dmul_rn (db, db));   /* exact */
-          ring[k][3] = __dmul_rn (da, db);
-        }
+        if (y + kG2Ahead < gw.read_end)
+          rg.copy (p, gw.x0, y + kG2Ahead);
+        g2_async_commit ();
+        g2_ring_row < T > (ring[k], na, nb, gw, y, sse);
         if (y - gw.y0 >= 10) {
           const int i = y - gw.y0 - 10, r = i & (kG2Group - 1);
 
