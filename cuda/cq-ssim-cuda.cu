@@ -301,6 +301,7 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
   cudaError_t e;
   const char *what = "cannot select the CUDA device";
   int sms = 0;
+  double gauss_w[11];
   unsigned i;
 
   if (cq_ssim_check (window, planes, n_planes, err) != CQ_OK
@@ -316,12 +317,10 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
 
   CqCudaScope scope (cu->target);
   e = scope.enter ();
+  cq_ssim_gauss_weights (gauss_w);
   if (e == cudaSuccess) {
-    double w[11];
-
     what = "cannot set the Gaussian weights";
-    cq_ssim_gauss_weights (w);
-    e = cudaMemcpyToSymbol (cq::c_gauss, w, sizeof (w));
+    e = cudaMemcpyToSymbol (cq::c_gauss, gauss_w, sizeof (gauss_w));
   }
   if (e == cudaSuccess) {
     what = "cannot create a CUDA stream";
@@ -353,11 +352,9 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
       }
     }
     if (e == cudaSuccess && cu->gauss_ws) {
-      double w[11];
-
+      /* gauss2ws's module has its own copy */
       what = "cannot set the Gaussian weights";
-      cq_ssim_gauss_weights (w);
-      e = cq_ssim_ws_set_weights (w);
+      e = cq_ssim_ws_set_weights (gauss_w);
     }
   }
   for (i = 0; i < n_planes && e == cudaSuccess; i++) {
@@ -788,14 +785,6 @@ msssim_tile_rows (unsigned w, unsigned h)
  * integer sums of scales 2 to 5 in one kernel, then each scale's gauss11
  * pass on them with C1, C2 scaled by 16^s (its means are 4^s, its
  * (co)variances 16^s times the CPU's, exactly: powers of two). */
-template < typename T > static void
-launch_gauss2 (const CqSsimCuda * cu, int mode, const cq::SsimParams & p,
-    dim3 grid, cudaStream_t stream)
-{
-  /* errors: the caller's cudaGetLastError after the chain */
-  launch_gauss < T > (cu, mode, p, grid, stream, false);
-}
-
 static CqStatus
 enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
     cudaStream_t stream, CqError * err)
@@ -825,10 +814,13 @@ enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
     p.total_blocks = grid.x * grid.y;
     p.out = results_of (cu) + MS_OUT (i, 0);
     ms_pass_params (pc, &p);
+    /* errors: cudaGetLastError after the chain */
     if (pc->bytes == 2)
-      launch_gauss2 < unsigned short > (cu, cq::kGaussCs, p, grid, stream);
+      (void) launch_gauss < unsigned short > (cu, cq::kGaussCs, p, grid,
+          stream, false);
     else
-      launch_gauss2 < unsigned char > (cu, cq::kGaussCs, p, grid, stream);
+      (void) launch_gauss < unsigned char > (cu, cq::kGaussCs, p, grid,
+          stream, false);
   }
   {
     cq::PyrParams d;
@@ -868,8 +860,8 @@ enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
     p.total_blocks = grid.x * grid.y;
     p.out = results_of (cu) + MS_OUT (i, s);
     ms_pass_params (pc, &p);
-    launch_gauss2 < unsigned int > (cu, s + 1 < CQ_MSSSIM_SCALES ?
-        cq::kGaussCs : cq::kGaussSsim, p, grid, stream);
+    (void) launch_gauss < unsigned int > (cu, s + 1 < CQ_MSSSIM_SCALES ?
+        cq::kGaussCs : cq::kGaussSsim, p, grid, stream, false);
   }
   CQ_CUDA_TRY (cudaGetLastError (), err, "cannot launch the MS-SSIM kernels");
   return CQ_OK;

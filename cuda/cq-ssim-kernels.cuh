@@ -1273,6 +1273,27 @@ template < typename T > struct G2Ring
     }
   }
 
+  /* Copies the tile's first kG2Ahead rows and waits for this thread's
+   * copies (a barrier then makes them visible to the block). */
+  __device__ __forceinline__ void prime (const SsimParams & p,
+      const GaussWalk & gw) const
+  {
+    for (int y = gw.y0; y < min (gw.y0 + kG2Ahead, gw.read_end); y++)
+      copy (p, gw.x0, y);
+    g2_async_commit ();
+    g2_async_wait < 0 > ();
+  }
+
+  /* At row y: starts the copies of row y + kG2Ahead, a group every row
+   * (empty past the tile) so that waits count rows. */
+  __device__ __forceinline__ void ahead (const SsimParams & p,
+      const GaussWalk & gw, int y) const
+  {
+    if (y + kG2Ahead < gw.read_end)
+      copy (p, gw.x0, y + kG2Ahead);
+    g2_async_commit ();
+  }
+
   /* This thread's samples of row y, as g2_pack gives them. */
   __device__ __forceinline__ void
   take (const SsimParams & p, const unsigned char *ring, int y,
@@ -1435,10 +1456,7 @@ ssim_gauss2_kernel (SsimParams p)
   const unsigned seen = frame_set_peek (p.released);
 
   if constexpr (ASYNC) {
-    for (int y = gw.y0; y < min (gw.y0 + kG2Ahead, gw.read_end); y++)
-      rg.copy (p, gw.x0, y);
-    g2_async_commit ();
-    g2_async_wait < 0 > ();
+    rg.prime (p, gw);
     __syncthreads ();
     rg.take (p, &s_raw[0][0][0], gw.y0, na, nb);
   } else {
@@ -1454,9 +1472,7 @@ ssim_gauss2_kernel (SsimParams p)
         if constexpr (ASYNC) {
           a = na;
           b = nb;
-          if (y + kG2Ahead < gw.read_end)
-            rg.copy (p, gw.x0, y + kG2Ahead);
-          g2_async_commit ();
+          rg.ahead (p, gw, y);
         } else {
           a = pre[k].a ();
           b = pre[k].b ();

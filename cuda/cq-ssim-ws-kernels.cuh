@@ -121,17 +121,12 @@ ssim_gauss2ws_kernel (SsimParams p)
     unsigned na = 0, nb = 0;    /* row y + 1's samples */
     unsigned raw_phase = 0;
 
-    for (int y = gw.y0; y < min (gw.y0 + kG2Ahead, gw.read_end); y++)
-      rg.copy (p, gw.x0, y);
-    g2_async_commit ();
-    g2_async_wait < 0 > ();
+    rg.prime (p, gw);
     mbar_arrive (&s_rawbar);
     mbar_wait (&s_rawbar, raw_phase++ & 1);
     rg.take (p, &s_raw[0][0][0], gw.y0, na, nb);
     gauss_ring_walk (gw,[&](int k, int y) {
-        if (y + kG2Ahead < gw.read_end)
-          rg.copy (p, gw.x0, y + kG2Ahead);
-        g2_async_commit ();
+        rg.ahead (p, gw, y);
         g2_ring_row < T > (ring[k], na, nb, gw, y, sse);
         if (y - gw.y0 >= 10) {
           const int i = y - gw.y0 - 10, r = i & (kG2Group - 1);
