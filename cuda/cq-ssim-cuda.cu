@@ -599,6 +599,19 @@ results_of (CqSsimCuda * cu)
   return cu->out_map[cu->ring.next];
 }
 
+/* gauss11's constants C1, C2 into p, with the scaled ones of the sums of
+ * doubled samples (cq::g2_windows4). */
+static void
+gauss_constants (cq::SsimParams & p, double c1, double c2)
+{
+  p.k1 = c1;
+  p.k2 = c2;
+  p.g_a1 = 2.0 * c1;
+  p.g_b1 = 4.0 * c1;
+  p.g_a2 = 2.0 * c2;
+  p.g_b2 = 4.0 * c1 + 4.0 * c2;
+}
+
 /* Kernel parameters of plane i whose packed samples are at ref/dist. */
 static cq::SsimParams
 plane_params (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
@@ -627,10 +640,10 @@ plane_params (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
       0xffffu;
   p.vec = ((uintptr_t) ref % align) == 0 && ((uintptr_t) dist % align) == 0
       && ref_pitch % align == 0 && dist_pitch % align == 0;
-  if (cu->window == CQ_SSIM_GAUSS11) {
-    p.k1 = (0.01 * peak) * (0.01 * peak);
-    p.k2 = (0.03 * peak) * (0.03 * peak);
-  } else {
+  if (cu->window == CQ_SSIM_GAUSS11)
+    gauss_constants (p, (0.01 * peak) * (0.01 * peak),
+        (0.03 * peak) * (0.03 * peak));
+  else {
     p.k1 = 4096.0 * (0.01 * peak) * (0.01 * peak);
     p.k2 = 4032.0 * (0.03 * peak) * (0.03 * peak);
   }
@@ -801,8 +814,7 @@ enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
     return CQ_OK;
   if (cu->old_kernels)
     return enqueue_msssim_old (cu, i, p1, stream, err);
-  p.k1 = c1;
-  p.k2 = c2;
+  gauss_constants (p, c1, c2);
   p.tile_y0 = 0;
   p.partials2 = NULL;
   if (!fused_msssim (cu)) {
@@ -854,8 +866,7 @@ enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
     p.pitch_a = p.pitch_b = pc->msk_pitch[s - 1];
     p.width = (int) w;
     p.height = (int) h;
-    p.k1 = c1 * scale;
-    p.k2 = c2 * scale;
+    gauss_constants (p, c1 * scale, c2 * scale);
     p.rows = (int) rows;
     p.total_blocks = grid.x * grid.y;
     p.out = results_of (cu) + MS_OUT (i, s);

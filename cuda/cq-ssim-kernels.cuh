@@ -14,7 +14,9 @@
  * frame may be launched in several bands of tile rows (as its rows arrive
  * from the host): slots and the block count span all of them.
  *
- * The local expressions mirror cq-ssim-local.h operation for operation.
+ * The local expressions mirror cq-ssim-local.h operation for operation,
+ * except gauss11's FMA and tensor-core kernels (g2_windows4: the same
+ * factors in fewer operations, within a few units in the last place).
  *
  * Two modules include this header: cq-ssim-cuda.cu and gauss2ws's
  * (cq-ssim-ws-cuda.cu), so kernels that are not templates are static.
@@ -67,6 +69,9 @@ struct SsimParams
   unsigned shift, mask;         /* 16-bit samples: (v >> shift) & mask */
   bool vec;                     /* rows aligned for 4-sample vector loads */
   double k1, k2;                /* box8: 4096 C1, 4032 C2; gauss11: C1, C2 */
+  /* gauss11's FMA and tensor-core kernels (g2_windows4), whose sums are of
+   * doubled samples: 2 C1, 4 C1, 2 C2, 4 C1 + 4 C2 (gauss_constants) */
+  double g_a1, g_b1, g_a2, g_b2;
   long long c1, c2;             /* ffmpeg */
   int rows;                     /* rows (block rows for ffmpeg) a tile walks */
   int tile_y0;                  /* first tile row of this launch */
@@ -1037,9 +1042,9 @@ ssim_gauss_kernel (SsimParams p)
 
 /* ---- gauss11, second design (the default; CQ_SSIM_KERNEL=old selects the
  * one above) ----
- * The same arithmetic (double vertical then horizontal 11-tap sums, the
- * expressions of cq-ssim-local.h), scheduled so that the fp64 pipe, not
- * latency, bounds it:
+ * The same arithmetic (double vertical then horizontal 11-tap sums, then
+ * the factors of cq-ssim-local.h, in fewer operations: g2_windows4),
+ * scheduled so that the fp64 pipe, not latency, bounds it:
  * - every sample is loaded long before it is used, so no row waits for
  *   memory: 14 rows ahead into a ring in shared memory by asynchronous
  *   copies (ASYNC, the default), or 11 rows ahead into a register ring of
@@ -1315,8 +1320,18 @@ template < typename T > struct G2Ring
 
 /* A lane's four windows u[n] (in[n]: the block owns it): their SSIM (or
  * cs) values into s0, with kGaussBoth the cs values into s1, each sum of
- * four as one quotient (sum4_quotients), from the factors the CPU's
- * windows take (cq_ssim_gauss_factors). */
+ * four as one quotient (sum4_quotients).
+ * u[n] are the sums of doubled samples (g2_quantities): 2 mu_a, 2 mu_b,
+ * 4 E[a^2 + b^2], 4 E[ab]. With the constants scaled to match
+ * (SsimParams::g_*), the factors of cq-ssim-local.h times 2, 4, 2, 4 are
+ *   A1 = 2 (2 mu_a mu_b + C1)          = Ua Ub + 2 C1
+ *   B1 = 4 (mu_a^2 + mu_b^2 + C1)      = Ua^2 + Ub^2 + 4 C1
+ *   A2 = 2 (2 cov + C2)                = (U_ab + 2 C2) - Ua Ub
+ *   B2 = 4 (var_a + var_b + C2)        = (U_ss + 4 C1 + 4 C2) - B1
+ * nine operations a window where the CPU's order takes fourteen; SSIM =
+ * 4 A1 A2 / (B1 B2), cs = 2 A2 / B2. The roundings differ from the CPU's
+ * by a few units in the last place of each factor (the GPU suite's 1e-9
+ * against the CPU holds). */
 template < int MODE > __device__ __forceinline__ void
 g2_windows4 (const double (&u)[4][4], const bool (&in)[4],
     const SsimParams & p, double &s0, double &s1)
@@ -1325,24 +1340,27 @@ g2_windows4 (const double (&u)[4][4], const bool (&in)[4],
 
 #pragma unroll
   for (int n = 0; n < 4; n++) {
-    double a1, a2, b1, b2;
+    const double ua = u[n][0], ub = u[n][1];
+    const double b1 = __fma_rn (ua, ua, __fma_rn (ub, ub, p.g_b1));
+    const double a2 = __fma_rn (-ua, ub, __dadd_rn (u[n][3], p.g_a2));
+    const double b2 = __dadd_rn (__dadd_rn (u[n][2], p.g_b2), -b1);
 
-    cq_ssim_gauss_factors (u[n][0], u[n][1], u[n][2], u[n][3], p.k1, p.k2,
-        &a1, &a2, &b1, &b2);
     /* a window the block does not own counts 0 / 1, whatever its sums */
     if constexpr (MODE == kGaussCs) {
       n0[n] = in[n] ? a2 : 0.0;
       d0[n] = in[n] ? b2 : 1.0;
     } else {
+      const double a1 = __fma_rn (ua, ub, p.g_a1);
+
       n0[n] = in[n] ? __dmul_rn (a1, a2) : 0.0;
       d0[n] = in[n] ? __dmul_rn (b1, b2) : 1.0;
       n1[n] = in[n] ? a2 : 0.0;
       d1[n] = in[n] ? b2 : 1.0;
     }
   }
-  s0 += sum4_quotients (n0, d0);
+  s0 = __fma_rn (MODE == kGaussCs ? 2.0 : 4.0, sum4_quotients (n0, d0), s0);
   if constexpr (MODE == kGaussBoth)
-    s1 += sum4_quotients (n1, d1);
+    s1 = __fma_rn (2.0, sum4_quotients (n1, d1), s1);
 }
 
 /* The block's sums: the SSIM (or cs) sum, with kGaussBoth the cs sum too,
@@ -1397,6 +1415,20 @@ g2_horizontal (const double (*s_v)[4][kG2Stride], int row, int lane,
   }
 }
 
+/* The four quantities gauss11's kernels sum, of doubled samples (exact
+ * in double; g2_windows4 takes the factors of 2): 2a, 2b,
+ * 4 (a^2 + b^2), 4ab. */
+__device__ __forceinline__ void
+g2_quantities (unsigned a, unsigned b, double (&x)[4])
+{
+  const double da = (double) (2 * a), db = (double) (2 * b);
+
+  x[0] = da;
+  x[1] = db;
+  x[2] = __fma_rn (da, da, __dmul_rn (db, db));
+  x[3] = __dmul_rn (da, db);
+}
+
 /* Row y's samples a, b of this thread's column into its ring slot (the
  * four quantities) and, in the block's own windows, their squared
  * difference into sse. */
@@ -1404,18 +1436,13 @@ template < typename T > __device__ __forceinline__ void
 g2_ring_row (double (&slot)[4], unsigned a, unsigned b, const GaussWalk & gw,
     int y, unsigned long long &sse)
 {
-  const double da = (double) a, db = (double) b;
-
   if constexpr (sizeof (T) < 4) {
     const unsigned d = a > b ? a - b : b - a;
 
     if (gw.own_col && y < gw.own_end)
       sse += d * d;             /* < 2^32 for 16-bit samples */
   }
-  slot[0] = da;
-  slot[1] = db;
-  slot[2] = __fma_rn (da, da, __dmul_rn (db, db));      /* exact */
-  slot[3] = __dmul_rn (da, db);
+  g2_quantities (a, b, slot);
 }
 
 /* The four quantities' vertical sums of the row whose last sample row is
@@ -1523,9 +1550,8 @@ ssim_gauss2_kernel (SsimParams p)
  * second's A. A block owns the kG2Cols windows of gauss2's tile (128
  * threads, 4 warps): per 8 window rows, 9 vertical tiles of 16 columns
  * into shared memory, then 8 tiles of 16 x 8 windows, whose D fragments
- * give a lane four windows' four sums: the SSIM expression
- * (cq-ssim-local.h) follows in the lane, the four windows as one quotient
- * (g2_windows4). The products round differently
+ * give a lane four windows' four sums: the SSIM expression follows in
+ * the lane, the four windows as one quotient (g2_windows4). The products round differently
  * from gauss2's sequential FMAs (each within an ulp or so of the exact
  * sum); the SSIM stays within 1e-9 of the CPU's.
  * On the H100 it was faster than gauss2 where gauss2 spilled (MS-SSIM's
@@ -1553,18 +1579,6 @@ dmma_1684 (double (&d)[4], double a0, double a1, double b)
       :"+d" (d[0]), "+d" (d[1]), "+d" (d[2]), "+d" (d[3])
       :"d" (a0), "d" (a1), "d" (b));
 #endif
-}
-
-/* The four quantities of a pair of samples. */
-__device__ __forceinline__ void
-gm_quantities (unsigned a, unsigned b, double (&x)[4])
-{
-  const double da = (double) a, db = (double) b;
-
-  x[0] = da;
-  x[1] = db;
-  x[2] = __fma_rn (da, da, __dmul_rn (db, db)); /* exact */
-  x[3] = __dmul_rn (da, db);
 }
 
 /* Vertical tile `tile` of the 8 window rows from y: the sums of rows
@@ -1597,8 +1611,8 @@ gm_vertical (const SsimParams & p, const GaussWalk & gw, int y, int tile,
   for (int j = 0; j < 5; j++) {
     double x0[4], x1[4];
 
-    gm_quantities (a[j][0], b[j][0], x0);
-    gm_quantities (a[j][1], b[j][1], x1);
+    g2_quantities (a[j][0], b[j][0], x0);
+    g2_quantities (a[j][1], b[j][1], x1);
 #pragma unroll
     for (int q = 0; q < 4; q++)
       dmma_1684 (d[q], x0[q], x1[q], g[j]);
