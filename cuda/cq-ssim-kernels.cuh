@@ -1153,7 +1153,16 @@ g2_load (const SsimParams & p, int y, int x, bool in)
  * barrier. Rows start 4-byte aligned and pitches are below 2^32 (the
  * launcher checks); bytes right of the plane are zero-filled, never read. */
 constexpr int kG2RawRows = 32;
-constexpr int kG2Ahead = 14;    /* > the 13 rows before the first barrier */
+/* Rows a copy starts ahead of its use, for a barrier every `sync` rows: the
+ * first barrier comes after the takes of the tile's first 10 + sync rows,
+ * which the priming copies; the ring holds the rows in flight and those
+ * the slowest warp still reads. */
+constexpr int
+g2_ahead (int sync)
+{
+  return 10 + sync;
+}
+constexpr int kG2Ahead = g2_ahead (4);  /* gauss2: a barrier every group */
 
 /* bytes a frame's row of a block takes in the ring */
 template < typename T > constexpr int kG2RawStride =
@@ -1198,9 +1207,12 @@ g2_async_wait ()
  * the 4-byte words from byte `from` of a row, `chunks` a frame (span);
  * thread c copies word c of the 2 chunks (frame a's, then b's), and the
  * threads from 2 chunks - kSsimThreads on (16-bit samples only) one word
- * more. A thread's samples are at byte `at` of each frame's row. */
-template < typename T > struct G2Ring
+ * more. A thread's samples are at byte `at` of each frame's row; rows are
+ * copied AHEAD rows before their use. */
+template < typename T, int AHEAD = kG2Ahead > struct G2Ring
 {
+  static_assert (AHEAD + AHEAD - 10 < kG2RawRows,
+      "the ring holds the rows in flight and the rows still read");
   static constexpr int kSlot = 2 * kG2RawStride < T >;  /* bytes a row */
 
   /* a word to copy of every row: row 0's (row 0 itself if n = 0) */
@@ -1278,24 +1290,24 @@ template < typename T > struct G2Ring
     }
   }
 
-  /* Copies the tile's first kG2Ahead rows and waits for this thread's
+  /* Copies the tile's first AHEAD rows and waits for this thread's
    * copies (a barrier then makes them visible to the block). */
   __device__ __forceinline__ void prime (const SsimParams & p,
       const GaussWalk & gw) const
   {
-    for (int y = gw.y0; y < min (gw.y0 + kG2Ahead, gw.read_end); y++)
+    for (int y = gw.y0; y < min (gw.y0 + AHEAD, gw.read_end); y++)
       copy (p, gw.x0, y);
     g2_async_commit ();
     g2_async_wait < 0 > ();
   }
 
-  /* At row y: starts the copies of row y + kG2Ahead, a group every row
+  /* At row y: starts the copies of row y + AHEAD, a group every row
    * (empty past the tile) so that waits count rows. */
   __device__ __forceinline__ void ahead (const SsimParams & p,
       const GaussWalk & gw, int y) const
   {
-    if (y + kG2Ahead < gw.read_end)
-      copy (p, gw.x0, y + kG2Ahead);
+    if (y + AHEAD < gw.read_end)
+      copy (p, gw.x0, y + AHEAD);
     g2_async_commit ();
   }
 

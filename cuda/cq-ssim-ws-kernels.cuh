@@ -41,6 +41,11 @@ constexpr int kWsRegs = 65536 / (kWsBlocks * kWsThreads);     /* 128 */
  * 200 / 56 82.6, 216 / 40 93.0, 232 / 24 376) */
 constexpr int kWsVertRegs = 200;
 constexpr int kWsHorzRegs = 2 * kWsRegs - kWsVertRegs;
+/* rows between the column warps' barriers on the ring of samples (H100,
+ * 4K: 8 rows 83.5-83.6 µs, 16-bit 88.7; every slot group, 4 rows, as
+ * gauss2 does: 83.4-84.1, 90.4) */
+constexpr int kWsRawSync = 8;
+constexpr int kWsAhead = g2_ahead (kWsRawSync);
 
 /* Shared-memory barrier objects (mbarrier, compute capability 9.0): an
  * arrival does not wait, a wait names the parity of the phase it waits
@@ -116,7 +121,7 @@ ssim_gauss2ws_kernel (SsimParams p)
     asm volatile ("setmaxnreg.dec.sync.aligned.u32 %0;\n"::"n" (kWsHorzRegs));
 #endif
   if (warp < kSsimThreads / 32) {
-    const G2Ring < T > rg (p, gw.x0, &s_raw[0][0][0]);
+    const G2Ring < T, kWsAhead > rg (p, gw.x0, &s_raw[0][0][0]);
     double ring[11][4];
     unsigned na = 0, nb = 0;    /* row y + 1's samples */
     unsigned raw_phase = 0;
@@ -135,10 +140,10 @@ ssim_gauss2ws_kernel (SsimParams p)
             mbar_wait (&s_empty[r], ((i >> 2) - 1) & 1);
           g2_vertical (ring, k, s_v[r], t);
           mbar_arrive (&s_full[r]);
-          /* the ring's rows up to y + 4 copied and visible to every
-           * vertical warp (gauss2 waits at its group barrier) */
-          if (r == kG2Group - 1) {
-            g2_async_wait < kG2Ahead - kG2Group > ();
+          /* the ring's rows up to y + kWsRawSync copied and visible to
+           * every vertical warp */
+          if (i % kWsRawSync == kWsRawSync - 1) {
+            g2_async_wait < kWsAhead - kWsRawSync > ();
             mbar_arrive (&s_rawbar);
             mbar_wait (&s_rawbar, raw_phase++ & 1);
           }
