@@ -1,8 +1,8 @@
 /* SSIM benchmark: prints figures, asserts nothing.
  *
- * For 8-bit luma pairs of 1080p, 4K and 8192², each window: CUDA kernel
- * time per pair with both frames already on the GPU (back to back, CUDA
- * events), per call with the result copied back, end to end from pageable
+ * For 8-bit luma pairs of 1080p, 4K and 8192² (or --size's), each window:
+ * CUDA kernel time per pair with both frames already on the GPU (back to
+ * back, CUDA events), per call with the result copied back, end to end from pageable
  * and pinned host memory beside the measured host-to-device bound, and the
  * CPU backend.
  *
@@ -58,9 +58,9 @@ time_host (CqSsimCuda * cu, const void *a, const void *b, size_t stride,
 int
 main (int argc, char **argv)
 {
-  static const unsigned sizes[][2] = { {1920, 1080}, {3840, 2160},
-  {8192, 8192}
-  };
+  /* the last entry: --size's, when it is none of the others */
+  unsigned sizes[][2] = { {1920, 1080}, {3840, 2160}, {8192, 8192}, {0, 0} };
+  const unsigned n_sizes = sizeof (sizes) / sizeof (sizes[0]);
   static const CqSsimWindow windows[] = {
     CQ_SSIM_FFMPEG, CQ_SSIM_BOX8, CQ_SSIM_GAUSS11
   };
@@ -87,6 +87,13 @@ main (int argc, char **argv)
     else if (strcmp (argv[i], "--ms-ssim") == 0)
       msssim = 1;
 
+  if (only_w && only_h) {
+    sizes[n_sizes - 1][0] = only_w;
+    sizes[n_sizes - 1][1] = only_h;
+    for (si = 0; si + 1 < n_sizes; si++)
+      if (sizes[si][0] == only_w && sizes[si][1] == only_h)
+        sizes[n_sizes - 1][0] = sizes[n_sizes - 1][1] = 0;
+  }
   cq_test_bench_device (have_cuda, &err, &bw_pageable, &bw_pinned);
   printf ("luma pairs of %d bits%s, CUDA kernels: %s\n\n", depth, msssim ?
       ", with MS-SSIM" : "", getenv ("CQ_SSIM_KERNEL")
@@ -95,14 +102,14 @@ main (int argc, char **argv)
       "GPU call µs", "pageable e2e ms", "% of bound", "pinned e2e ms",
       "% of bound", "CPU ms", NULL);
 
-  for (si = 0; si < sizeof (sizes) / sizeof (sizes[0]); si++) {
+  for (si = 0; si < n_sizes; si++) {
     unsigned w = sizes[si][0], h = sizes[si][1];
     size_t bps = depth > 8 ? 2 : 1, stride = w * bps, bytes = stride * h;
     uint8_t *pa, *pb, *qa = NULL, *qb = NULL;
     void *da = NULL, *db = NULL;
     CqSsimPlane p;
 
-    if (only_w && (w != only_w || h != only_h))
+    if (w == 0 || (only_w && (w != only_w || h != only_h)))
       continue;
     memset (&p, 0, sizeof (p));
     p.width = w;
