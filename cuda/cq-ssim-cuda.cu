@@ -212,8 +212,12 @@ default_tile_rows (CqSsimWindow window, const CqSsimPlane * p,
     case CQ_SSIM_GAUSS11:{
       /* the fewest tiles a column whose blocks fill whole rounds of the
        * SMs (gauss_blocks each) to 95 % or more: one round where it fits,
-       * which also reads the 10 halo rows least often; at most 256 rows
-       * (8192², H100: 745 rows, two rounds, 724 µs against 702 at 256) */
+       * whatever its rows, which also reads the 10 halo rows least often;
+       * past one round at most 256 rows (8192², H100: 745 rows, two
+       * rounds, 724 µs against 702 at 256). Capping one round too cut a
+       * 4K tile of gauss2ws from 270 rows to 256, 297 blocks for 264
+       * places: back to back 84.2 µs against 83.2, alone 104.8 against
+       * 95.2 (sixteenth session). */
       const uint64_t slots = (uint64_t) sms * gauss_blocks;
       const uint64_t cols = plane_grid (window, p, 1).x;
 
@@ -223,7 +227,8 @@ default_tile_rows (CqSsimWindow window, const CqSsimPlane * p,
         if (tiles >= 1 && 20 * tiles * cols >= 19 * round * slots) {
           const uint64_t rows = (p->height + tiles - 1) / tiles;
 
-          return rows < 8 ? 8 : rows > 256 ? 256 : (unsigned) rows;
+          return rows < 8 ? 8 : rows > 256 && round > 1 ? 256 :
+              (unsigned) rows;
         }
       }
       return cq::kGaussRows;
