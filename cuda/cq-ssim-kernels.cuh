@@ -1563,9 +1563,9 @@ ssim_gauss2_kernel (SsimParams p)
  * threads, 4 warps): per 8 window rows, 9 vertical tiles of 16 columns
  * into shared memory, then 8 tiles of 16 x 8 windows, whose D fragments
  * give a lane four windows' four sums: the SSIM expression follows in
- * the lane, the four windows as one quotient (g2_windows4). The products round differently
- * from gauss2's sequential FMAs (each within an ulp or so of the exact
- * sum); the SSIM stays within 1e-9 of the CPU's.
+ * the lane, the four windows as one quotient (g2_windows4). The products
+ * round differently from gauss2's sequential FMAs (each within an ulp or
+ * so of the exact sum); the SSIM stays within 1e-9 of the CPU's.
  * On the H100 it was faster than gauss2 where gauss2 spilled (MS-SSIM's
  * passes) and on frames of many waves (8192²); since gauss2 reads its
  * samples through shared memory (ASYNC) it is slower everywhere measured,

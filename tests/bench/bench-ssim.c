@@ -2,9 +2,9 @@
  *
  * For 8-bit luma pairs of 1080p, 4K and 8192² (or --size's), each window:
  * CUDA kernel time per pair with both frames already on the GPU (back to
- * back, CUDA events), per call with the result copied back, end to end from pageable
- * and pinned host memory beside the measured host-to-device bound, and the
- * CPU backend.
+ * back, CUDA events), per call with the result copied back, end to end
+ * from pageable and pinned host memory beside the measured host-to-device
+ * bound, and the CPU backend.
  *
  *   bench-ssim [--iterations N] [--size WxH] [--depth 8|16] [--no-cpu]
  *              [--window box8|ffmpeg|gauss11] [--rows N (tile rows)]
