@@ -123,10 +123,9 @@ struct CqSsimCuda
   bool gauss_async[2];
   /* where the ring is used: its passes in separate warps (gauss2ws,
    * cq-ssim-ws-kernels.cuh) on devices that load its sm_90a code, unless
-   * CQ_SSIM_GAUSS=fma. H100, pairs back to back, against gauss2 in the
-   * same run: 4K 85.8 µs against 88.2-88.6, 16-bit 92.6-92.7 against
-   * 100.0-100.2, 1080p 23.9 against 25.1. A 4K pair alone took 106.5,
-   * where gauss2 took 101.1-101.3 in another run of the session. */
+   * CQ_SSIM_GAUSS=fma. H100, against gauss2 in the same run (sixteenth
+   * session): 4K 83.9 µs against 85.7 back to back, 95.9 against 98.7
+   * alone; 16-bit 88.9 against 97.8; 1080p 23.5 against 24.4. */
   bool gauss_ws;
 };
 

@@ -555,9 +555,9 @@ div_rn_in_range (double n, double d)
 /* n[0] / d[0] + ... + n[3] / d[3] as one quotient: pairs (n, d) merged as
  * (na db + nb da, da db), then one division, instead of four; the result
  * is within a few units in the last place of the sum of the four
- * correctly rounded quotients. The SSIM kernels' d are at least C1 C2
- * (380 at 8 bits; box8's scaled d at least 6e9) and below 2^250, so the
- * products of four neither overflow nor underflow. */
+ * correctly rounded quotients. The SSIM kernels' d are at least 4 C2
+ * (gauss11's cs term: 234 at 8 bits; box8's scaled d at least 6e9) and
+ * below 2^250, so the products of four neither overflow nor underflow. */
 __device__ __forceinline__ double
 sum4_quotients (const double n[4], const double d[4])
 {

@@ -5,6 +5,9 @@
  * double operations are explicitly rounded (CQ_DMUL, CQ_DADD, CQ_DSUB: no
  * FMA contraction on the device; the host code builds with
  * -ffp-contract=off), so a window's factors are the same bits on both.
+ * gauss11's default kernels are the exception: they form the same factors
+ * from sums of doubled samples in fewer operations (g2_windows4 in
+ * cq-ssim-kernels.cuh), within a few units in the last place.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
