@@ -54,6 +54,8 @@ constexpr int kFfmpegBlockRows = 4;     /* at least; see default_tile_rows */
 constexpr int kGaussRows = 64;
 
 __constant__ double c_gauss[11];
+/* g2_vertical's offsets for 8-bit samples (g2_set_weights) */
+__constant__ double c_g2_offset[2];
 
 struct SsimPlaneOut
 {
@@ -1441,12 +1443,67 @@ g2_quantities (unsigned a, unsigned b, double (&x)[4])
   x[3] = __dmul_rn (da, db);
 }
 
+/* ---- 8-bit samples: the vertical pass's symmetric taps paired in
+ * integers ----
+ * The weights are symmetric (w[i] = w[10 - i] exactly), so a column's sum
+ * is w[5] x5 + the sum over i < 5 of w[i] (x_i + x_{10-i}): 6 fp64 FMAs a
+ * quantity instead of 11. The pairs add as integers, and one IADD3 makes
+ * each a double without a conversion: the high word E:s with a low word
+ * of 0 is the double 2^e + s for s < 2^e, s in units of 2^(e - 20) (the
+ * exponent field E = 1023 + e). The FMA chain starts from c_g2_offset,
+ * minus 2^e times the six weights' sum, which takes the 2^e back out; the
+ * sums are then those of g2_quantities within a few units in the last
+ * place of 2^e (e = 10 for the means, 20 for the second moments: a sum
+ * of 4 (a^2 + b^2) has an error below 1e-9, which the 1e-9 SSIM check
+ * against the CPU allows many times over, the denominators being at least
+ * 4 C2 = 234). 16-bit samples and MS-SSIM's integer sums overflow the
+ * high word's 20 bits and keep the doubles. */
+constexpr int kG2MeanExp = 10, kG2MomentExp = 20;
+constexpr unsigned kG2MeanHigh = (1023u + kG2MeanExp) << 20;
+constexpr unsigned kG2MomentHigh = (1023u + kG2MomentExp) << 20;
+
+/* a ring row's quantity: with PAIRED (gauss2ws), integers in the units of
+ * the biased doubles for 8-bit samples; doubles otherwise */
+template < typename T, bool PAIRED = false > using G2Quantity =
+    typename std::conditional < PAIRED && sizeof (T) == 1, unsigned,
+    double >::type;
+
+/* Sets the weights and the offsets that g2_vertical's 8-bit chains start
+ * from, in the module including this header. */
+static inline cudaError_t
+g2_set_weights (const double *w)
+{
+  double half = 0.0, offset[2];
+  cudaError_t e;
+
+  for (int i = 0; i <= 5; i++)
+    half += w[i];
+  offset[0] = -ldexp (half, kG2MeanExp);
+  offset[1] = -ldexp (half, kG2MomentExp);
+  e = cudaMemcpyToSymbol (c_gauss, w, 11 * sizeof (double));
+  if (e == cudaSuccess)
+    e = cudaMemcpyToSymbol (c_g2_offset, offset, sizeof (offset));
+  return e;
+}
+
+/* 8-bit samples' quantities in the biased doubles' units: 2a and 2b in
+ * units of 2^-10 (a pair's sum is below 2^10), 4 (a^2 + b^2) and 4ab in
+ * units of 1 (below 2^20 a pair). */
+__device__ __forceinline__ void
+g2_quantities (unsigned a, unsigned b, unsigned (&x)[4])
+{
+  x[0] = a << (21 - kG2MeanExp);
+  x[1] = b << (21 - kG2MeanExp);
+  x[2] = 4 * (a * a + b * b);
+  x[3] = 4 * (a * b);
+}
+
 /* Row y's samples a, b of this thread's column into its ring slot (the
  * four quantities) and, in the block's own windows, their squared
  * difference into sse. */
-template < typename T > __device__ __forceinline__ void
-g2_ring_row (double (&slot)[4], unsigned a, unsigned b, const GaussWalk & gw,
-    int y, unsigned long long &sse)
+template < typename T, bool PAIRED = false > __device__ __forceinline__ void
+g2_ring_row (G2Quantity < T, PAIRED > (&slot)[4], unsigned a, unsigned b,
+    const GaussWalk & gw, int y, unsigned long long &sse)
 {
   if constexpr (sizeof (T) < 4) {
     const unsigned d = a > b ? a - b : b - a;
@@ -1469,6 +1526,26 @@ g2_vertical (const double (&ring)[11][4], int k, double (*s_row)[kG2Stride],
 #pragma unroll
     for (int i = 0; i < 11; i++)
       v = fma (c_gauss[i], ring[(k + 1 + i) % 11][q], v);
+    s_row[q][g2_col (t)] = v;
+  }
+}
+
+/* The same from 8-bit samples' integer quantities, the taps paired. */
+__device__ __forceinline__ void
+g2_vertical (const unsigned (&ring)[11][4], int k,
+    double (*s_row)[kG2Stride], int t)
+{
+#pragma unroll
+  for (int q = 0; q < 4; q++) {
+    const unsigned high = q < 2 ? kG2MeanHigh : kG2MomentHigh;
+    double v = fma (c_gauss[5],
+        __hiloint2double ((int) (high + ring[(k + 6) % 11][q]), 0),
+        c_g2_offset[q < 2 ? 0 : 1]);
+#pragma unroll
+    for (int i = 0; i < 5; i++)
+      v = fma (c_gauss[i], __hiloint2double ((int) (high +
+                  ring[(k + 1 + i) % 11][q] + ring[(k + 11 - i) % 11][q]), 0),
+          v);
     s_row[q][g2_col (t)] = v;
   }
 }

@@ -16,13 +16,15 @@ cq_ssim_ws_usable (void)
     (void) cudaGetLastError ();
     return false;
   }
-  return true;
+  /* setmaxnreg shares out the registers of the launch: with fewer, the
+   * vertical warps' increase would wait forever */
+  return attr.numRegs == cq::kWsRegs;
 }
 
 cudaError_t
 cq_ssim_ws_set_weights (const double *w)
 {
-  return cudaMemcpyToSymbol (cq::c_gauss, w, 11 * sizeof (double));
+  return cq::g2_set_weights (w);
 }
 
 template < typename T > static CqSsimWsKernel

@@ -122,7 +122,7 @@ ssim_gauss2ws_kernel (SsimParams p)
 #endif
   if (warp < kSsimThreads / 32) {
     const G2Ring < T, kWsAhead > rg (p, gw.x0, &s_raw[0][0][0]);
-    double ring[11][4];
+    G2Quantity < T, true > ring[11][4];
     unsigned na = 0, nb = 0;    /* row y + 1's samples */
     unsigned raw_phase = 0;
 
@@ -132,7 +132,7 @@ ssim_gauss2ws_kernel (SsimParams p)
     rg.take (p, &s_raw[0][0][0], gw.y0, na, nb);
     gauss_ring_walk (gw,[&](int k, int y) {
         rg.ahead (p, gw, y);
-        g2_ring_row < T > (ring[k], na, nb, gw, y, sse);
+        g2_ring_row < T, true > (ring[k], na, nb, gw, y, sse);
         if (y - gw.y0 >= 10) {
           const int i = y - gw.y0 - 10, r = i & (kG2Group - 1);
 

@@ -47,6 +47,7 @@ static const CqSsimWindow windows[] = {
 
 static int failures, checks;
 static int msssim;              /* check_case adds MS-SSIM */
+static int extreme;             /* fill_pair: flat saturated blocks */
 
 /* Smooth ramps with noise: realistic SSIM values, both frames related. */
 static void
@@ -55,6 +56,20 @@ fill_pair (unsigned char *a, unsigned char *b, size_t stride, unsigned w,
 {
   unsigned x, y;
 
+  /* blocks of 16 at 0 or at the top of the samples' byte, b off by one in
+   * one sample of 16: the largest sums, and variances of almost nothing
+   * from sums of squares near their maximum */
+  if (extreme) {
+    for (y = 0; y < h; y++)
+      for (x = 0; x < (size_t) w * step; x++) {
+        unsigned v = (((x / 16) * 7 + (y / 16) * 3) % 5) ? 0xff : 0;
+        unsigned d = (cq_test_random (&rng) & 15) == 0;
+
+        a[y * stride + x] = (unsigned char) v;
+        b[y * stride + x] = (unsigned char) (v ? v - d : d);
+      }
+    return;
+  }
   for (y = 0; y < h; y++)
     for (x = 0; x < (size_t) w * step; x++) {
       unsigned v = (x * 3 + y * 5 + (cq_test_random (&rng) & 31)) & 0xff;
@@ -328,6 +343,17 @@ main (int argc, char **argv)
       if (l <= 2)
         check_case (0, CQ_SSIM_BOX8, &layouts[l], w, h);
     }
+  msssim = 0;
+  /* saturated frames, every window, with MS-SSIM too */
+  extreme = 1;
+  for (msssim = 0; msssim < 2; msssim++)
+    for (wi = 0; wi < 3; wi++)
+      for (l = 0; l < 2; l++) {
+        check_case (0, windows[wi], &layouts[l], 640, 480);
+        if (!msssim)
+          check_case (0, windows[wi], &layouts[l], 127, 65);
+      }
+  extreme = 0;
   msssim = 0;
   for (wi = 0; wi < 3; wi++) {
     check_in_flight (0, windows[wi], 640, 480, 0);
