@@ -1500,16 +1500,19 @@ g2_quantities (unsigned a, unsigned b, unsigned (&x)[4])
 
 /* Row y's samples a, b of this thread's column into its ring slot (the
  * four quantities) and, in the block's own windows, their squared
- * difference into sse. */
-template < typename T, bool PAIRED = false > __device__ __forceinline__ void
+ * difference into sse (S: a 32-bit sum for 8-bit samples where the caller
+ * moves it on before it can carry). */
+template < typename T, bool PAIRED = false, typename S = unsigned long long >
+__device__ __forceinline__ void
 g2_ring_row (G2Quantity < T, PAIRED > (&slot)[4], unsigned a, unsigned b,
-    const GaussWalk & gw, int y, unsigned long long &sse)
+    const GaussWalk & gw, int y, S & sse)
 {
   if constexpr (sizeof (T) < 4) {
-    const unsigned d = a > b ? a - b : b - a;
+    /* modulo 2^32 the square of a - b, which is below 2^32 */
+    const unsigned d = a - b;
 
     if (gw.own_col && y < gw.own_end)
-      sse += d * d;             /* < 2^32 for 16-bit samples */
+      sse += d * d;
   }
   g2_quantities (a, b, slot);
 }

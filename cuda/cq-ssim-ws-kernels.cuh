@@ -66,26 +66,32 @@ mbar_init (unsigned long long *bar, unsigned count)
 #endif
 }
 
+/* The barrier's shared-window address: the column warps keep theirs so
+ * that a row's barrier takes one add. */
+__device__ __forceinline__ unsigned
+mbar_at (unsigned long long *bar)
+{
+  return (unsigned) __cvta_generic_to_shared (bar);
+}
+
 __device__ __forceinline__ void
-mbar_arrive (unsigned long long *bar)
+mbar_arrive (unsigned at)
 {
 #if __CUDA_ARCH__ >= 900
-  asm volatile ("mbarrier.arrive.shared::cta.b64 _, [%0];"::"r" ((unsigned)
-          __cvta_generic_to_shared (bar)):"memory");
+  asm volatile ("mbarrier.arrive.shared::cta.b64 _, [%0];"::"r" (at):"memory");
 #endif
 }
 
 /* Waits until the phase of the given parity has completed. */
 __device__ __forceinline__ void
-mbar_wait (unsigned long long *bar, unsigned parity)
+mbar_wait (unsigned at, unsigned parity)
 {
 #if __CUDA_ARCH__ >= 900
   asm volatile ("{\n"
       ".reg .pred done;\n"
       "mbar_wait_%=:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra mbar_wait_%=;\n"
-      "}"::"r" ((unsigned) __cvta_generic_to_shared (bar)), "r" (parity):"memory");
+      "@!done bra mbar_wait_%=;\n" "}"::"r" (at), "r" (parity):"memory");
 #endif
 }
 
@@ -129,44 +135,53 @@ ssim_gauss2ws_kernel (SsimParams p)
 #endif
   if (warp < kSsimThreads / 32) {
     const G2Ring < T, kWsAhead > rg (p, gw.x0, &s_raw[0][0][0]);
+    const unsigned full_at = mbar_at (s_full), empty_at = mbar_at (s_empty),
+        raw_at = mbar_at (&s_rawbar);
     G2Quantity < T, true > ring[11][4];
+    /* 8-bit: squared differences of at most 10 + kWsRawSync rows, moved
+     * into sse at each barrier on the ring of samples (below 2^32) */
+    typename std::conditional < sizeof (T) == 1, unsigned,
+        unsigned long long >::type rows_sse = 0;
     unsigned na = 0, nb = 0;    /* row y + 1's samples */
     unsigned raw_phase = 0;
 
     rg.prime (p, gw);
-    mbar_arrive (&s_rawbar);
-    mbar_wait (&s_rawbar, raw_phase++ & 1);
+    mbar_arrive (raw_at);
+    mbar_wait (raw_at, raw_phase++ & 1);
     rg.take (p, &s_raw[0][0][0], gw.y0, na, nb);
     gauss_ring_walk (gw,[&](int k, int y) {
         rg.ahead (p, gw, y);
-        g2_ring_row < T, true > (ring[k], na, nb, gw, y, sse);
+        g2_ring_row < T, true > (ring[k], na, nb, gw, y, rows_sse);
         if (y - gw.y0 >= 10) {
           const int i = y - gw.y0 - 10, r = i & (kG2Group - 1);
 
           if (i >= kG2Group)
-            mbar_wait (&s_empty[r], ((i >> 2) - 1) & 1);
+            mbar_wait (empty_at + 8 * r, ((i >> 2) - 1) & 1);
           g2_vertical (ring, k, s_v[r], t);
-          mbar_arrive (&s_full[r]);
+          mbar_arrive (full_at + 8 * r);
           /* the ring's rows up to y + kWsRawSync copied and visible to
            * every vertical warp */
           if (i % kWsRawSync == kWsRawSync - 1) {
             g2_async_wait < kWsAhead - kWsRawSync > ();
-            mbar_arrive (&s_rawbar);
-            mbar_wait (&s_rawbar, raw_phase++ & 1);
+            mbar_arrive (raw_at);
+            mbar_wait (raw_at, raw_phase++ & 1);
+            sse += rows_sse;
+            rows_sse = 0;
           }
         }
         if (y + 1 < gw.read_end)
           rg.take (p, &s_raw[0][0][0], y + 1, na, nb);
         });
+    sse += rows_sse;
   } else {
     const int j = warp - kSsimThreads / 32;
     const int rows = gw.read_end - gw.y0 - 10;
 
     for (int i = j; i < rows; i += kG2Group) {
-      mbar_wait (&s_full[j], (i >> 2) & 1);
+      mbar_wait (mbar_at (&s_full[j]), (i >> 2) & 1);
       if (lane < (kG2Cols + 3) / 4)
         g2_horizontal < MODE > (s_v, j, lane, gw.x0, p, s[0], s[1]);
-      mbar_arrive (&s_empty[j]);
+      mbar_arrive (mbar_at (&s_empty[j]));
     }
   }
   if constexpr (MODE == kGaussBoth)
