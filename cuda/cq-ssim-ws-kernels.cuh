@@ -91,7 +91,8 @@ mbar_wait (unsigned at, unsigned parity)
       ".reg .pred done;\n"
       "mbar_wait_%=:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra mbar_wait_%=;\n" "}"::"r" (at), "r" (parity):"memory");
+      "@!done bra mbar_wait_%=;\n"
+      "}"::"r" (at), "r" (parity):"memory");
 #endif
 }
 

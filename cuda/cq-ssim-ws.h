@@ -14,7 +14,8 @@ namespace cq
 struct SsimParams;
 }
 
-/* Whether the current device runs gauss2ws (its code loads). */
+/* Whether the current device runs gauss2ws: its code loads, with the
+ * registers a thread that its setmaxnreg counts share out. */
 bool cq_ssim_ws_usable (void);
 
 /* Sets the Gaussian weights of the kernels' module (w: 11 of them). */
