@@ -324,7 +324,7 @@ cq_ssim_cuda_new_for (const CqCudaTarget * target, CqSsimWindow window,
   cq_ssim_gauss_weights (gauss_w);
   if (e == cudaSuccess) {
     what = "cannot set the Gaussian weights";
-    e = cq::g2_set_weights (gauss_w);
+    e = cudaMemcpyToSymbol (cq::c_gauss, gauss_w, sizeof (gauss_w));
   }
   if (e == cudaSuccess) {
     what = "cannot create a CUDA stream";

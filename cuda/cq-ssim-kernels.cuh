@@ -54,7 +54,8 @@ constexpr int kFfmpegBlockRows = 4;     /* at least; see default_tile_rows */
 constexpr int kGaussRows = 64;
 
 __constant__ double c_gauss[11];
-/* g2_vertical's offsets for 8-bit samples (g2_set_weights) */
+/* the paired g2_vertical's offsets (set in gauss2ws's module, the one
+ * that pairs: cq_ssim_ws_set_weights) */
 __constant__ double c_g2_offset[2];
 
 struct SsimPlaneOut
@@ -1467,24 +1468,6 @@ constexpr unsigned kG2MomentHigh = (1023u + kG2MomentExp) << 20;
 template < typename T, bool PAIRED = false > using G2Quantity =
     typename std::conditional < PAIRED && sizeof (T) == 1, unsigned,
     double >::type;
-
-/* Sets the weights and the offsets that g2_vertical's 8-bit chains start
- * from, in the module including this header. */
-static inline cudaError_t
-g2_set_weights (const double *w)
-{
-  double half = 0.0, offset[2];
-  cudaError_t e;
-
-  for (int i = 0; i <= 5; i++)
-    half += w[i];
-  offset[0] = -ldexp (half, kG2MeanExp);
-  offset[1] = -ldexp (half, kG2MomentExp);
-  e = cudaMemcpyToSymbol (c_gauss, w, 11 * sizeof (double));
-  if (e == cudaSuccess)
-    e = cudaMemcpyToSymbol (c_g2_offset, offset, sizeof (offset));
-  return e;
-}
 
 /* 8-bit samples' quantities in the biased doubles' units: 2a and 2b in
  * units of 2^-10 (a pair's sum is below 2^10), 4 (a^2 + b^2) and 4ab in

@@ -6,25 +6,52 @@
 #include "cq-ssim-ws.h"
 #include "cq-ssim-ws-kernels.cuh"
 
-bool
-cq_ssim_ws_usable (void)
+/* Whether the kernel of T in MODE loads with the registers at launch
+ * that its setmaxnreg counts share out: with fewer, the vertical warps'
+ * increase would wait forever. */
+template < typename T, int MODE > static bool
+ws_loads (void)
 {
   cudaFuncAttributes attr;
 
-  if (cudaFuncGetAttributes (&attr, cq::ssim_gauss2ws_kernel < unsigned char,
-          cq::kGaussSsim >) != cudaSuccess) {
+  if (cudaFuncGetAttributes (&attr, cq::ssim_gauss2ws_kernel < T,
+          MODE >) != cudaSuccess) {
     (void) cudaGetLastError ();
     return false;
   }
-  /* setmaxnreg shares out the registers of the launch: with fewer, the
-   * vertical warps' increase would wait forever */
   return attr.numRegs == cq::kWsRegs;
 }
 
+template < typename T > static bool
+ws_loads_all (void)
+{
+  return ws_loads < T, cq::kGaussSsim > () && ws_loads < T, cq::kGaussCs > ()
+      && ws_loads < T, cq::kGaussBoth > ();
+}
+
+bool
+cq_ssim_ws_usable (void)
+{
+  return ws_loads_all < unsigned char > ()
+      && ws_loads_all < unsigned short > ();
+}
+
+/* The weights, and the offsets the paired vertical chains (8-bit samples)
+ * start from: minus 2^e times the six weights w[0..5] (g2_vertical). */
 cudaError_t
 cq_ssim_ws_set_weights (const double *w)
 {
-  return cq::g2_set_weights (w);
+  double half = 0.0, offset[2];
+  cudaError_t e;
+
+  for (int i = 0; i <= 5; i++)
+    half += w[i];
+  offset[0] = -ldexp (half, cq::kG2MeanExp);
+  offset[1] = -ldexp (half, cq::kG2MomentExp);
+  e = cudaMemcpyToSymbol (cq::c_gauss, w, 11 * sizeof (double));
+  if (e == cudaSuccess)
+    e = cudaMemcpyToSymbol (cq::c_g2_offset, offset, sizeof (offset));
+  return e;
 }
 
 template < typename T > static CqSsimWsKernel

@@ -18,7 +18,8 @@ struct SsimParams;
  * registers a thread that its setmaxnreg counts share out. */
 bool cq_ssim_ws_usable (void);
 
-/* Sets the Gaussian weights of the kernels' module (w: 11 of them). */
+/* Sets the Gaussian weights of the kernels' module (w: 11 of them), and
+ * the offsets its 8-bit vertical chains start from. */
 cudaError_t cq_ssim_ws_set_weights (const double *w);
 
 typedef void (*CqSsimWsKernel) (cq::SsimParams);
