@@ -20,15 +20,24 @@ cq_cpu_simd_ssim_scratch (unsigned max_width)
       CQ_CPU_SIMD_BOX8_ROWS * w * sizeof (double) + 128;
 }
 
+size_t
+cq_cpu_simd_gauss_scratch (unsigned max_width)
+{
+  /* a ring of GAUSS_ROWS + 10 rows and GAUSS_ROWS rows of vertical sums,
+   * 4 quantities each, rows padded by the last windows' reach */
+  return (2 * CQ_CPU_SIMD_GAUSS_ROWS + 10) * 4 * ((size_t) max_width + 64) *
+      sizeof (double) + 64;
+}
+
 #if HAVE_CPU_SIMD
 static const CqSimdKernels avx2 = {
   "avx2", cq_simd_ssim_box8_avx2, cq_simd_ssim_ffmpeg_avx2,
-  cq_simd_sharpness_avx2
+  cq_simd_ssim_gauss11_avx2, cq_simd_sharpness_avx2
 };
 
 static const CqSimdKernels avx512 = {
   "avx512", cq_simd_ssim_box8_avx512, cq_simd_ssim_ffmpeg_avx512,
-  cq_simd_sharpness_avx512
+  cq_simd_ssim_gauss11_avx512, cq_simd_sharpness_avx512
 };
 #endif
 

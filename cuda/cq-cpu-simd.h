@@ -1,8 +1,8 @@
 /* cudaquality compute library: vectorised kernels of the CPU backend.
  *
- * The same kernels (cq-ssim-cpu-simd.c, cq-sharpness-cpu-simd.c, written
- * with GCC vector extensions) are compiled twice on x86-64: with AVX2 and 8
- * 32-bit lanes, and with AVX-512 and 16. cq_cpu_simd_kernels () picks, at
+ * The same kernels (cq-ssim-cpu-simd.c, cq-ssim-gauss-cpu-simd.c,
+ * cq-sharpness-cpu-simd.c, written with GCC vector extensions) are compiled
+ * twice on x86-64: with AVX2 and 8 32-bit lanes, and with AVX-512 and 16. cq_cpu_simd_kernels () picks, at
  * run time, the widest set the CPU runs (and CQ_CPU_SIMD allows), or none:
  * then the plain C of cq-ssim-cpu.c and cq-sharpness-cpu.c runs, which stays
  * the definition.
@@ -12,9 +12,11 @@
  * expressions of cq-ssim-local.h, lane by lane; -ffp-contract=off), and add
  * the local values of a row in the same left-to-right order: scores are bit
  * for bit those of the plain C (and of the CUDA backend for sharpness).
- * They take 8-bit planes only (GRAY8, one byte per sample), where every
- * intermediate of the SSIM expressions fits in 32 bits; other layouts and
- * depths run the plain C.
+ * box8, ffmpeg and sharpness take 8-bit planes only (GRAY8, one byte per
+ * sample), where every intermediate of the SSIM expressions fits in 32 bits;
+ * other layouts and depths run the plain C. gauss11 works in doubles as the
+ * plain C does: on 8-bit planes straight from the frames, on others from the
+ * plain C's unpacked 16-bit rows, and on MS-SSIM's scales.
  *
  * CQ_CPU_SIMD in the environment, read when a measure object is created:
  * "none" (or "0") forces the plain C, "avx2" caps at AVX2; unset or anything
@@ -41,6 +43,30 @@ typedef struct
   void *scratch;                /* cq_cpu_simd_ssim_scratch () bytes */
 } CqSimdSsimBand;
 
+/* Samples of a gauss11 band: 8-bit frames, the plain C's unpacked 16-bit
+ * rows, or doubles (MS-SSIM's scales). */
+typedef enum
+{
+  CQ_SIMD_SAMPLES_U8,
+  CQ_SIMD_SAMPLES_U16,
+  CQ_SIMD_SAMPLES_F64
+} CqSimdSamples;
+
+/* One band of gauss11 windows over a plane pair or an MS-SSIM scale. */
+typedef struct
+{
+  CqSimdSamples samples;
+  const void *ref, *dist;       /* sample (0, 0) of each plane */
+  size_t ref_stride, dist_stride;       /* in samples */
+  unsigned width, height;       /* width and height >= 11 */
+  unsigned t0, t1;              /* window rows [t0, t1) */
+  unsigned sse_y1;              /* 8-bit: Σ (a - b)² of rows [t0, sse_y1) */
+  const double *gauss;          /* the 11 weights */
+  double c1, c2;
+  int cs;                       /* also Σ contrast-structure (MS-SSIM) */
+  void *scratch;                /* cq_cpu_simd_gauss_scratch () bytes */
+} CqSimdGaussBand;
+
 typedef struct
 {
   const char *name;             /* "avx2", "avx512" */
@@ -49,6 +75,12 @@ typedef struct
    * [sse_y0, sse_y1). */
   double (*ssim_box8) (const CqSimdSsimBand * band, uint64_t * sse);
   double (*ssim_ffmpeg) (const CqSimdSsimBand * band, uint64_t * sse);
+  /* Σ local SSIM of the band's gauss11 windows, Σ of their
+   * contrast-structure terms in *cs_sum (when band->cs), both as the plain
+   * C adds them; *sse: Σ (a - b)² of rows [t0, sse_y1) (8-bit samples, else
+   * 0). */
+  double (*ssim_gauss11) (const CqSimdGaussBand * band, double *cs_sum,
+      uint64_t * sse);
   /* Sharpness sums of rows [y0, y1) of an 8-bit frame, added to usum[]
    * (CQ_SUM_* order; usum[CQ_SUM_LAP] unused), *lap_sum and hist (NULL
    * unless entropy is measured). */
@@ -63,6 +95,10 @@ const CqSimdKernels *cq_cpu_simd_kernels (void);
 /* Bytes of CqSimdSsimBand.scratch for planes up to max_width samples wide. */
 size_t cq_cpu_simd_ssim_scratch (unsigned max_width);
 
+/* Bytes of CqSimdGaussBand.scratch for planes up to max_width samples
+ * wide. */
+size_t cq_cpu_simd_gauss_scratch (unsigned max_width);
+
 /* Widest plane the kernels take (lane sums stay within 32 bits). */
 #define CQ_CPU_SIMD_MAX_WIDTH 16384
 
@@ -70,11 +106,16 @@ size_t cq_cpu_simd_ssim_scratch (unsigned max_width);
  * taken (each row still summed left to right, the rows side by side) */
 #define CQ_CPU_SIMD_BOX8_ROWS 16
 
+/* gauss11 window rows a pass (their vertical chains share the ring's loads) */
+#define CQ_CPU_SIMD_GAUSS_ROWS 4
+
 #define CQ_CPU_SIMD_DECLARE(suffix) \
   double cq_simd_ssim_box8_##suffix (const CqSimdSsimBand * band, \
       uint64_t * sse); \
   double cq_simd_ssim_ffmpeg_##suffix (const CqSimdSsimBand * band, \
       uint64_t * sse); \
+  double cq_simd_ssim_gauss11_##suffix (const CqSimdGaussBand * band, \
+      double *cs_sum, uint64_t * sse); \
   void cq_simd_sharpness_##suffix (const uint8_t * data, size_t stride, \
       unsigned width, unsigned height, unsigned y0, unsigned y1, \
       unsigned metrics, unsigned __int128 * usum, __int128 * lap_sum, \

@@ -40,7 +40,8 @@ struct CqSsimBand
   /* scratch, sized for the widest plane */
   int64_t *cols;
   double *vert;
-  void *simd_scratch;
+  void *simd_scratch;           /* box8, ffmpeg */
+  void *gauss_scratch;          /* gauss11, MS-SSIM */
   /* MS-SSIM: the current scale (ms_a, ms_b, ms_w x ms_h), the next one's
    * buffers, and the band's contrast-structure sum */
   const double *ms_a, *ms_b;
@@ -371,6 +372,31 @@ band_ms_gauss (CqSsimBand * band)
   band->ssim_sum = ssim;
 }
 
+/* MS-SSIM, one scale, with the vectorised kernel: the same sums, bit for
+ * bit. */
+static void
+band_ms_gauss_simd (CqSsimBand * band)
+{
+  const double peak = cq_ssim_peak (band->plane);
+  CqSimdGaussBand s;
+
+  memset (&s, 0, sizeof (s));
+  s.samples = CQ_SIMD_SAMPLES_F64;
+  s.ref = band->ms_a;
+  s.dist = band->ms_b;
+  s.ref_stride = s.dist_stride = band->ms_w;
+  s.width = band->ms_w;
+  s.height = band->ms_h;
+  band_range (band->ms_h - 10, band->index, band->cpu->n_threads, &s.t0,
+      &s.t1);
+  s.gauss = band->cpu->gauss;
+  s.c1 = (0.01 * peak) * (0.01 * peak);
+  s.c2 = (0.03 * peak) * (0.03 * peak);
+  s.cs = 1;
+  s.scratch = band->gauss_scratch;
+  band->ssim_sum = band->cpu->simd->ssim_gauss11 (&s, &band->cs_sum, NULL);
+}
+
 /* MS-SSIM: the band's rows of the next scale, 2x2 averages. */
 static void
 band_ms_down (CqSsimBand * band)
@@ -425,15 +451,78 @@ band_simd (CqSsimBand * band)
       cpu->simd->ssim_ffmpeg (&s, &band->sse);
 }
 
-/* Whether band_simd takes plane i. */
+/* Whether the vectorised kernels read plane p straight from the frames. */
 static int
-use_simd (const CqSsimCpu * cpu, unsigned i)
+use_simd (const CqSsimCpu * cpu, const CqSsimPlane * p)
 {
-  const CqSsimPlane *p = &cpu->planes[i];
-
   return cpu->simd && p->layout.kind == CQ_LAYOUT_GRAY8 &&
       p->layout.depth == 8 && p->sample_stride == 1 &&
       p->width <= CQ_CPU_SIMD_MAX_WIDTH;
+}
+
+/* gauss11 windows with the vectorised kernel: 8-bit planes straight from
+ * the frames (with the squared differences band_unpack would sum), other
+ * planes from band_unpack's rows. */
+static void
+band_gauss11_simd (CqSsimBand * band)
+{
+  const CqSsimPlane *p = band->plane;
+  const CqSsimCpu *cpu = band->cpu;
+  const double peak = cq_ssim_peak (p);
+  CqSimdGaussBand s;
+  uint64_t sse;
+
+  memset (&s, 0, sizeof (s));
+  s.width = p->width;
+  s.height = p->height;
+  band_range (p->height - 10, band->index, cpu->n_threads, &s.t0, &s.t1);
+  if (use_simd (cpu, p)) {
+    s.samples = CQ_SIMD_SAMPLES_U8;
+    s.ref = band->ref + p->offset;
+    s.dist = band->dist + p->offset;
+    s.ref_stride = band->ref_stride;
+    s.dist_stride = band->dist_stride;
+    s.sse_y1 = band->index + 1 == cpu->n_threads ? p->height : s.t1;
+  } else {
+    s.samples = CQ_SIMD_SAMPLES_U16;
+    s.ref = band->a;
+    s.dist = band->b;
+    s.ref_stride = s.dist_stride = p->width;
+    s.sse_y1 = s.t0;
+  }
+  s.gauss = cpu->gauss;
+  s.c1 = (0.01 * peak) * (0.01 * peak);
+  s.c2 = (0.03 * peak) * (0.03 * peak);
+  s.scratch = band->gauss_scratch;
+  band->ssim_sum = cpu->simd->ssim_gauss11 (&s, NULL, &sse);
+  if (s.samples == CQ_SIMD_SAMPLES_U8)
+    band->sse = sse;
+}
+
+/* Allocates the bands' gauss11 scratch for planes up to max_w wide. */
+static int
+alloc_gauss_scratch (CqSsimCpu * cpu, unsigned max_w)
+{
+  unsigned i;
+
+  for (i = 0; i < cpu->n_threads; i++)
+    if (!cpu->bands[i].gauss_scratch &&
+        !(cpu->bands[i].gauss_scratch =
+            malloc (cq_cpu_simd_gauss_scratch (max_w))))
+      return 0;
+  return 1;
+}
+
+/* The widest of the pair's planes. */
+static unsigned
+max_width (const CqSsimCpu * cpu)
+{
+  unsigned i, w = 0;
+
+  for (i = 0; i < cpu->n_planes; i++)
+    if (cpu->planes[i].width > w)
+      w = cpu->planes[i].width;
+  return w;
 }
 
 static void
@@ -482,7 +571,7 @@ measure_msssim (CqSsimCpu * cpu, unsigned i, CqSsimPlaneSums * sums)
         cpu->bands[k].ms_next_b = b[1];
       }
     }
-    run_bands (cpu, band_ms_gauss);
+    run_bands (cpu, cpu->simd ? band_ms_gauss_simd : band_ms_gauss);
     sums->ms_sum[s] = 0.0;
     for (k = 0; k < cpu->n_threads; k++)
       sums->ms_sum[s] += s + 1 < CQ_MSSSIM_SCALES ? cpu->bands[k].cs_sum :
@@ -509,15 +598,19 @@ cq_ssim_cpu_set_msssim (CqSsimCpu * cpu, int enable, CqError * err)
         size_t n = (size_t) (p->width >> k) * (p->height >> k);
 
         if (!cpu->ms[i][f][k] && !(cpu->ms[i][f][k] = malloc (n *
-                    sizeof (double)))) {
-          cpu->msssim = 0;
-          return cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY,
-              "out of host memory for the MS-SSIM scales of a %ux%u plane",
-              p->width, p->height);
-        }
+                    sizeof (double))))
+          goto oom;
       }
   }
+  if (enable && cpu->simd && !alloc_gauss_scratch (cpu, max_width (cpu)))
+    goto oom;
   return CQ_OK;
+
+oom:
+  cpu->msssim = 0;
+  return cq_error_set (err, CQ_ERROR_OUT_OF_MEMORY,
+      "out of host memory for the MS-SSIM scales of a %ux%u plane",
+      cpu->planes[0].width, cpu->planes[0].height);
 }
 
 CqSsimCpu *
@@ -545,8 +638,7 @@ cq_ssim_cpu_new (CqSsimWindow window, const CqSsimPlane * planes,
   cpu->n_threads = n_threads;
   memcpy (cpu->planes, planes, n_planes * sizeof (*planes));
   cq_ssim_gauss_weights (cpu->gauss);
-  if (window != CQ_SSIM_GAUSS11)
-    cpu->simd = cq_cpu_simd_kernels ();
+  cpu->simd = cq_cpu_simd_kernels ();
   for (i = 0; i < n_planes; i++) {
     size_t n = (size_t) planes[i].width * planes[i].height;
 
@@ -567,12 +659,15 @@ cq_ssim_cpu_new (CqSsimWindow window, const CqSsimPlane * planes,
     b->vert = malloc (4 * sizeof (double) * ((size_t) max_w + 4));
     if (!b->cols || !b->vert)
       goto oom;
-    if (cpu->simd) {
+    if (cpu->simd && window != CQ_SSIM_GAUSS11) {
       b->simd_scratch = malloc (cq_cpu_simd_ssim_scratch (max_w));
       if (!b->simd_scratch)
         goto oom;
     }
   }
+  if (cpu->simd && window == CQ_SSIM_GAUSS11 &&
+      !alloc_gauss_scratch (cpu, max_w))
+    goto oom;
   return cpu;
 
 oom:
@@ -618,7 +713,11 @@ cq_ssim_cpu_measure (CqSsimCpu * cpu, const void *const *ref,
       b->a = cpu->a[i];
       b->b = cpu->b[i];
     }
-    if (use_simd (cpu, i)) {
+    if (cpu->simd && cpu->window == CQ_SSIM_GAUSS11) {
+      if (!use_simd (cpu, &cpu->planes[i]))
+        run_bands (cpu, band_unpack);
+      run_bands (cpu, band_gauss11_simd);
+    } else if (use_simd (cpu, &cpu->planes[i])) {
       run_bands (cpu, band_simd);
     } else {
       run_bands (cpu, band_unpack);
@@ -650,6 +749,7 @@ cq_ssim_cpu_free (CqSsimCpu * cpu)
       free (cpu->bands[i].cols);
       free (cpu->bands[i].vert);
       free (cpu->bands[i].simd_scratch);
+      free (cpu->bands[i].gauss_scratch);
     }
     free (cpu->bands);
   }

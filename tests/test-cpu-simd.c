@@ -119,6 +119,75 @@ out:
   free (b);
 }
 
+/* gauss11 (SSIM, and MS-SSIM's five scales where msssim): 8-bit planes
+ * (read straight from the frames) or 16-bit words of depth bits (from the
+ * plain C's unpacked rows). */
+static void
+gauss_case (unsigned w, unsigned h, size_t pad, unsigned offset,
+    unsigned threads, int kind_a, int kind_b, unsigned depth, int msssim)
+{
+  const unsigned bytes = depth > 8 ? 2 : 1;
+  size_t stride = (size_t) w * bytes + offset + pad;
+  uint8_t *a = malloc (stride * h), *b = malloc (stride * h);
+  CqSsimPlaneSums sums[N_LEVELS];
+  CqSsimPlane p;
+  CqError err;
+  unsigned l, s;
+
+  fill (a, h, stride, kind_a, 0);
+  fill (b, h, stride, kind_b, 255);
+  p = cq_test_gray8_plane (w, h);
+  if (depth > 8) {
+    p.layout.kind = CQ_LAYOUT_GRAY16;
+    p.layout.depth = depth;
+    p.layout.shift = 16 - depth;
+    p.sample_stride = 2;
+  }
+  for (l = 0; l < N_LEVELS; l++) {
+    const void *ra[1] = { a + offset }, *rb[1] = { b + offset };
+    size_t st[1] = { stride };
+    CqSsimCpu *cpu;
+
+    set_level (levels[l]);
+    cpu = cq_ssim_cpu_new (CQ_SSIM_GAUSS11, &p, 1, threads, &err);
+    if (!cpu || (msssim && cq_ssim_cpu_set_msssim (cpu, 1, &err) != CQ_OK)
+        || cq_ssim_cpu_measure (cpu, ra, st, rb, st, &sums[l],
+            &err) != CQ_OK) {
+      fprintf (stderr, "FAIL: gauss11 %ux%u: %s\n", w, h, err.message);
+      failures++;
+      cq_ssim_cpu_free (cpu);
+      goto out;
+    }
+    cq_ssim_cpu_free (cpu);
+    if (l == 0)
+      continue;
+    for (s = 0; msssim && s < CQ_MSSSIM_SCALES; s++)
+      if (memcmp (&sums[l].ms_sum[s], &sums[0].ms_sum[s],
+              sizeof (double)) != 0) {
+        fprintf (stderr, "FAIL: MS-SSIM %ux%u depth %u, %u threads, "
+            "content %d/%d: scale %u, CQ_CPU_SIMD=%s gives %.17g, the plain "
+            "C %.17g\n", w, h, depth, threads, kind_a, kind_b, s,
+            levels[l] ? levels[l] : "(unset)", sums[l].ms_sum[s],
+            sums[0].ms_sum[s]);
+        failures++;
+      }
+    if (memcmp (&sums[l].ssim_sum, &sums[0].ssim_sum, sizeof (double)) != 0
+        || sums[l].sse != sums[0].sse || sums[l].windows != sums[0].windows) {
+      fprintf (stderr, "FAIL: gauss11 %ux%u depth %u stride %zu offset %u, "
+          "%u threads, content %d/%d: CQ_CPU_SIMD=%s gives Σssim %.17g sse "
+          "%llu, the plain C %.17g %llu\n", w, h, depth, stride, offset,
+          threads, kind_a, kind_b, levels[l] ? levels[l] : "(unset)",
+          sums[l].ssim_sum, (unsigned long long) sums[l].sse,
+          sums[0].ssim_sum, (unsigned long long) sums[0].sse);
+      failures++;
+    }
+  }
+out:
+  cases++;
+  free (a);
+  free (b);
+}
+
 /* Three planes: two 8-bit planes the kernels take (different sizes) and one
  * with a sample stride of 2 (interleaved, the plain C's). */
 static void
@@ -262,7 +331,31 @@ main (void)
   for (i = 1; i <= 3; i++) {
     ssim_mixed_planes (CQ_SSIM_BOX8, i);
     ssim_mixed_planes (CQ_SSIM_FFMPEG, i);
+    ssim_mixed_planes (CQ_SSIM_GAUSS11, i);
   }
+
+  /* gauss11: sizes around the vector widths, the ring's passes and the
+   * band splits; 8-bit, 10-bit in the high bits and 16-bit samples;
+   * MS-SSIM's scales */
+  for (w = 11; w <= 45; w++)
+    for (h = 11; h <= 27; h += 4)
+      gauss_case (w, h, next () % 5, next () % 4, 1 + next () % 3,
+          next () % 4, next () % 4, 8, 0);
+  for (i = 0; i < 60; i++)
+    gauss_case (11 + next () % 500, 11 + next () % 120, next () % 70,
+        next () % 4, 1 + next () % 3, next () % 4, next () % 4,
+        i % 3 == 0 ? 8 : i % 3 == 1 ? 10 : 16, 0);
+  for (i = 0; i < 4; i++) {
+    gauss_case (300 + i, 40 + i, 0, 0, 2, 1, 1, 8, 0);  /* 0, 255 */
+    gauss_case (300 + i, 40 + i, 0, 0, 2, 2, 2, 8, 0);
+    gauss_case (300 + i, 40 + i, 0, 0, 2, 2, 2, 16, 0);
+  }
+  for (i = 0; i < 6; i++)
+    gauss_case (176 + next () % 200, 176 + next () % 60, next () % 9,
+        next () % 4, 1 + next () % 3, next () % 4, 3, i & 1 ? 8 : 10, 1);
+  gauss_case (1920, 1080, 64, 0, 2, 3, 0, 8, 0);
+  gauss_case (1920, 1080, 0, 0, 1, 3, 0, 8, 1);
+  gauss_case (CQ_CPU_SIMD_MAX_WIDTH + 5, 12, 0, 0, 1, 2, 2, 8, 0);
 
   /* sharpness: tiny frames (every edge rule), sizes around V + 3 */
   for (w = 1; w <= 40; w++)
