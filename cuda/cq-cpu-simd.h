@@ -81,6 +81,11 @@ typedef struct
    * 0). */
   double (*ssim_gauss11) (const CqSimdGaussBand * band, double *cs_sum,
       uint64_t * sse);
+  /* MS-SSIM's 2x2 averages (cq_ssim_down2): rows [y0, y1) of the next
+   * scale, width / 2 doubles each, from the band's samples (ref, dist and
+   * their strides, width, samples) into out_a and out_b. */
+  void (*ssim_ms_down) (const CqSimdGaussBand * band, unsigned y0,
+      unsigned y1, double *out_a, double *out_b);
   /* Sharpness sums of rows [y0, y1) of an 8-bit frame, added to usum[]
    * (CQ_SUM_* order; usum[CQ_SUM_LAP] unused), *lap_sum and hist (NULL
    * unless entropy is measured). */
@@ -116,6 +121,8 @@ size_t cq_cpu_simd_gauss_scratch (unsigned max_width);
       uint64_t * sse); \
   double cq_simd_ssim_gauss11_##suffix (const CqSimdGaussBand * band, \
       double *cs_sum, uint64_t * sse); \
+  void cq_simd_ssim_ms_down_##suffix (const CqSimdGaussBand * band, \
+      unsigned y0, unsigned y1, double *out_a, double *out_b); \
   void cq_simd_sharpness_##suffix (const uint8_t * data, size_t stride, \
       unsigned width, unsigned height, unsigned y0, unsigned y1, \
       unsigned metrics, unsigned __int128 * usum, __int128 * lap_sum, \

@@ -46,7 +46,7 @@ struct CqSsimBand
    * buffers, and the band's contrast-structure sum */
   const double *ms_a, *ms_b;
   double *ms_next_a, *ms_next_b;
-  unsigned ms_w, ms_h;
+  unsigned ms_scale, ms_w, ms_h;
   double cs_sum;
 };
 
@@ -372,31 +372,6 @@ band_ms_gauss (CqSsimBand * band)
   band->ssim_sum = ssim;
 }
 
-/* MS-SSIM, one scale, with the vectorised kernel: the same sums, bit for
- * bit. */
-static void
-band_ms_gauss_simd (CqSsimBand * band)
-{
-  const double peak = cq_ssim_peak (band->plane);
-  CqSimdGaussBand s;
-
-  memset (&s, 0, sizeof (s));
-  s.samples = CQ_SIMD_SAMPLES_F64;
-  s.ref = band->ms_a;
-  s.dist = band->ms_b;
-  s.ref_stride = s.dist_stride = band->ms_w;
-  s.width = band->ms_w;
-  s.height = band->ms_h;
-  band_range (band->ms_h - 10, band->index, band->cpu->n_threads, &s.t0,
-      &s.t1);
-  s.gauss = band->cpu->gauss;
-  s.c1 = (0.01 * peak) * (0.01 * peak);
-  s.c2 = (0.03 * peak) * (0.03 * peak);
-  s.cs = 1;
-  s.scratch = band->gauss_scratch;
-  band->ssim_sum = band->cpu->simd->ssim_gauss11 (&s, &band->cs_sum, NULL);
-}
-
 /* MS-SSIM: the band's rows of the next scale, 2x2 averages. */
 static void
 band_ms_down (CqSsimBand * band)
@@ -460,43 +435,105 @@ use_simd (const CqSsimCpu * cpu, const CqSsimPlane * p)
       p->width <= CQ_CPU_SIMD_MAX_WIDTH;
 }
 
-/* gauss11 windows with the vectorised kernel: 8-bit planes straight from
- * the frames (with the squared differences band_unpack would sum), other
- * planes from band_unpack's rows. */
+/* The vectorised kernels' view of the band's plane pair: 8-bit planes
+ * straight from the frames, others as band_unpack's rows. */
+static void
+simd_source (const CqSsimBand * band, CqSimdGaussBand * s)
+{
+  const CqSsimPlane *p = band->plane;
+
+  memset (s, 0, sizeof (*s));
+  s->width = p->width;
+  s->height = p->height;
+  if (use_simd (band->cpu, p)) {
+    s->samples = CQ_SIMD_SAMPLES_U8;
+    s->ref = band->ref + p->offset;
+    s->dist = band->dist + p->offset;
+    s->ref_stride = band->ref_stride;
+    s->dist_stride = band->dist_stride;
+  } else {
+    s->samples = CQ_SIMD_SAMPLES_U16;
+    s->ref = band->a;
+    s->dist = band->b;
+    s->ref_stride = s->dist_stride = p->width;
+  }
+  s->gauss = band->cpu->gauss;
+  s->scratch = band->gauss_scratch;
+}
+
+static void
+simd_constants (const CqSsimBand * band, CqSimdGaussBand * s)
+{
+  const double peak = cq_ssim_peak (band->plane);
+
+  s->c1 = (0.01 * peak) * (0.01 * peak);
+  s->c2 = (0.03 * peak) * (0.03 * peak);
+}
+
+/* gauss11 windows with the vectorised kernel (with the squared differences
+ * band_unpack would sum, for 8-bit planes it did not unpack); with MS-SSIM,
+ * also the contrast-structure sum of its first scale (the same windows). */
 static void
 band_gauss11_simd (CqSsimBand * band)
 {
-  const CqSsimPlane *p = band->plane;
   const CqSsimCpu *cpu = band->cpu;
-  const double peak = cq_ssim_peak (p);
+  const unsigned h = band->plane->height;
   CqSimdGaussBand s;
   uint64_t sse;
 
-  memset (&s, 0, sizeof (s));
-  s.width = p->width;
-  s.height = p->height;
-  band_range (p->height - 10, band->index, cpu->n_threads, &s.t0, &s.t1);
-  if (use_simd (cpu, p)) {
-    s.samples = CQ_SIMD_SAMPLES_U8;
-    s.ref = band->ref + p->offset;
-    s.dist = band->dist + p->offset;
-    s.ref_stride = band->ref_stride;
-    s.dist_stride = band->dist_stride;
-    s.sse_y1 = band->index + 1 == cpu->n_threads ? p->height : s.t1;
-  } else {
-    s.samples = CQ_SIMD_SAMPLES_U16;
-    s.ref = band->a;
-    s.dist = band->b;
-    s.ref_stride = s.dist_stride = p->width;
-    s.sse_y1 = s.t0;
-  }
-  s.gauss = cpu->gauss;
-  s.c1 = (0.01 * peak) * (0.01 * peak);
-  s.c2 = (0.03 * peak) * (0.03 * peak);
-  s.scratch = band->gauss_scratch;
-  band->ssim_sum = cpu->simd->ssim_gauss11 (&s, NULL, &sse);
+  simd_source (band, &s);
+  simd_constants (band, &s);
+  band_range (h - 10, band->index, cpu->n_threads, &s.t0, &s.t1);
+  s.sse_y1 = s.samples != CQ_SIMD_SAMPLES_U8 ? s.t0 :
+      band->index + 1 == cpu->n_threads ? h : s.t1;
+  s.cs = cpu->msssim;
+  band->ssim_sum = cpu->simd->ssim_gauss11 (&s, &band->cs_sum, &sse);
   if (s.samples == CQ_SIMD_SAMPLES_U8)
     band->sse = sse;
+}
+
+/* MS-SSIM, one scale, with the vectorised kernel: the first from the
+ * frames (or band_unpack's rows), the others from their doubles. */
+static void
+band_ms_gauss_simd (CqSsimBand * band)
+{
+  CqSimdGaussBand s;
+
+  simd_source (band, &s);
+  simd_constants (band, &s);
+  if (band->ms_scale > 0) {
+    s.samples = CQ_SIMD_SAMPLES_F64;
+    s.ref = band->ms_a;
+    s.dist = band->ms_b;
+    s.ref_stride = s.dist_stride = band->ms_w;
+    s.width = band->ms_w;
+    s.height = band->ms_h;
+  }
+  band_range (band->ms_h - 10, band->index, band->cpu->n_threads, &s.t0,
+      &s.t1);
+  s.cs = 1;
+  band->ssim_sum = band->cpu->simd->ssim_gauss11 (&s, &band->cs_sum, NULL);
+}
+
+/* MS-SSIM: the band's rows of the next scale with the vectorised kernel. */
+static void
+band_ms_down_simd (CqSsimBand * band)
+{
+  CqSimdGaussBand s;
+  unsigned y0, y1;
+
+  simd_source (band, &s);
+  if (band->ms_scale > 0) {
+    s.samples = CQ_SIMD_SAMPLES_F64;
+    s.ref = band->ms_a;
+    s.dist = band->ms_b;
+    s.ref_stride = s.dist_stride = band->ms_w;
+    s.width = band->ms_w;
+    s.height = band->ms_h;
+  }
+  band_range (band->ms_h / 2, band->index, band->cpu->n_threads, &y0, &y1);
+  band->cpu->simd->ssim_ms_down (&s, y0, y1, band->ms_next_a,
+      band->ms_next_b);
 }
 
 /* Allocates the bands' gauss11 scratch for planes up to max_w wide. */
@@ -545,7 +582,10 @@ run_bands (CqSsimCpu * cpu, BandFunc func)
 }
 
 /* MS-SSIM of plane i (the bands already point at its frames). Scale s
- * is read from buffer s % 2 and the next one written into the other. */
+ * is read from buffer s % 2 and the next one written into the other; the
+ * vectorised kernels read the first scale from the frames (or band_unpack's
+ * rows) instead of its doubles, and gauss11's SSIM pass has already summed
+ * its contrast-structure terms. */
 static void
 measure_msssim (CqSsimCpu * cpu, unsigned i, CqSsimPlaneSums * sums)
 {
@@ -557,27 +597,37 @@ measure_msssim (CqSsimCpu * cpu, unsigned i, CqSsimPlaneSums * sums)
     for (k = 0; k < cpu->n_threads; k++) {
       CqSsimBand *band = &cpu->bands[k];
 
+      band->ms_scale = s;
       band->ms_a = a[s % 2];
       band->ms_b = b[s % 2];
-      band->ms_next_a = s ? a[(s + 1) % 2] : a[0];
-      band->ms_next_b = s ? b[(s + 1) % 2] : b[0];
+      band->ms_next_a = a[(s + 1) % 2];
+      band->ms_next_b = b[(s + 1) % 2];
       band->ms_w = p->width >> s;
       band->ms_h = p->height >> s;
     }
-    if (s == 0) {
-      run_bands (cpu, band_ms_unpack);
-      for (k = 0; k < cpu->n_threads; k++) {
-        cpu->bands[k].ms_next_a = a[1];
-        cpu->bands[k].ms_next_b = b[1];
+    if (cpu->simd) {
+      if (s > 0 || cpu->window != CQ_SSIM_GAUSS11)
+        run_bands (cpu, band_ms_gauss_simd);
+    } else {
+      if (s == 0) {
+        for (k = 0; k < cpu->n_threads; k++) {
+          cpu->bands[k].ms_next_a = a[0];
+          cpu->bands[k].ms_next_b = b[0];
+        }
+        run_bands (cpu, band_ms_unpack);
+        for (k = 0; k < cpu->n_threads; k++) {
+          cpu->bands[k].ms_next_a = a[1];
+          cpu->bands[k].ms_next_b = b[1];
+        }
       }
+      run_bands (cpu, band_ms_gauss);
     }
-    run_bands (cpu, cpu->simd ? band_ms_gauss_simd : band_ms_gauss);
     sums->ms_sum[s] = 0.0;
     for (k = 0; k < cpu->n_threads; k++)
       sums->ms_sum[s] += s + 1 < CQ_MSSSIM_SCALES ? cpu->bands[k].cs_sum :
           cpu->bands[k].ssim_sum;
     if (s + 1 < CQ_MSSSIM_SCALES)
-      run_bands (cpu, band_ms_down);
+      run_bands (cpu, cpu->simd ? band_ms_down_simd : band_ms_down);
   }
 }
 

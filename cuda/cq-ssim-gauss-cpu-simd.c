@@ -297,3 +297,109 @@ CQ_SIMD_FN (cq_simd_ssim_gauss11) (const CqSimdGaussBand * b,
     *sse_out = sse;
   return ssim;
 }
+
+/* ---- MS-SSIM's 2x2 averages ---- */
+
+#if V == 8
+#define EVEN_D { 0, 2, 4, 6 }
+#define ODD_D { 1, 3, 5, 7 }
+#else
+#define EVEN_D { 0, 2, 4, 6, 8, 10, 12, 14 }
+#define ODD_D { 1, 3, 5, 7, 9, 11, 13, 15 }
+#endif
+
+typedef int64_t vdl __attribute__ ((vector_size (4 * V)));
+
+/* 2D samples from x of a row as doubles: lanes [0, D) in *lo, [D, 2D) in
+ * *hi. */
+static inline void
+load_pair (CqSimdSamples kind, const void *row, size_t x, vd * lo, vd * hi)
+{
+  switch (kind) {
+    case CQ_SIMD_SAMPLES_U8:{
+      vi v = ld8 ((const uint8_t *) row + x);
+
+      *lo = cvt_lo (v);
+      *hi = cvt_hi (v);
+      break;
+    }
+    case CQ_SIMD_SAMPLES_U16:{
+      vi v = ld16 ((const uint16_t *) row + x);
+
+      *lo = cvt_lo (v);
+      *hi = cvt_hi (v);
+      break;
+    }
+    default:
+      *lo = ldd ((const double *) row + x);
+      *hi = ldd ((const double *) row + x + D);
+      break;
+  }
+}
+
+static inline double
+sample_at (CqSimdSamples kind, const void *row, size_t x)
+{
+  return kind == CQ_SIMD_SAMPLES_U8 ? ((const uint8_t *) row)[x] :
+      kind == CQ_SIMD_SAMPLES_U16 ? ((const uint16_t *) row)[x] :
+      ((const double *) row)[x];
+}
+
+/* cq_ssim_down2 of D outputs from 2D samples of rows r0, r1 */
+static inline vd
+down2 (CqSimdSamples kind, const void *r0, const void *r1, size_t x)
+{
+  const vdl even = EVEN_D, odd = ODD_D;
+  vd lo0, hi0, lo1, hi1, ab, cd;
+
+  load_pair (kind, r0, x, &lo0, &hi0);
+  load_pair (kind, r1, x, &lo1, &hi1);
+  ab = __builtin_shuffle (lo0, hi0, even) + __builtin_shuffle (lo0, hi0, odd);
+  cd = __builtin_shuffle (lo1, hi1, even) + __builtin_shuffle (lo1, hi1, odd);
+  return (ab + cd) * 0.25;
+}
+
+static inline __attribute__ ((always_inline))
+     void ms_down_rows (const CqSimdGaussBand * b, CqSimdSamples kind,
+    unsigned y0, unsigned y1, double *out_a, double *out_b)
+{
+  const size_t es = kind == CQ_SIMD_SAMPLES_U8 ? 1 :
+      kind == CQ_SIMD_SAMPLES_U16 ? 2 : sizeof (double);
+  const unsigned nw = b->width / 2;
+  unsigned y, x, f;
+
+  for (f = 0; f < 2; f++) {
+    const uint8_t *in = f ? b->dist : b->ref;
+    const size_t stride = (f ? b->dist_stride : b->ref_stride) * es;
+    double *out = f ? out_b : out_a;
+
+    for (y = y0; y < y1; y++) {
+      const uint8_t *r0 = in + (size_t) (2 * y) * stride, *r1 = r0 + stride;
+      double *o = out + (size_t) y * nw;
+
+      for (x = 0; 2 * x + 2 * D <= b->width; x += D)
+        std_ (o + x, down2 (kind, r0, r1, 2 * (size_t) x));
+      for (; x < nw; x++)
+        o[x] = cq_ssim_down2 (sample_at (kind, r0, 2 * x),
+            sample_at (kind, r0, 2 * x + 1), sample_at (kind, r1, 2 * x),
+            sample_at (kind, r1, 2 * x + 1));
+    }
+  }
+}
+
+void
+CQ_SIMD_FN (cq_simd_ssim_ms_down) (const CqSimdGaussBand * b, unsigned y0,
+    unsigned y1, double *out_a, double *out_b)
+{
+  switch (b->samples) {
+    case CQ_SIMD_SAMPLES_U8:
+      ms_down_rows (b, CQ_SIMD_SAMPLES_U8, y0, y1, out_a, out_b);
+      break;
+    case CQ_SIMD_SAMPLES_U16:
+      ms_down_rows (b, CQ_SIMD_SAMPLES_U16, y0, y1, out_a, out_b);
+      break;
+    default:
+      ms_down_rows (b, CQ_SIMD_SAMPLES_F64, y0, y1, out_a, out_b);
+      break;
+  }
+}

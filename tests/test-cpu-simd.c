@@ -119,12 +119,13 @@ out:
   free (b);
 }
 
-/* gauss11 (SSIM, and MS-SSIM's five scales where msssim): 8-bit planes
- * (read straight from the frames) or 16-bit words of depth bits (from the
- * plain C's unpacked rows). */
+/* A window's SSIM and, where msssim, MS-SSIM's five scales (gauss11):
+ * 8-bit planes (read straight from the frames) or 16-bit words of depth
+ * bits (from the plain C's unpacked rows). */
 static void
-gauss_case (unsigned w, unsigned h, size_t pad, unsigned offset,
-    unsigned threads, int kind_a, int kind_b, unsigned depth, int msssim)
+ms_case (CqSsimWindow window, unsigned w, unsigned h, size_t pad,
+    unsigned offset, unsigned threads, int kind_a, int kind_b,
+    unsigned depth, int msssim)
 {
   const unsigned bytes = depth > 8 ? 2 : 1;
   size_t stride = (size_t) w * bytes + offset + pad;
@@ -149,11 +150,12 @@ gauss_case (unsigned w, unsigned h, size_t pad, unsigned offset,
     CqSsimCpu *cpu;
 
     set_level (levels[l]);
-    cpu = cq_ssim_cpu_new (CQ_SSIM_GAUSS11, &p, 1, threads, &err);
+    cpu = cq_ssim_cpu_new (window, &p, 1, threads, &err);
     if (!cpu || (msssim && cq_ssim_cpu_set_msssim (cpu, 1, &err) != CQ_OK)
         || cq_ssim_cpu_measure (cpu, ra, st, rb, st, &sums[l],
             &err) != CQ_OK) {
-      fprintf (stderr, "FAIL: gauss11 %ux%u: %s\n", w, h, err.message);
+      fprintf (stderr, "FAIL: %s %ux%u: %s\n", cq_ssim_window_name (window),
+          w, h, err.message);
       failures++;
       cq_ssim_cpu_free (cpu);
       goto out;
@@ -164,18 +166,20 @@ gauss_case (unsigned w, unsigned h, size_t pad, unsigned offset,
     for (s = 0; msssim && s < CQ_MSSSIM_SCALES; s++)
       if (memcmp (&sums[l].ms_sum[s], &sums[0].ms_sum[s],
               sizeof (double)) != 0) {
-        fprintf (stderr, "FAIL: MS-SSIM %ux%u depth %u, %u threads, "
+        fprintf (stderr, "FAIL: MS-SSIM (%s) %ux%u depth %u, %u threads, "
             "content %d/%d: scale %u, CQ_CPU_SIMD=%s gives %.17g, the plain "
-            "C %.17g\n", w, h, depth, threads, kind_a, kind_b, s,
+            "C %.17g\n", cq_ssim_window_name (window), w, h, depth, threads,
+            kind_a, kind_b, s,
             levels[l] ? levels[l] : "(unset)", sums[l].ms_sum[s],
             sums[0].ms_sum[s]);
         failures++;
       }
     if (memcmp (&sums[l].ssim_sum, &sums[0].ssim_sum, sizeof (double)) != 0
         || sums[l].sse != sums[0].sse || sums[l].windows != sums[0].windows) {
-      fprintf (stderr, "FAIL: gauss11 %ux%u depth %u stride %zu offset %u, "
+      fprintf (stderr, "FAIL: %s %ux%u depth %u stride %zu offset %u, "
           "%u threads, content %d/%d: CQ_CPU_SIMD=%s gives Σssim %.17g sse "
-          "%llu, the plain C %.17g %llu\n", w, h, depth, stride, offset,
+          "%llu, the plain C %.17g %llu\n", cq_ssim_window_name (window), w,
+          h, depth, stride, offset,
           threads, kind_a, kind_b, levels[l] ? levels[l] : "(unset)",
           sums[l].ssim_sum, (unsigned long long) sums[l].sse,
           sums[0].ssim_sum, (unsigned long long) sums[0].sse);
@@ -339,23 +343,31 @@ main (void)
    * MS-SSIM's scales */
   for (w = 11; w <= 45; w++)
     for (h = 11; h <= 27; h += 4)
-      gauss_case (w, h, next () % 5, next () % 4, 1 + next () % 3,
-          next () % 4, next () % 4, 8, 0);
+      ms_case (CQ_SSIM_GAUSS11, w, h, next () % 5, next () % 4,
+          1 + next () % 3, next () % 4, next () % 4, 8, 0);
   for (i = 0; i < 60; i++)
-    gauss_case (11 + next () % 500, 11 + next () % 120, next () % 70,
-        next () % 4, 1 + next () % 3, next () % 4, next () % 4,
+    ms_case (CQ_SSIM_GAUSS11, 11 + next () % 500, 11 + next () % 120,
+        next () % 70, next () % 4, 1 + next () % 3, next () % 4, next () % 4,
         i % 3 == 0 ? 8 : i % 3 == 1 ? 10 : 16, 0);
   for (i = 0; i < 4; i++) {
-    gauss_case (300 + i, 40 + i, 0, 0, 2, 1, 1, 8, 0);  /* 0, 255 */
-    gauss_case (300 + i, 40 + i, 0, 0, 2, 2, 2, 8, 0);
-    gauss_case (300 + i, 40 + i, 0, 0, 2, 2, 2, 16, 0);
+    /* 0 against 255, salt and pepper */
+    ms_case (CQ_SSIM_GAUSS11, 300 + i, 40 + i, 0, 0, 2, 1, 1, 8, 0);
+    ms_case (CQ_SSIM_GAUSS11, 300 + i, 40 + i, 0, 0, 2, 2, 2, 8, 0);
+    ms_case (CQ_SSIM_GAUSS11, 300 + i, 40 + i, 0, 0, 2, 2, 2, 16, 0);
   }
-  for (i = 0; i < 6; i++)
-    gauss_case (176 + next () % 200, 176 + next () % 60, next () % 9,
-        next () % 4, 1 + next () % 3, next () % 4, 3, i & 1 ? 8 : 10, 1);
-  gauss_case (1920, 1080, 64, 0, 2, 3, 0, 8, 0);
-  gauss_case (1920, 1080, 0, 0, 1, 3, 0, 8, 1);
-  gauss_case (CQ_CPU_SIMD_MAX_WIDTH + 5, 12, 0, 0, 1, 2, 2, 8, 0);
+  /* MS-SSIM after each window (its first scale from the frames, or the
+   * unpacked rows; gauss11's from the SSIM pass), odd sizes on the way */
+  for (i = 0; i < 18; i++)
+    ms_case (i % 3 == 0 ? CQ_SSIM_GAUSS11 : i % 3 == 1 ? CQ_SSIM_BOX8 :
+        CQ_SSIM_FFMPEG, 176 + next () % 200, 176 + next () % 60,
+        next () % 9, next () % 4, 1 + next () % 3, next () % 4, 3,
+        i % 6 < 3 ? 8 : i % 6 == 3 ? 10 : 16, 1);
+  ms_case (CQ_SSIM_GAUSS11, 1920, 1080, 64, 0, 2, 3, 0, 8, 0);
+  ms_case (CQ_SSIM_GAUSS11, 1920, 1080, 0, 0, 1, 3, 0, 8, 1);
+  ms_case (CQ_SSIM_BOX8, 1920, 1080, 0, 0, 2, 3, 0, 8, 1);
+  ms_case (CQ_SSIM_GAUSS11, CQ_CPU_SIMD_MAX_WIDTH + 5, 12, 0, 0, 1, 2, 2, 8, 0);
+  ms_case (CQ_SSIM_GAUSS11, CQ_CPU_SIMD_MAX_WIDTH + 5, 180, 0, 0, 2, 0, 3, 8,
+      1);
 
   /* sharpness: tiny frames (every edge rule), sizes around V + 3 */
   for (w = 1; w <= 40; w++)

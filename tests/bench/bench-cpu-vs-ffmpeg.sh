@@ -19,6 +19,9 @@
 #    frames read LOOPS (default 3) times, the two run alternately, best of
 #    REPEAT each; the filter uses FFmpeg's x86 SIMD (ssim_4x4_line,
 #    ssim_end_line) where the CPU has them;
+#  - scikit-image (when there): structural_similarity with Gaussian weights
+#    (sigma 1.5, population covariance: our gauss11 window) on the first 12
+#    frames, process CPU time, against our gauss11;
 #  - OpenCV (when python3-opencv is there): cv2.Laplacian(f, cv2.CV_64F).var()
 #    per frame, process CPU time.
 # One thread (-filter_threads 1, --threads 1, cv2.setNumThreads(1)) and all
@@ -153,6 +156,36 @@ for threads in 1 "$NPROC"; do
     echo "| ssim $window (FFmpeg: the ssim filter; its whole command $ff_total) | $threads | $1 | $2 | $ff | $ratio |"
   done
 done
+if "$PY" -c 'import skimage.metrics' 2>/dev/null; then
+  sk=$("$PY" - "$DIR/ref.gray" "$DIR/dist.gray" $W $H $N "$REPEAT" <<'EOF'
+import sys, time
+import numpy as np
+from skimage.metrics import structural_similarity
+
+ref, dist, W, H, N, repeat = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
+a = np.fromfile(ref, dtype=np.uint8).reshape(N, H, W)
+b = np.fromfile(dist, dtype=np.uint8).reshape(N, H, W)
+n = min(N, 12)
+best = None
+for _ in range(min(repeat, 2)):
+    t0 = time.process_time()
+    for i in range(n):
+        structural_similarity(a[i], b[i], gaussian_weights=True, sigma=1.5,
+                              use_sample_covariance=False, data_range=255)
+    t = time.process_time() - t0
+    best = t if best is None else min(best, t)
+print(f"{best / n * 1e3:.3f}")
+EOF
+  )
+  for threads in 1 "$NPROC"; do
+    set -- $("$BENCH" --size ${W}x${H} --frames $N --threads "$threads" \
+        --repeat "$REPEAT" --ssim gauss11 "$DIR/ref.gray" "$DIR/dist.gray")
+    ratio=$("$PY" -c "print(f'{$1 / $sk:.3f}')")
+    echo "| ssim gauss11 (scikit-image structural_similarity, Gaussian σ 1.5, first 12 frames, one thread) | $threads | $1 | $2 | $sk | $ratio |"
+  done
+else
+  echo "(no scikit-image: gauss11 against it skipped)"
+fi
 if "$PY" -c 'import cv2' 2>/dev/null; then
   for threads in 1 "$NPROC"; do
     cv=$("$PY" - "$DIR/ref.gray" $W $H $N "$threads" "$REPEAT" <<'EOF'
