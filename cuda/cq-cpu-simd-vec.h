@@ -87,20 +87,23 @@ cvtf_hi (vf v)
 #endif
 }
 
-static inline vi
-ld32 (const int32_t * p)
-{
-  vi v;
+/* unaligned vector loads and stores of a type's elements */
+#define CQ_SIMD_LOAD_STORE(vtype, etype, load, store) \
+  static inline vtype \
+  load (const etype * p) \
+  { \
+    vtype v; \
+    memcpy (&v, p, sizeof (v)); \
+    return v; \
+  } \
+  static inline void \
+  store (etype * p, vtype v) \
+  { \
+    memcpy (p, &v, sizeof (v)); \
+  }
 
-  memcpy (&v, p, sizeof (v));
-  return v;
-}
-
-static inline void
-st32 (int32_t * p, vi v)
-{
-  memcpy (p, &v, sizeof (v));
-}
+CQ_SIMD_LOAD_STORE (vi, int32_t, ld32, st32)
+CQ_SIMD_LOAD_STORE (vd, double, ldd, stdd)
 
 static inline vi
 splat (int32_t x)

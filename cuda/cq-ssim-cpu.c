@@ -534,23 +534,30 @@ band_gauss11_simd (CqSsimBand * band)
     band->sse = sse;
 }
 
-/* MS-SSIM, one scale, with the vectorised kernel: the first from the
- * frames (or band_unpack's rows), the others from their doubles. */
+/* The vectorised kernels' view of MS-SSIM's current scale: the first from
+ * the frames (or band_unpack's rows), the others from their doubles. */
+static void
+simd_scale_source (const CqSsimBand * band, CqSimdGaussBand * s)
+{
+  simd_source (band, s);
+  if (band->ms_scale > 0) {
+    s->samples = CQ_SIMD_SAMPLES_F64;
+    s->ref = band->ms_a;
+    s->dist = band->ms_b;
+    s->ref_stride = s->dist_stride = band->ms_w;
+    s->width = band->ms_w;
+    s->height = band->ms_h;
+  }
+}
+
+/* MS-SSIM, one scale, with the vectorised kernel. */
 static void
 band_ms_gauss_simd (CqSsimBand * band)
 {
   CqSimdGaussBand s;
 
-  simd_source (band, &s);
+  simd_scale_source (band, &s);
   simd_constants (band, &s);
-  if (band->ms_scale > 0) {
-    s.samples = CQ_SIMD_SAMPLES_F64;
-    s.ref = band->ms_a;
-    s.dist = band->ms_b;
-    s.ref_stride = s.dist_stride = band->ms_w;
-    s.width = band->ms_w;
-    s.height = band->ms_h;
-  }
   band_range (band->ms_h - 10, band->index, band->cpu->n_threads, &s.t0,
       &s.t1);
   s.cs = 1;
@@ -564,15 +571,7 @@ band_ms_down_simd (CqSsimBand * band)
   CqSimdGaussBand s;
   unsigned y0, y1;
 
-  simd_source (band, &s);
-  if (band->ms_scale > 0) {
-    s.samples = CQ_SIMD_SAMPLES_F64;
-    s.ref = band->ms_a;
-    s.dist = band->ms_b;
-    s.ref_stride = s.dist_stride = band->ms_w;
-    s.width = band->ms_w;
-    s.height = band->ms_h;
-  }
+  simd_scale_source (band, &s);
   band_range (band->ms_h / 2, band->index, band->cpu->n_threads, &y0, &y1);
   band->cpu->simd->ssim_ms_down (&s, y0, y1, band->ms_next_a,
       band->ms_next_b);

@@ -40,21 +40,6 @@ typedef struct
   unsigned n_out;               /* windows a row */
 } GaussPass;
 
-static inline vd
-ldd (const double *p)
-{
-  vd v;
-
-  memcpy (&v, p, sizeof (v));
-  return v;
-}
-
-static inline void
-std_ (double *p, vd v)
-{
-  memcpy (p, &v, sizeof (v));
-}
-
 /* V samples of an unpacked 16-bit row, widened to 32-bit lanes */
 static inline vi
 ld16 (const uint16_t * p)
@@ -71,10 +56,20 @@ ld16 (const uint16_t * p)
 static inline void
 ring_quantities (double *q, size_t wp, vd a, vd b)
 {
-  std_ (q, a);
-  std_ (q + wp, b);
-  std_ (q + 2 * wp, a * a + b * b);
-  std_ (q + 3 * wp, a * b);
+  stdd (q, a);
+  stdd (q + wp, b);
+  stdd (q + 2 * wp, a * a + b * b);
+  stdd (q + 3 * wp, a * b);
+}
+
+/* The four quantities of column x from its samples, one lane's worth. */
+static inline void
+ring_column (double *q, size_t wp, unsigned x, double sa, double sb)
+{
+  q[x] = sa;
+  q[x + wp] = sb;
+  q[x + 2 * wp] = sa * sa + sb * sb;
+  q[x + 3 * wp] = sa * sb;
 }
 
 /* Image row y into its ring slot, zeros from the plane's width (and for
@@ -104,14 +99,10 @@ ring_row (const GaussPass * p, unsigned y)
         ring_quantities (q + x + D, wp, cvt_hi (ia), cvt_hi (ib));
       }
       for (; x < w; x++) {
-        double sa = ra[x], sb = rb[x];
         int d = (int) ra[x] - rb[x];
 
         sse[0] += (uint32_t) (d * d);
-        q[x] = sa;
-        q[x + wp] = sb;
-        q[x + 2 * wp] = sa * sa + sb * sb;
-        q[x + 3 * wp] = sa * sb;
+        ring_column (q, wp, x, ra[x], rb[x]);
       }
       break;
     }
@@ -127,14 +118,8 @@ ring_row (const GaussPass * p, unsigned y)
         ring_quantities (q + x, wp, cvt_lo (ia), cvt_lo (ib));
         ring_quantities (q + x + D, wp, cvt_hi (ia), cvt_hi (ib));
       }
-      for (; x < w; x++) {
-        double sa = ra[x], sb = rb[x];
-
-        q[x] = sa;
-        q[x + wp] = sb;
-        q[x + 2 * wp] = sa * sa + sb * sb;
-        q[x + 3 * wp] = sa * sb;
-      }
+      for (; x < w; x++)
+        ring_column (q, wp, x, ra[x], rb[x]);
       break;
     }
     case CQ_SIMD_SAMPLES_F64:{
@@ -143,14 +128,8 @@ ring_row (const GaussPass * p, unsigned y)
 
       for (; x + D <= w; x += D)
         ring_quantities (q + x, wp, ldd (ra + x), ldd (rb + x));
-      for (; x < w; x++) {
-        double sa = ra[x], sb = rb[x];
-
-        q[x] = sa;
-        q[x + wp] = sb;
-        q[x + 2 * wp] = sa * sa + sb * sb;
-        q[x + 3 * wp] = sa * sb;
-      }
+      for (; x < w; x++)
+        ring_column (q, wp, x, ra[x], rb[x]);
       break;
     }
   }
@@ -181,7 +160,7 @@ vertical_block (const GaussPass * p, const double *const *rows, unsigned c)
 
       for (k = 1; k < 11; k++)
         acc = acc + p->g[k] * v[j + k];
-      std_ (p->sums + (j * 4 + qi) * wp + x, acc);
+      stdd (p->sums + (j * 4 + qi) * wp + x, acc);
     }
   }
 }
@@ -212,9 +191,9 @@ windows_block (const GaussPass * p, unsigned j, unsigned m, double *loc,
   b2 = (u[2] - sq) + b->c2;
   a1 = 2.0 * uxuy + b->c1;
   b1 = sq + b->c1;
-  std_ (loc, (a1 * a2) / (b1 * b2));
+  stdd (loc, (a1 * a2) / (b1 * b2));
   if (cs)
-    std_ (cs, a2 / b2);
+    stdd (cs, a2 / b2);
 }
 
 /* One pass: window rows t ... t + n - 1 (n <= R); the rows' local values
@@ -378,7 +357,7 @@ static inline __attribute__ ((always_inline))
       double *o = out + (size_t) y * nw;
 
       for (x = 0; 2 * x + 2 * D <= b->width; x += D)
-        std_ (o + x, down2 (kind, r0, r1, 2 * (size_t) x));
+        stdd (o + x, down2 (kind, r0, r1, 2 * (size_t) x));
       for (; x < nw; x++)
         o[x] = cq_ssim_down2 (sample_at (kind, r0, 2 * x),
             sample_at (kind, r0, 2 * x + 1), sample_at (kind, r1, 2 * x),

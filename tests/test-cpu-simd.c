@@ -70,60 +70,11 @@ fill (uint8_t * p, unsigned h, size_t stride, int kind, uint8_t v)
     }
 }
 
-static void
-ssim_case (CqSsimWindow window, unsigned w, unsigned h, size_t pad,
-    unsigned offset, unsigned threads, int kind_a, int kind_b)
-{
-  size_t stride = w + offset + pad;
-  uint8_t *a = malloc (stride * h), *b = malloc (stride * h);
-  CqSsimPlaneSums sums[N_LEVELS];
-  CqSsimPlane p;
-  CqError err;
-  unsigned l;
-
-  fill (a, h, stride, kind_a, 0);
-  fill (b, h, stride, kind_b, 255);
-  p = cq_test_gray8_plane (w, h);
-  for (l = 0; l < N_LEVELS; l++) {
-    const void *ra[1] = { a + offset }, *rb[1] = { b + offset };
-    size_t st[1] = { stride };
-    CqSsimCpu *cpu;
-
-    set_level (levels[l]);
-    cpu = cq_ssim_cpu_new (window, &p, 1, threads, &err);
-    if (!cpu || cq_ssim_cpu_measure (cpu, ra, st, rb, st, &sums[l],
-            &err) != CQ_OK) {
-      fprintf (stderr, "FAIL: %s %ux%u: %s\n", cq_ssim_window_name (window),
-          w, h, err.message);
-      failures++;
-      cq_ssim_cpu_free (cpu);
-      goto out;
-    }
-    cq_ssim_cpu_free (cpu);
-    if (l > 0 && (memcmp (&sums[l].ssim_sum, &sums[0].ssim_sum,
-                sizeof (double)) != 0 || sums[l].sse != sums[0].sse
-            || sums[l].windows != sums[0].windows)) {
-      fprintf (stderr, "FAIL: %s %ux%u stride %zu offset %u, %u threads, "
-          "content %d/%d: CQ_CPU_SIMD=%s gives Σssim %.17g sse %llu, the "
-          "plain C %.17g %llu\n", cq_ssim_window_name (window), w, h, stride,
-          offset, threads, kind_a, kind_b,
-          levels[l] ? levels[l] : "(unset)", sums[l].ssim_sum,
-          (unsigned long long) sums[l].sse, sums[0].ssim_sum,
-          (unsigned long long) sums[0].sse);
-      failures++;
-    }
-  }
-out:
-  cases++;
-  free (a);
-  free (b);
-}
-
 /* A window's SSIM and, where msssim, MS-SSIM's five scales (gauss11):
  * 8-bit planes (read straight from the frames) or 16-bit words of depth
  * bits (from the plain C's unpacked rows). */
 static void
-ms_case (CqSsimWindow window, unsigned w, unsigned h, size_t pad,
+ssim_case (CqSsimWindow window, unsigned w, unsigned h, size_t pad,
     unsigned offset, unsigned threads, int kind_a, int kind_b,
     unsigned depth, int msssim)
 {
@@ -310,28 +261,30 @@ main (void)
   for (w = 8; w <= 44; w++)
     for (h = 8; h <= 44; h += 3) {
       ssim_case (CQ_SSIM_BOX8, w, h, next () % 5, next () % 4,
-          1 + next () % 3, 0, 0);
+          1 + next () % 3, 0, 0, 8, 0);
       ssim_case (CQ_SSIM_FFMPEG, w, h, next () % 5, next () % 4,
-          1 + next () % 3, 0, 3);
+          1 + next () % 3, 0, 3, 8, 0);
     }
   /* random larger sizes and content, extremes included */
   for (i = 0; i < 150; i++) {
     w = 8 + next () % 700;
     h = 8 + next () % 200;
     ssim_case (i & 1 ? CQ_SSIM_BOX8 : CQ_SSIM_FFMPEG, w, h, next () % 70,
-        next () % 4, 1 + next () % 3, next () % 4, next () % 4);
+        next () % 4, 1 + next () % 3, next () % 4, next () % 4, 8, 0);
   }
   for (i = 0; i < 4; i++) {
-    ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 1, 1);   /* 0, 255 */
-    ssim_case (CQ_SSIM_FFMPEG, 300 + i, 40 + i, 0, 0, 2, 1, 1);
-    ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 2, 2);
-    ssim_case (CQ_SSIM_FFMPEG, 300 + i, 40 + i, 0, 0, 2, 2, 2);
+    /* 0 against 255, salt and pepper */
+    ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 1, 1, 8, 0);
+    ssim_case (CQ_SSIM_FFMPEG, 300 + i, 40 + i, 0, 0, 2, 1, 1, 8, 0);
+    ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 2, 2, 8, 0);
+    ssim_case (CQ_SSIM_FFMPEG, 300 + i, 40 + i, 0, 0, 2, 2, 2, 8, 0);
   }
-  ssim_case (CQ_SSIM_FFMPEG, 1920, 1080, 64, 0, 2, 3, 0);
-  ssim_case (CQ_SSIM_BOX8, 1920, 1080, 0, 0, 1, 3, 0);
-  ssim_case (CQ_SSIM_FFMPEG, CQ_CPU_SIMD_MAX_WIDTH, 24, 0, 0, 1, 2, 2);
-  ssim_case (CQ_SSIM_BOX8, CQ_CPU_SIMD_MAX_WIDTH, 16, 0, 0, 1, 2, 2);
-  ssim_case (CQ_SSIM_BOX8, CQ_CPU_SIMD_MAX_WIDTH + 5, 16, 0, 0, 1, 2, 2);
+  ssim_case (CQ_SSIM_FFMPEG, 1920, 1080, 64, 0, 2, 3, 0, 8, 0);
+  ssim_case (CQ_SSIM_BOX8, 1920, 1080, 0, 0, 1, 3, 0, 8, 0);
+  ssim_case (CQ_SSIM_FFMPEG, CQ_CPU_SIMD_MAX_WIDTH, 24, 0, 0, 1, 2, 2, 8, 0);
+  ssim_case (CQ_SSIM_BOX8, CQ_CPU_SIMD_MAX_WIDTH, 16, 0, 0, 1, 2, 2, 8, 0);
+  ssim_case (CQ_SSIM_BOX8, CQ_CPU_SIMD_MAX_WIDTH + 5, 16, 0, 0, 1, 2, 2, 8,
+      0);
   for (i = 1; i <= 3; i++) {
     ssim_mixed_planes (CQ_SSIM_BOX8, i);
     ssim_mixed_planes (CQ_SSIM_FFMPEG, i);
@@ -343,30 +296,31 @@ main (void)
    * MS-SSIM's scales */
   for (w = 11; w <= 45; w++)
     for (h = 11; h <= 27; h += 4)
-      ms_case (CQ_SSIM_GAUSS11, w, h, next () % 5, next () % 4,
+      ssim_case (CQ_SSIM_GAUSS11, w, h, next () % 5, next () % 4,
           1 + next () % 3, next () % 4, next () % 4, 8, 0);
   for (i = 0; i < 60; i++)
-    ms_case (CQ_SSIM_GAUSS11, 11 + next () % 500, 11 + next () % 120,
+    ssim_case (CQ_SSIM_GAUSS11, 11 + next () % 500, 11 + next () % 120,
         next () % 70, next () % 4, 1 + next () % 3, next () % 4, next () % 4,
         i % 3 == 0 ? 8 : i % 3 == 1 ? 10 : 16, 0);
   for (i = 0; i < 4; i++) {
     /* 0 against 255, salt and pepper */
-    ms_case (CQ_SSIM_GAUSS11, 300 + i, 40 + i, 0, 0, 2, 1, 1, 8, 0);
-    ms_case (CQ_SSIM_GAUSS11, 300 + i, 40 + i, 0, 0, 2, 2, 2, 8, 0);
-    ms_case (CQ_SSIM_GAUSS11, 300 + i, 40 + i, 0, 0, 2, 2, 2, 16, 0);
+    ssim_case (CQ_SSIM_GAUSS11, 300 + i, 40 + i, 0, 0, 2, 1, 1, 8, 0);
+    ssim_case (CQ_SSIM_GAUSS11, 300 + i, 40 + i, 0, 0, 2, 2, 2, 8, 0);
+    ssim_case (CQ_SSIM_GAUSS11, 300 + i, 40 + i, 0, 0, 2, 2, 2, 16, 0);
   }
   /* MS-SSIM after each window (its first scale from the frames, or the
    * unpacked rows; gauss11's from the SSIM pass), odd sizes on the way */
   for (i = 0; i < 18; i++)
-    ms_case (i % 3 == 0 ? CQ_SSIM_GAUSS11 : i % 3 == 1 ? CQ_SSIM_BOX8 :
+    ssim_case (i % 3 == 0 ? CQ_SSIM_GAUSS11 : i % 3 == 1 ? CQ_SSIM_BOX8 :
         CQ_SSIM_FFMPEG, 176 + next () % 200, 176 + next () % 60,
         next () % 9, next () % 4, 1 + next () % 3, next () % 4, 3,
         i % 6 < 3 ? 8 : i % 6 == 3 ? 10 : 16, 1);
-  ms_case (CQ_SSIM_GAUSS11, 1920, 1080, 64, 0, 2, 3, 0, 8, 0);
-  ms_case (CQ_SSIM_GAUSS11, 1920, 1080, 0, 0, 1, 3, 0, 8, 1);
-  ms_case (CQ_SSIM_BOX8, 1920, 1080, 0, 0, 2, 3, 0, 8, 1);
-  ms_case (CQ_SSIM_GAUSS11, CQ_CPU_SIMD_MAX_WIDTH + 5, 12, 0, 0, 1, 2, 2, 8, 0);
-  ms_case (CQ_SSIM_GAUSS11, CQ_CPU_SIMD_MAX_WIDTH + 5, 180, 0, 0, 2, 0, 3, 8,
+  ssim_case (CQ_SSIM_GAUSS11, 1920, 1080, 64, 0, 2, 3, 0, 8, 0);
+  ssim_case (CQ_SSIM_GAUSS11, 1920, 1080, 0, 0, 1, 3, 0, 8, 1);
+  ssim_case (CQ_SSIM_BOX8, 1920, 1080, 0, 0, 2, 3, 0, 8, 1);
+  ssim_case (CQ_SSIM_GAUSS11, CQ_CPU_SIMD_MAX_WIDTH + 5, 12, 0, 0, 1, 2, 2,
+      8, 0);
+  ssim_case (CQ_SSIM_GAUSS11, CQ_CPU_SIMD_MAX_WIDTH + 5, 180, 0, 0, 2, 0, 3, 8,
       1);
 
   /* sharpness: tiny frames (every edge rule), sizes around V + 3 */
