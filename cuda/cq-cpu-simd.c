@@ -21,12 +21,13 @@ cq_cpu_simd_ssim_scratch (unsigned max_width)
 }
 
 size_t
-cq_cpu_simd_gauss_scratch (unsigned max_width)
+cq_cpu_simd_gauss_scratch (void)
 {
-  /* a ring of GAUSS_ROWS + 10 rows and GAUSS_ROWS rows of vertical sums,
-   * 4 quantities each, rows padded by the last windows' reach */
-  return (2 * CQ_CPU_SIMD_GAUSS_ROWS + 10) * 4 * ((size_t) max_width + 64) *
-      sizeof (double) + 64;
+  /* a block's 4 quantities of CHUNK + 10 rows, and CHUNK rows of 4
+   * quantities' vertical sums in a ring of blocks: at most 40 doubles
+   * (AVX-512: 5 blocks of 8; AVX2: 7 of 4) */
+  return ((CQ_CPU_SIMD_GAUSS_CHUNK + 10) * 4 * 8 +
+      CQ_CPU_SIMD_GAUSS_CHUNK * 4 * 40) * sizeof (double) + 64;
 }
 
 #if HAVE_CPU_SIMD

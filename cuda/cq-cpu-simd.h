@@ -2,10 +2,10 @@
  *
  * The same kernels (cq-ssim-cpu-simd.c, cq-ssim-gauss-cpu-simd.c,
  * cq-sharpness-cpu-simd.c, written with GCC vector extensions) are compiled
- * twice on x86-64: with AVX2 and 8 32-bit lanes, and with AVX-512 and 16. cq_cpu_simd_kernels () picks, at
- * run time, the widest set the CPU runs (and CQ_CPU_SIMD allows), or none:
- * then the plain C of cq-ssim-cpu.c and cq-sharpness-cpu.c runs, which stays
- * the definition.
+ * twice on x86-64: with AVX2 and 8 32-bit lanes, and with AVX-512 and 16.
+ * cq_cpu_simd_kernels () picks, at run time, the widest set the CPU runs (and
+ * CQ_CPU_SIMD allows), or none: then the plain C of cq-ssim-cpu.c and
+ * cq-sharpness-cpu.c runs, which stays the definition.
  *
  * The kernels compute exactly the same integer sums as the plain C, then the
  * same float/double operations in the same order on each window (the
@@ -100,9 +100,8 @@ const CqSimdKernels *cq_cpu_simd_kernels (void);
 /* Bytes of CqSimdSsimBand.scratch for planes up to max_width samples wide. */
 size_t cq_cpu_simd_ssim_scratch (unsigned max_width);
 
-/* Bytes of CqSimdGaussBand.scratch for planes up to max_width samples
- * wide. */
-size_t cq_cpu_simd_gauss_scratch (unsigned max_width);
+/* Bytes of CqSimdGaussBand.scratch (the same for every width). */
+size_t cq_cpu_simd_gauss_scratch (void);
 
 /* Widest plane the kernels take (lane sums stay within 32 bits). */
 #define CQ_CPU_SIMD_MAX_WIDTH 16384
@@ -111,8 +110,10 @@ size_t cq_cpu_simd_gauss_scratch (unsigned max_width);
  * taken (each row still summed left to right, the rows side by side) */
 #define CQ_CPU_SIMD_BOX8_ROWS 16
 
-/* gauss11 window rows a pass (their vertical chains share the ring's loads) */
+/* gauss11: window rows whose vertical chains share their rows' loads, and
+ * window rows a chunk (a walk over the columns) */
 #define CQ_CPU_SIMD_GAUSS_ROWS 4
+#define CQ_CPU_SIMD_GAUSS_CHUNK 16
 
 #define CQ_CPU_SIMD_DECLARE(suffix) \
   double cq_simd_ssim_box8_##suffix (const CqSimdSsimBand * band, \

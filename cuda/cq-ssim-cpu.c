@@ -577,30 +577,17 @@ band_ms_down_simd (CqSsimBand * band)
       band->ms_next_b);
 }
 
-/* Allocates the bands' gauss11 scratch for planes up to max_w wide. */
+/* Allocates the bands' gauss11 scratch. */
 static int
-alloc_gauss_scratch (CqSsimCpu * cpu, unsigned max_w)
+alloc_gauss_scratch (CqSsimCpu * cpu)
 {
   unsigned i;
 
   for (i = 0; i < cpu->n_threads; i++)
     if (!cpu->bands[i].gauss_scratch &&
-        !(cpu->bands[i].gauss_scratch =
-            malloc (cq_cpu_simd_gauss_scratch (max_w))))
+        !(cpu->bands[i].gauss_scratch = malloc (cq_cpu_simd_gauss_scratch ())))
       return 0;
   return 1;
-}
-
-/* The widest of the pair's planes. */
-static unsigned
-max_width (const CqSsimCpu * cpu)
-{
-  unsigned i, w = 0;
-
-  for (i = 0; i < cpu->n_planes; i++)
-    if (cpu->planes[i].width > w)
-      w = cpu->planes[i].width;
-  return w;
 }
 
 static void
@@ -693,7 +680,7 @@ cq_ssim_cpu_set_msssim (CqSsimCpu * cpu, int enable, CqError * err)
           goto oom;
       }
   }
-  if (enable && cpu->simd && !alloc_gauss_scratch (cpu, max_width (cpu)))
+  if (enable && cpu->simd && !alloc_gauss_scratch (cpu))
     goto oom;
   return CQ_OK;
 
@@ -756,8 +743,7 @@ cq_ssim_cpu_new (CqSsimWindow window, const CqSsimPlane * planes,
         goto oom;
     }
   }
-  if (cpu->simd && window == CQ_SSIM_GAUSS11 &&
-      !alloc_gauss_scratch (cpu, max_w))
+  if (cpu->simd && window == CQ_SSIM_GAUSS11 && !alloc_gauss_scratch (cpu))
     goto oom;
   return cpu;
 

@@ -4,18 +4,18 @@
  * Compiled once per instruction set (see cq-cpu-simd-vec.h). A lane is a
  * column (D = V / 2 doubles a vector), and every lane performs the plain C's
  * double operations in the plain C's order (band_gauss11 and band_ms_gauss
- * of cq-ssim-cpu.c, -ffp-contract=off), so the sums are the same bits:
- *  - each input row enters a ring once, as its four quantities a, b,
- *    a² + b² and ab in double (the plain C forms the same values at each of
- *    the row's 11 uses);
- *  - a pass takes R window rows: their 11-tap vertical chains share the
- *    loads of the ring's R + 10 rows;
- *  - the horizontal chains of a block of D windows run LAG blocks behind
- *    the vertical sums they read, which are then still in L1;
- *  - each row's local values are added to its sum left to right, and the
- *    rows' sums in row order.
- * AVX-512 takes about a fifth of the plain C's time, AVX2 about a quarter
- * (docs/benchmarks.md).
+ * of cq-ssim-cpu.c, -ffp-contract=off), so the sums are the same bits. A
+ * band goes in chunks of NR window rows, each a walk over blocks of D
+ * columns, left to right; for block c:
+ *  - the four quantities a, b, a² + b², ab of the chunk's NR + 10 input
+ *    rows, in double (the plain C forms the same values at each use);
+ *  - the 11-tap vertical chains of the NR rows, R at a time sharing the
+ *    loads of R + 10 rows;
+ *  - the horizontal chains of block c - LAG, whose sums are still in a
+ *    small ring of blocks, then the window expression and each row's sum,
+ *    left to right.
+ * Everything a block touches stays in L1; the chunk's 10-row halo is read
+ * and converted twice.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -25,19 +25,42 @@
 
 #define D (V / 2)
 #define R CQ_CPU_SIMD_GAUSS_ROWS
-#define RING (R + 10)
+#define NR CQ_CPU_SIMD_GAUSS_CHUNK
+#define QR (NR + 10)
 /* blocks between a block's vertical sums and the windows that read them:
  * D windows from x read the sums of x ... x + D + 9 */
 #define LAG (1 + 9 / D)
+/* the sums' ring: block c in slot c % SLOTS, slots below LAG copied after
+ * the last so that LAG + 1 blocks from any slot are contiguous */
+#define SLOTS (LAG + 1)
+#define SW ((SLOTS + LAG) * D)
+
+#if NR % R || SW > 40
+#error "cq_cpu_simd_gauss_scratch () sizes NR rows of SW <= 40 doubles"
+#endif
+
+/* inlined, so that each call is specialised to its sample kind */
+#define GAUSS_INLINE static inline __attribute__ ((always_inline))
+
+/* 32-bit lanes, one a double of vd */
+typedef uint32_t vuh __attribute__ ((vector_size (2 * V)));
+
+/* An input row of a chunk: its samples in both planes, the columns it has
+ * (0 past the plane's height), whether its squared differences count. */
+typedef struct
+{
+  const void *a, *b;
+  unsigned width;
+  int sse;
+} SampleRow;
 
 typedef struct
 {
   const CqSimdGaussBand *band;
   vd g[11];
-  size_t wp;                    /* doubles a quantity row (ring, sums) */
-  double *ring;                 /* RING rows x 4 quantities x wp */
-  double *sums;                 /* R window rows x 4 quantities x wp */
   unsigned n_out;               /* windows a row */
+  double *q;                    /* QR rows x 4 quantities x D */
+  double *sums;                 /* NR rows x 4 quantities x SW */
 } GaussPass;
 
 /* V samples of an unpacked 16-bit row, widened to 32-bit lanes */
@@ -52,117 +75,142 @@ ld16 (const uint16_t * p)
 #endif
 }
 
-/* The four quantities of V columns from their samples as doubles. */
-static inline void
-ring_quantities (double *q, size_t wp, vd a, vd b)
+/* D samples of row r from x, as doubles (exact), in *va and *vb; zeros past
+ * its width. Σ (a - b)² of 8-bit samples is added to *sse, lane by lane. */
+GAUSS_INLINE void
+load_samples (const SampleRow * r, CqSimdSamples kind, unsigned x,
+    vd * va, vd * vb, vuh * sse)
 {
-  stdd (q, a);
-  stdd (q + wp, b);
-  stdd (q + 2 * wp, a * a + b * b);
-  stdd (q + 3 * wp, a * b);
-}
+  double ta[D], tb[D];
+  unsigned l;
 
-/* The four quantities of column x from its samples, one lane's worth. */
-static inline void
-ring_column (double *q, size_t wp, unsigned x, double sa, double sb)
-{
-  q[x] = sa;
-  q[x + wp] = sb;
-  q[x + 2 * wp] = sa * sa + sb * sb;
-  q[x + 3 * wp] = sa * sb;
-}
+  if (x + D <= r->width) {
+    switch (kind) {
+      case CQ_SIMD_SAMPLES_U8:{
+        const uint8_t *ra = (const uint8_t *) r->a + x;
+        const uint8_t *rb = (const uint8_t *) r->b + x;
+        vuh ia, ib, d;
+#if V == 8
+        int32_t wa, wb;
 
-/* Image row y into its ring slot, zeros from the plane's width (and for
- * rows past its height) to the slot's end; returns Σ (a - b)² of the row
- * for 8-bit samples. */
-static uint64_t
-ring_row (const GaussPass * p, unsigned y)
-{
-  const CqSimdGaussBand *b = p->band;
-  const size_t wp = p->wp;
-  double *q = p->ring + (size_t) (y % RING) * 4 * wp;
-  const unsigned w = y < b->height ? b->width : 0;
-  unsigned x = 0, k;
-  vu sse = { };
-
-  switch (b->samples) {
-    case CQ_SIMD_SAMPLES_U8:{
-      const uint8_t *ra = (const uint8_t *) b->ref + (size_t) y * b->ref_stride;
-      const uint8_t *rb = (const uint8_t *) b->dist +
-          (size_t) y * b->dist_stride;
-
-      for (; x + V <= w; x += V) {
-        vi ia = ld8 (ra + x), ib = ld8 (rb + x), d = ia - ib;
-
-        sse += (vu) (d * d);
-        ring_quantities (q + x, wp, cvt_lo (ia), cvt_lo (ib));
-        ring_quantities (q + x + D, wp, cvt_hi (ia), cvt_hi (ib));
+        memcpy (&wa, ra, 4);
+        memcpy (&wb, rb, 4);
+        ia = (vuh) _mm_cvtepu8_epi32 (_mm_cvtsi32_si128 (wa));
+        ib = (vuh) _mm_cvtepu8_epi32 (_mm_cvtsi32_si128 (wb));
+        *va = (vd) _mm256_cvtepi32_pd ((__m128i) ia);
+        *vb = (vd) _mm256_cvtepi32_pd ((__m128i) ib);
+#else
+        ia = (vuh) _mm256_cvtepu8_epi32 (_mm_loadl_epi64 ((const __m128i *)
+                ra));
+        ib = (vuh) _mm256_cvtepu8_epi32 (_mm_loadl_epi64 ((const __m128i *)
+                rb));
+        *va = (vd) _mm512_cvtepi32_pd ((__m256i) ia);
+        *vb = (vd) _mm512_cvtepi32_pd ((__m256i) ib);
+#endif
+        d = ia - ib;
+        if (r->sse)
+          *sse += d * d;
+        return;
       }
-      for (; x < w; x++) {
-        int d = (int) ra[x] - rb[x];
-
-        sse[0] += (uint32_t) (d * d);
-        ring_column (q, wp, x, ra[x], rb[x]);
+      case CQ_SIMD_SAMPLES_U16:{
+        const uint16_t *ra = (const uint16_t *) r->a + x;
+        const uint16_t *rb = (const uint16_t *) r->b + x;
+#if V == 8
+        *va = (vd) _mm256_cvtepi32_pd (_mm_cvtepu16_epi32 (_mm_loadl_epi64
+                ((const __m128i *) ra)));
+        *vb = (vd) _mm256_cvtepi32_pd (_mm_cvtepu16_epi32 (_mm_loadl_epi64
+                ((const __m128i *) rb)));
+#else
+        *va = (vd) _mm512_cvtepi32_pd (_mm256_cvtepu16_epi32 (_mm_loadu_si128
+                ((const __m128i *) ra)));
+        *vb = (vd) _mm512_cvtepi32_pd (_mm256_cvtepu16_epi32 (_mm_loadu_si128
+                ((const __m128i *) rb)));
+#endif
+        return;
       }
-      break;
-    }
-    case CQ_SIMD_SAMPLES_U16:{
-      const uint16_t *ra = (const uint16_t *) b->ref + (size_t) y *
-          b->ref_stride;
-      const uint16_t *rb = (const uint16_t *) b->dist + (size_t) y *
-          b->dist_stride;
-
-      for (; x + V <= w; x += V) {
-        vi ia = ld16 (ra + x), ib = ld16 (rb + x);
-
-        ring_quantities (q + x, wp, cvt_lo (ia), cvt_lo (ib));
-        ring_quantities (q + x + D, wp, cvt_hi (ia), cvt_hi (ib));
-      }
-      for (; x < w; x++)
-        ring_column (q, wp, x, ra[x], rb[x]);
-      break;
-    }
-    case CQ_SIMD_SAMPLES_F64:{
-      const double *ra = (const double *) b->ref + (size_t) y * b->ref_stride;
-      const double *rb = (const double *) b->dist + (size_t) y * b->dist_stride;
-
-      for (; x + D <= w; x += D)
-        ring_quantities (q + x, wp, ldd (ra + x), ldd (rb + x));
-      for (; x < w; x++)
-        ring_column (q, wp, x, ra[x], rb[x]);
-      break;
+      case CQ_SIMD_SAMPLES_F64:
+        *va = ldd ((const double *) r->a + x);
+        *vb = ldd ((const double *) r->b + x);
+        return;
     }
   }
-  for (k = 0; k < 4; k++)
-    memset (q + k * wp + w, 0, (wp - w) * sizeof (double));
-  return hsum_u (sse);
-}
+  /* the plane's right edge (or past its last row): lane by lane */
+  for (l = 0; l < D; l++) {
+    ta[l] = tb[l] = 0.0;
+    if (x + l >= r->width)
+      continue;
+    switch (kind) {
+      case CQ_SIMD_SAMPLES_U8:{
+        int sa = ((const uint8_t *) r->a)[x + l];
+        int sb = ((const uint8_t *) r->b)[x + l];
 
-/* The vertical sums of block c (columns c D ...) for the pass's R window
- * rows from the ring rows rows[0 ... R + 9], each loaded once: row j's
- * chain takes rows j ... j + 10 in order, the first product without an
- * addition (0 + p is p: the products are not negative). Written as whole
- * chains: GCC 12.2 at -O3 got an interleaved form of these loops wrong
- * (test-cpu-simd caught it). */
-static inline void
-vertical_block (const GaussPass * p, const double *const *rows, unsigned c)
-{
-  const size_t wp = p->wp, x = (size_t) c * D;
-  unsigned qi, i, j, k;
-
-  for (qi = 0; qi < 4; qi++) {
-    vd v[R + 10];
-
-    for (i = 0; i < R + 10; i++)
-      v[i] = ldd (rows[i] + qi * wp + x);
-    for (j = 0; j < R; j++) {
-      vd acc = p->g[0] * v[j];
-
-      for (k = 1; k < 11; k++)
-        acc = acc + p->g[k] * v[j + k];
-      stdd (p->sums + (j * 4 + qi) * wp + x, acc);
+        if (r->sse)
+          (*sse)[l] += (uint32_t) ((sa - sb) * (sa - sb));
+        ta[l] = sa;
+        tb[l] = sb;
+        break;
+      }
+      case CQ_SIMD_SAMPLES_U16:
+        ta[l] = ((const uint16_t *) r->a)[x + l];
+        tb[l] = ((const uint16_t *) r->b)[x + l];
+        break;
+      case CQ_SIMD_SAMPLES_F64:
+        ta[l] = ((const double *) r->a)[x + l];
+        tb[l] = ((const double *) r->b)[x + l];
+        break;
     }
   }
+  *va = ldd (ta);
+  *vb = ldd (tb);
+}
+
+/* The quantities of the chunk's QR rows at block c (columns c D ...). */
+GAUSS_INLINE void
+quantities_block (const GaussPass * p, CqSimdSamples kind,
+    const SampleRow * rows, unsigned c, vuh * sse)
+{
+  unsigned i;
+
+  for (i = 0; i < QR; i++) {
+    double *q = p->q + (size_t) i * 4 * D;
+    vd a, b;
+
+    load_samples (&rows[i], kind, c * D, &a, &b, sse);
+    stdd (q, a);
+    stdd (q + D, b);
+    stdd (q + 2 * D, a * a + b * b);
+    stdd (q + 3 * D, a * b);
+  }
+}
+
+/* The vertical sums of block c for the chunk's NR window rows, into slot
+ * c % SLOTS of the sums (and its copy): row j's chain takes rows j ... j + 10
+ * in order, the first product without an addition (0 + p is p: the
+ * products are not negative). Written as whole chains: GCC 12.2 at -O3 got
+ * an interleaved form of these loops wrong (test-cpu-simd caught it). */
+static inline void
+vertical_block (const GaussPass * p, unsigned c)
+{
+  const unsigned slot = c % SLOTS;
+  unsigned r0, qi, i, j, k;
+
+  for (r0 = 0; r0 < NR; r0 += R)
+    for (qi = 0; qi < 4; qi++) {
+      vd v[R + 10];
+
+      for (i = 0; i < R + 10; i++)
+        v[i] = ldd (p->q + ((size_t) (r0 + i) * 4 + qi) * D);
+      for (j = 0; j < R; j++) {
+        double *out = p->sums + ((size_t) (r0 + j) * 4 + qi) * SW + slot * D;
+        vd acc = p->g[0] * v[j];
+
+        for (k = 1; k < 11; k++)
+          acc = acc + p->g[k] * v[j + k];
+        stdd (out, acc);
+        if (slot < LAG)
+          stdd (out + SLOTS * D, acc);
+      }
+    }
 }
 
 /* Window row j's local values of block m (windows m D ...) into loc[], and
@@ -172,13 +220,12 @@ windows_block (const GaussPass * p, unsigned j, unsigned m, double *loc,
     double *cs)
 {
   const CqSimdGaussBand *b = p->band;
-  const size_t wp = p->wp, x = (size_t) m * D;
-  const double *s = p->sums + (size_t) j * 4 * wp + x;
+  const double *s = p->sums + (size_t) j * 4 * SW + (m % SLOTS) * D;
   vd u[4], uxuy, sq, a1, a2, b1, b2;
   unsigned qi, k;
 
   for (qi = 0; qi < 4; qi++) {
-    const double *sq_row = s + qi * wp;
+    const double *sq_row = s + qi * SW;
 
     u[qi] = p->g[0] * ldd (sq_row);
     for (k = 1; k < 11; k++)
@@ -196,38 +243,80 @@ windows_block (const GaussPass * p, unsigned j, unsigned m, double *loc,
     stdd (cs, a2 / b2);
 }
 
-/* One pass: window rows t ... t + n - 1 (n <= R); the rows' local values
- * (and contrast-structure terms) added left to right into row[] (rcs[]). */
-static void
-pass_rows (const GaussPass * p, unsigned t, unsigned n, double *row,
-    double *rcs)
+/* One chunk: window rows t ... t + n - 1 (n <= NR); the rows' local values
+ * (and contrast-structure terms) added left to right into row[] (rcs[]).
+ * Returns Σ (a - b)² of the 8-bit rows the chunk owns: its first NR, and
+ * for the band's last chunk all it reads, up to sse_y1. */
+GAUSS_INLINE uint64_t
+chunk_rows (const GaussPass * p, CqSimdSamples kind,
+    unsigned t, unsigned n, double *row, double *rcs)
 {
+  const CqSimdGaussBand *b = p->band;
   const unsigned n_blocks = (p->n_out + D - 1) / D;
-  const double *rows[R + 10];
-  double loc[R][D], cs[R][D];
+  const size_t es = kind == CQ_SIMD_SAMPLES_U8 ? 1 :
+      kind == CQ_SIMD_SAMPLES_U16 ? 2 : sizeof (double);
+  const int last = t + n >= b->t1;
+  SampleRow rows[QR];
+  double loc[NR][D], cs[NR][D];
   unsigned i, j, c, l;
+  uint64_t sse = 0;
 
-  for (i = 0; i < R + 10; i++)
-    rows[i] = p->ring + (size_t) ((t + i) % RING) * 4 * p->wp;
-  for (j = 0; j < R; j++)
+  for (i = 0; i < QR; i++) {
+    const unsigned y = t + i;
+
+    rows[i].a = (const uint8_t *) b->ref + (size_t) y * b->ref_stride * es;
+    rows[i].b = (const uint8_t *) b->dist + (size_t) y * b->dist_stride * es;
+    rows[i].width = y < b->height ? b->width : 0;
+    rows[i].sse = y < b->sse_y1 && (i < NR || last);
+  }
+  for (j = 0; j < NR; j++)
     row[j] = rcs[j] = 0.0;
   for (c = 0; c < n_blocks + LAG; c++) {
     unsigned m, end;
+    vuh block_sse = { };
 
-    vertical_block (p, rows, c);
+    quantities_block (p, kind, rows, c, &block_sse);
+    for (l = 0; l < D; l++)
+      sse += block_sse[l];
+    vertical_block (p, c);
     if (c < LAG)
       continue;
     m = c - LAG;
     for (j = 0; j < n; j++)
-      windows_block (p, j, m, loc[j], p->band->cs ? cs[j] : NULL);
+      windows_block (p, j, m, loc[j], b->cs ? cs[j] : NULL);
     end = p->n_out - m * D < D ? p->n_out - m * D : D;
     for (j = 0; j < n; j++)
       for (l = 0; l < end; l++) {
         row[j] += loc[j][l];
-        if (p->band->cs)
+        if (b->cs)
           rcs[j] += cs[j][l];
       }
   }
+  return sse;
+}
+
+/* The band's windows from samples of one kind. */
+GAUSS_INLINE double
+band_windows (const GaussPass * p, CqSimdSamples kind,
+    double *cs_sum, uint64_t * sse_out)
+{
+  const CqSimdGaussBand *b = p->band;
+  double ssim = 0.0, cs = 0.0, row[NR], rcs[NR];
+  uint64_t sse = 0;
+  unsigned t;
+
+  for (t = b->t0; t < b->t1; t += NR) {
+    unsigned n = b->t1 - t < NR ? b->t1 - t : NR, j;
+
+    sse += chunk_rows (p, kind, t, n, row, rcs);
+    for (j = 0; j < n; j++) {
+      ssim += row[j];
+      cs += rcs[j];
+    }
+  }
+  *cs_sum = cs;
+  *sse_out = sse;
+  return ssim;
 }
 
 double
@@ -236,39 +325,26 @@ CQ_SIMD_FN (cq_simd_ssim_gauss11) (const CqSimdGaussBand * b,
 {
   GaussPass p;
   uintptr_t base = ((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63;
-  double ssim = 0.0, cs = 0.0, row[R], rcs[R];
-  uint64_t sse = 0;
-  unsigned k, t, y;
+  double ssim, cs;
+  uint64_t sse;
+  unsigned k;
 
   p.band = b;
   for (k = 0; k < 11; k++)
     p.g[k] = (vd) { } + b->gauss[k];
   p.n_out = b->width - 10;
-  /* the sums of the last block's windows reach LAG blocks further */
-  p.wp = ((size_t) ((p.n_out + D - 1) / D + LAG) * D + 7) & ~(size_t) 7;
-  p.ring = (double *) base;
-  p.sums = p.ring + (size_t) RING * 4 * p.wp;
-
-  for (y = b->t0; y < b->t0 + 10 && b->t0 < b->t1; y++) {
-    uint64_t s = ring_row (&p, y);
-
-    if (y < b->sse_y1)
-      sse += s;
-  }
-  for (t = b->t0; t < b->t1; t += R) {
-    unsigned n = b->t1 - t < R ? b->t1 - t : R, j;
-
-    for (y = t + 10; y < t + 10 + R; y++) {
-      uint64_t s = ring_row (&p, y);
-
-      if (y < b->sse_y1)
-        sse += s;
-    }
-    pass_rows (&p, t, n, row, rcs);
-    for (j = 0; j < n; j++) {
-      ssim += row[j];
-      cs += rcs[j];
-    }
+  p.q = (double *) base;
+  p.sums = p.q + QR * 4 * D;
+  switch (b->samples) {
+    case CQ_SIMD_SAMPLES_U8:
+      ssim = band_windows (&p, CQ_SIMD_SAMPLES_U8, &cs, &sse);
+      break;
+    case CQ_SIMD_SAMPLES_U16:
+      ssim = band_windows (&p, CQ_SIMD_SAMPLES_U16, &cs, &sse);
+      break;
+    default:
+      ssim = band_windows (&p, CQ_SIMD_SAMPLES_F64, &cs, &sse);
+      break;
   }
   if (cs_sum)
     *cs_sum = cs;
@@ -338,8 +414,8 @@ down2 (CqSimdSamples kind, const void *r0, const void *r1, size_t x)
   return (ab + cd) * 0.25;
 }
 
-static inline __attribute__ ((always_inline))
-     void ms_down_rows (const CqSimdGaussBand * b, CqSimdSamples kind,
+GAUSS_INLINE void
+ms_down_rows (const CqSimdGaussBand * b, CqSimdSamples kind,
     unsigned y0, unsigned y1, double *out_a, double *out_b)
 {
   const size_t es = kind == CQ_SIMD_SAMPLES_U8 ? 1 :
