@@ -30,17 +30,26 @@ cq_cpu_simd_gauss_scratch (void)
       CQ_CPU_SIMD_GAUSS_CHUNK * 4 * 40) * sizeof (double) + 64;
 }
 
+size_t
+cq_cpu_simd_box8_u16_scratch (unsigned max_height)
+{
+  /* the band's rows' sums, and a strip's column sums and sums of 2
+   * columns, 4 quantities each, in rows of STRIP + 4 D + 8 doubles */
+  return ((size_t) max_height + 8 + 8 * (CQ_CPU_SIMD_BOX8_STRIP + 40)) *
+      sizeof (double) + 64;
+}
+
 #if HAVE_CPU_SIMD
 static const CqSimdKernels avx2 = {
   "avx2", cq_simd_ssim_box8_avx2, cq_simd_ssim_ffmpeg_avx2,
   cq_simd_ssim_gauss11_avx2, cq_simd_ssim_ms_down_avx2,
-  cq_simd_sharpness_avx2
+  cq_simd_ssim_box8_u16_avx2, cq_simd_sharpness_avx2
 };
 
 static const CqSimdKernels avx512 = {
   "avx512", cq_simd_ssim_box8_avx512, cq_simd_ssim_ffmpeg_avx512,
   cq_simd_ssim_gauss11_avx512, cq_simd_ssim_ms_down_avx512,
-  cq_simd_sharpness_avx512
+  cq_simd_ssim_box8_u16_avx512, cq_simd_sharpness_avx512
 };
 #endif
 

@@ -12,11 +12,13 @@
  * expressions of cq-ssim-local.h, lane by lane; -ffp-contract=off), and add
  * the local values of a row in the same left-to-right order: scores are bit
  * for bit those of the plain C (and of the CUDA backend for sharpness).
- * box8, ffmpeg and sharpness take 8-bit planes only (GRAY8, one byte per
- * sample), where every intermediate of the SSIM expressions fits in 32 bits;
- * other layouts and depths run the plain C. gauss11 works in doubles as the
- * plain C does: on 8-bit planes straight from the frames, on others from the
- * plain C's unpacked 16-bit rows, and on MS-SSIM's scales.
+ * box8, ffmpeg and sharpness read 8-bit planes (GRAY8, one byte per
+ * sample) straight from the frames, where every intermediate of the SSIM
+ * expressions fits in 32 bits. gauss11 works in doubles as the plain C
+ * does: on 8-bit planes straight from the frames, on others from the plain
+ * C's unpacked 16-bit rows, and on MS-SSIM's scales. box8 on the unpacked
+ * rows (other depths and layouts) keeps its integers as exact doubles. The
+ * ffmpeg window and sharpness of other layouts and depths run the plain C.
  *
  * CQ_CPU_SIMD in the environment, read when a measure object is created:
  * "none" (or "0") forces the plain C, "avx2" caps at AVX2; unset or anything
@@ -52,20 +54,22 @@ typedef enum
   CQ_SIMD_SAMPLES_F64
 } CqSimdSamples;
 
-/* One band of gauss11 windows over a plane pair or an MS-SSIM scale. */
+/* One band of windows over a plane pair (or an MS-SSIM scale) of any
+ * sample kind: gauss11's, and box8's on unpacked rows. */
 typedef struct
 {
   CqSimdSamples samples;
   const void *ref, *dist;       /* sample (0, 0) of each plane */
   size_t ref_stride, dist_stride;       /* in samples */
-  unsigned width, height;       /* width and height >= 11 */
+  unsigned width, height;       /* gauss11: >= 11; box8: >= 8 */
   unsigned t0, t1;              /* window rows [t0, t1) */
   unsigned sse_y1;              /* 8-bit: Σ (a - b)² of rows [t0, sse_y1) */
   const double *gauss;          /* the 11 weights */
-  double c1, c2;
+  double c1, c2;                /* gauss11: C1, C2; box8: 4096 C1, 4032 C2 */
   int cs;                       /* also Σ contrast-structure (MS-SSIM) */
-  void *scratch;                /* cq_cpu_simd_gauss_scratch () bytes */
-} CqSimdGaussBand;
+  void *scratch;                /* cq_cpu_simd_gauss_scratch () bytes, or
+                                 * cq_cpu_simd_box8_u16_scratch () */
+} CqSimdPlaneBand;
 
 typedef struct
 {
@@ -79,13 +83,16 @@ typedef struct
    * contrast-structure terms in *cs_sum (when band->cs), both as the plain
    * C adds them; *sse: Σ (a - b)² of rows [t0, sse_y1) (8-bit samples, else
    * 0). */
-  double (*ssim_gauss11) (const CqSimdGaussBand * band, double *cs_sum,
+  double (*ssim_gauss11) (const CqSimdPlaneBand * band, double *cs_sum,
       uint64_t * sse);
   /* MS-SSIM's 2x2 averages (cq_ssim_down2): rows [y0, y1) of the next
    * scale, width / 2 doubles each, from the band's samples (ref, dist and
    * their strides, width, samples) into out_a and out_b. */
-  void (*ssim_ms_down) (const CqSimdGaussBand * band, unsigned y0,
+  void (*ssim_ms_down) (const CqSimdPlaneBand * band, unsigned y0,
       unsigned y1, double *out_a, double *out_b);
+  /* Σ local SSIM of the band's box8 windows over unpacked 16-bit rows
+   * (samples CQ_SIMD_SAMPLES_U16, any depth), as band_box8 adds them. */
+  double (*ssim_box8_u16) (const CqSimdPlaneBand * band);
   /* Sharpness sums of rows [y0, y1) of an 8-bit frame, added to usum[]
    * (CQ_SUM_* order; usum[CQ_SUM_LAP] unused), *lap_sum and hist (NULL
    * unless entropy is measured). */
@@ -100,8 +107,10 @@ const CqSimdKernels *cq_cpu_simd_kernels (void);
 /* Bytes of CqSimdSsimBand.scratch for planes up to max_width samples wide. */
 size_t cq_cpu_simd_ssim_scratch (unsigned max_width);
 
-/* Bytes of CqSimdGaussBand.scratch (the same for every width). */
+/* Bytes of CqSimdPlaneBand.scratch for gauss11 (the same for every
+ * plane), and for box8 on unpacked rows of planes up to max_height rows. */
 size_t cq_cpu_simd_gauss_scratch (void);
+size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
 
 /* Widest plane the kernels take (lane sums stay within 32 bits). */
 #define CQ_CPU_SIMD_MAX_WIDTH 16384
@@ -115,15 +124,19 @@ size_t cq_cpu_simd_gauss_scratch (void);
 #define CQ_CPU_SIMD_GAUSS_ROWS 4
 #define CQ_CPU_SIMD_GAUSS_CHUNK 16
 
+/* box8 on unpacked rows: windows a strip (walked down the band) */
+#define CQ_CPU_SIMD_BOX8_STRIP 256
+
 #define CQ_CPU_SIMD_DECLARE(suffix) \
   double cq_simd_ssim_box8_##suffix (const CqSimdSsimBand * band, \
       uint64_t * sse); \
   double cq_simd_ssim_ffmpeg_##suffix (const CqSimdSsimBand * band, \
       uint64_t * sse); \
-  double cq_simd_ssim_gauss11_##suffix (const CqSimdGaussBand * band, \
+  double cq_simd_ssim_gauss11_##suffix (const CqSimdPlaneBand * band, \
       double *cs_sum, uint64_t * sse); \
-  void cq_simd_ssim_ms_down_##suffix (const CqSimdGaussBand * band, \
+  void cq_simd_ssim_ms_down_##suffix (const CqSimdPlaneBand * band, \
       unsigned y0, unsigned y1, double *out_a, double *out_b); \
+  double cq_simd_ssim_box8_u16_##suffix (const CqSimdPlaneBand * band); \
   void cq_simd_sharpness_##suffix (const uint8_t * data, size_t stride, \
       unsigned width, unsigned height, unsigned y0, unsigned y1, \
       unsigned metrics, unsigned __int128 * usum, __int128 * lap_sum, \

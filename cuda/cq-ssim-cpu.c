@@ -480,7 +480,7 @@ use_simd (const CqSsimCpu * cpu, const CqSsimPlane * p)
 /* The vectorised kernels' view of the band's plane pair: 8-bit planes
  * straight from the frames, others as band_unpack's rows. */
 static void
-simd_source (const CqSsimBand * band, CqSimdGaussBand * s)
+simd_source (const CqSsimBand * band, CqSimdPlaneBand * s)
 {
   const CqSsimPlane *p = band->plane;
 
@@ -504,7 +504,7 @@ simd_source (const CqSsimBand * band, CqSimdGaussBand * s)
 }
 
 static void
-simd_constants (const CqSsimBand * band, CqSimdGaussBand * s)
+simd_constants (const CqSsimBand * band, CqSimdPlaneBand * s)
 {
   const double peak = cq_ssim_peak (band->plane);
 
@@ -520,7 +520,7 @@ band_gauss11_simd (CqSsimBand * band)
 {
   const CqSsimCpu *cpu = band->cpu;
   const unsigned h = band->plane->height;
-  CqSimdGaussBand s;
+  CqSimdPlaneBand s;
   uint64_t sse;
 
   simd_source (band, &s);
@@ -537,7 +537,7 @@ band_gauss11_simd (CqSsimBand * band)
 /* The vectorised kernels' view of MS-SSIM's current scale: the first from
  * the frames (or band_unpack's rows), the others from their doubles. */
 static void
-simd_scale_source (const CqSsimBand * band, CqSimdGaussBand * s)
+simd_scale_source (const CqSsimBand * band, CqSimdPlaneBand * s)
 {
   simd_source (band, s);
   if (band->ms_scale > 0) {
@@ -554,7 +554,7 @@ simd_scale_source (const CqSsimBand * band, CqSimdGaussBand * s)
 static void
 band_ms_gauss_simd (CqSsimBand * band)
 {
-  CqSimdGaussBand s;
+  CqSimdPlaneBand s;
 
   simd_scale_source (band, &s);
   simd_constants (band, &s);
@@ -568,13 +568,36 @@ band_ms_gauss_simd (CqSsimBand * band)
 static void
 band_ms_down_simd (CqSsimBand * band)
 {
-  CqSimdGaussBand s;
+  CqSimdPlaneBand s;
   unsigned y0, y1;
 
   simd_scale_source (band, &s);
   band_range (band->ms_h / 2, band->index, band->cpu->n_threads, &y0, &y1);
   band->cpu->simd->ssim_ms_down (&s, y0, y1, band->ms_next_a,
       band->ms_next_b);
+}
+
+/* box8 windows of band_unpack's rows with the vectorised kernel (planes it
+ * does not read straight from the frames). */
+static void
+band_box8_simd (CqSsimBand * band)
+{
+  const CqSsimPlane *p = band->plane;
+  const double peak = cq_ssim_peak (p);
+  CqSimdPlaneBand s;
+
+  memset (&s, 0, sizeof (s));
+  s.samples = CQ_SIMD_SAMPLES_U16;
+  s.ref = band->a;
+  s.dist = band->b;
+  s.ref_stride = s.dist_stride = p->width;
+  s.width = p->width;
+  s.height = p->height;
+  band_range (p->height - 7, band->index, band->cpu->n_threads, &s.t0, &s.t1);
+  s.c1 = 4096.0 * (0.01 * peak) * (0.01 * peak);
+  s.c2 = 4032.0 * (0.03 * peak) * (0.03 * peak);
+  s.scratch = band->simd_scratch;
+  band->ssim_sum = band->cpu->simd->ssim_box8_u16 (&s);
 }
 
 /* Allocates the bands' gauss11 scratch. */
@@ -696,13 +719,15 @@ cq_ssim_cpu_new (CqSsimWindow window, const CqSsimPlane * planes,
     unsigned n_planes, unsigned n_threads, CqError * err)
 {
   CqSsimCpu *cpu;
-  unsigned i, max_w = 0, min_h = ~0u;
+  unsigned i, max_w = 0, max_h = 0, min_h = ~0u;
 
   if (cq_ssim_check (window, planes, n_planes, err) != CQ_OK)
     return NULL;
   for (i = 0; i < n_planes; i++) {
     if (planes[i].width > max_w)
       max_w = planes[i].width;
+    if (planes[i].height > max_h)
+      max_h = planes[i].height;
     if (planes[i].height < min_h)
       min_h = planes[i].height;
   }
@@ -738,7 +763,11 @@ cq_ssim_cpu_new (CqSsimWindow window, const CqSsimPlane * planes,
     if (!b->cols || !b->vert)
       goto oom;
     if (cpu->simd && window != CQ_SSIM_GAUSS11) {
-      b->simd_scratch = malloc (cq_cpu_simd_ssim_scratch (max_w));
+      size_t n = cq_cpu_simd_ssim_scratch (max_w);
+
+      if (n < cq_cpu_simd_box8_u16_scratch (max_h))
+        n = cq_cpu_simd_box8_u16_scratch (max_h);
+      b->simd_scratch = malloc (n);
       if (!b->simd_scratch)
         goto oom;
     }
@@ -796,6 +825,9 @@ cq_ssim_cpu_measure (CqSsimCpu * cpu, const void *const *ref,
       run_bands (cpu, band_gauss11_simd);
     } else if (use_simd (cpu, &cpu->planes[i])) {
       run_bands (cpu, band_simd);
+    } else if (cpu->simd && cpu->window == CQ_SSIM_BOX8) {
+      run_bands (cpu, band_unpack);
+      run_bands (cpu, band_box8_simd);
     } else {
       run_bands (cpu, band_unpack);
       run_bands (cpu, windows);

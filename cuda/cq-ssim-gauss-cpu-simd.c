@@ -56,7 +56,7 @@ typedef struct
 
 typedef struct
 {
-  const CqSimdGaussBand *band;
+  const CqSimdPlaneBand *band;
   vd g[11];
   unsigned n_out;               /* windows a row */
   double *q;                    /* QR rows x 4 quantities x D */
@@ -219,7 +219,7 @@ static inline void
 windows_block (const GaussPass * p, unsigned j, unsigned m, double *loc,
     double *cs)
 {
-  const CqSimdGaussBand *b = p->band;
+  const CqSimdPlaneBand *b = p->band;
   const double *s = p->sums + (size_t) j * 4 * SW + (m % SLOTS) * D;
   vd u[4], uxuy, sq, a1, a2, b1, b2;
   unsigned qi, k;
@@ -251,7 +251,7 @@ GAUSS_INLINE uint64_t
 chunk_rows (const GaussPass * p, CqSimdSamples kind,
     unsigned t, unsigned n, double *row, double *rcs)
 {
-  const CqSimdGaussBand *b = p->band;
+  const CqSimdPlaneBand *b = p->band;
   const unsigned n_blocks = (p->n_out + D - 1) / D;
   const size_t es = kind == CQ_SIMD_SAMPLES_U8 ? 1 :
       kind == CQ_SIMD_SAMPLES_U16 ? 2 : sizeof (double);
@@ -300,7 +300,7 @@ GAUSS_INLINE double
 band_windows (const GaussPass * p, CqSimdSamples kind,
     double *cs_sum, uint64_t * sse_out)
 {
-  const CqSimdGaussBand *b = p->band;
+  const CqSimdPlaneBand *b = p->band;
   double ssim = 0.0, cs = 0.0, row[NR], rcs[NR];
   uint64_t sse = 0;
   unsigned t;
@@ -320,7 +320,7 @@ band_windows (const GaussPass * p, CqSimdSamples kind,
 }
 
 double
-CQ_SIMD_FN (cq_simd_ssim_gauss11) (const CqSimdGaussBand * b,
+CQ_SIMD_FN (cq_simd_ssim_gauss11) (const CqSimdPlaneBand * b,
     double *cs_sum, uint64_t * sse_out)
 {
   GaussPass p;
@@ -415,7 +415,7 @@ down2 (CqSimdSamples kind, const void *r0, const void *r1, size_t x)
 }
 
 GAUSS_INLINE void
-ms_down_rows (const CqSimdGaussBand * b, CqSimdSamples kind,
+ms_down_rows (const CqSimdPlaneBand * b, CqSimdSamples kind,
     unsigned y0, unsigned y1, double *out_a, double *out_b)
 {
   const size_t es = kind == CQ_SIMD_SAMPLES_U8 ? 1 :
@@ -443,7 +443,7 @@ ms_down_rows (const CqSimdGaussBand * b, CqSimdSamples kind,
 }
 
 void
-CQ_SIMD_FN (cq_simd_ssim_ms_down) (const CqSimdGaussBand * b, unsigned y0,
+CQ_SIMD_FN (cq_simd_ssim_ms_down) (const CqSimdPlaneBand * b, unsigned y0,
     unsigned y1, double *out_a, double *out_b)
 {
   switch (b->samples) {

@@ -143,6 +143,26 @@ out:
   free (b);
 }
 
+/* Every size of [w0, w1] x [h0, h1] (heights in steps of 4), then n random
+ * sizes up to rw x rh larger, random content, pads, offsets and threads;
+ * the depths cycle through 8, 10 (in the high bits), 12 and 16 bits. */
+static void
+ssim_sweep (CqSsimWindow window, unsigned w0, unsigned w1, unsigned h0,
+    unsigned h1, unsigned n, unsigned rw, unsigned rh)
+{
+  static const unsigned depths[] = { 8, 10, 12, 16 };
+  unsigned w, h, i;
+
+  for (w = w0; w <= w1; w++)
+    for (h = h0; h <= h1; h += 4)
+      ssim_case (window, w, h, next () % 5, next () % 4, 1 + next () % 3,
+          next () % 4, next () % 4, depths[(w + h) % 4], 0);
+  for (i = 0; i < n; i++)
+    ssim_case (window, w0 + next () % rw, h0 + next () % rh, next () % 70,
+        next () % 4, 1 + next () % 3, next () % 4, next () % 4,
+        depths[i % 4], 0);
+}
+
 /* Three planes: two 8-bit planes the kernels take (different sizes) and one
  * with a sample stride of 2 (interleaved, the plain C's). */
 static void
@@ -291,22 +311,21 @@ main (void)
     ssim_mixed_planes (CQ_SSIM_GAUSS11, i);
   }
 
-  /* gauss11: sizes around the vector widths, the ring's passes and the
-   * band splits; 8-bit, 10-bit in the high bits and 16-bit samples;
-   * MS-SSIM's scales */
-  for (w = 11; w <= 45; w++)
-    for (h = 11; h <= 27; h += 4)
-      ssim_case (CQ_SSIM_GAUSS11, w, h, next () % 5, next () % 4,
-          1 + next () % 3, next () % 4, next () % 4, 8, 0);
-  for (i = 0; i < 60; i++)
-    ssim_case (CQ_SSIM_GAUSS11, 11 + next () % 500, 11 + next () % 120,
-        next () % 70, next () % 4, 1 + next () % 3, next () % 4, next () % 4,
-        i % 3 == 0 ? 8 : i % 3 == 1 ? 10 : 16, 0);
+  /* gauss11: sizes around the vector widths, the chunks and the band
+   * splits; 8-bit, 10-bit in the high bits and 16-bit samples */
+  ssim_sweep (CQ_SSIM_GAUSS11, 11, 45, 11, 27, 60, 500, 120);
   for (i = 0; i < 4; i++) {
     /* 0 against 255, salt and pepper */
     ssim_case (CQ_SSIM_GAUSS11, 300 + i, 40 + i, 0, 0, 2, 1, 1, 8, 0);
     ssim_case (CQ_SSIM_GAUSS11, 300 + i, 40 + i, 0, 0, 2, 2, 2, 8, 0);
     ssim_case (CQ_SSIM_GAUSS11, 300 + i, 40 + i, 0, 0, 2, 2, 2, 16, 0);
+  }
+  /* box8 on unpacked rows (and 8-bit planes), sizes around the vector
+   * widths and the strips */
+  ssim_sweep (CQ_SSIM_BOX8, 8, 30, 8, 20, 30, 600, 100);
+  for (i = 0; i < 3; i++) {
+    ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 2, 2, 16, 0);
+    ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 1, 1, 16, 0);
   }
   /* MS-SSIM after each window (its first scale from the frames, or the
    * unpacked rows; gauss11's from the SSIM pass), odd sizes on the way */
