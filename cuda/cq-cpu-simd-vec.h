@@ -43,6 +43,18 @@ ld8 (const uint8_t * p)
 #endif
 }
 
+/* V 16-bit values from p, each widened to a 32-bit lane */
+static inline vi
+ld16 (const uint16_t * p)
+{
+#if V == 8
+  return (vi) _mm256_cvtepu16_epi32 (_mm_loadu_si128 ((const __m128i *) p));
+#else
+  return (vi) _mm512_cvtepu16_epi32 (_mm256_loadu_si256 ((const __m256i *)
+          p));
+#endif
+}
+
 /* lanes [0, V/2) and [V/2, V) of v, converted to double (exact) */
 static inline vd
 cvt_lo (vi v)

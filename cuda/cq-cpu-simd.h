@@ -99,6 +99,13 @@ typedef struct
   void (*sharpness) (const uint8_t * data, size_t stride, unsigned width,
       unsigned height, unsigned y0, unsigned y1, unsigned metrics,
       unsigned __int128 * usum, __int128 * lap_sum, uint64_t * hist);
+  /* The same for a GRAY16 frame of depth <= CQ_CPU_SIMD_SHARPNESS_DEPTH
+   * (values (word >> shift) & mask); rows: 3 (width + 8) values of
+   * scratch. */
+  void (*sharpness16) (const uint8_t * data, size_t stride, unsigned shift,
+      unsigned depth, unsigned width, unsigned height, unsigned y0,
+      unsigned y1, unsigned metrics, unsigned __int128 * usum,
+      __int128 * lap_sum, uint64_t * hist, uint16_t * rows);
 } CqSimdKernels;
 
 /* The kernels to use, or NULL for the plain C. */
@@ -124,6 +131,10 @@ size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
 #define CQ_CPU_SIMD_GAUSS_ROWS 4
 #define CQ_CPU_SIMD_GAUSS_CHUNK 16
 
+/* Deepest GRAY16 samples sharpness16 takes (its lane sums stay in 32 bits
+ * for a few vectors at a time) */
+#define CQ_CPU_SIMD_SHARPNESS_DEPTH 12
+
 /* box8 on unpacked rows: windows a strip (walked down the band) */
 #define CQ_CPU_SIMD_BOX8_STRIP 256
 
@@ -140,7 +151,11 @@ size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
   void cq_simd_sharpness_##suffix (const uint8_t * data, size_t stride, \
       unsigned width, unsigned height, unsigned y0, unsigned y1, \
       unsigned metrics, unsigned __int128 * usum, __int128 * lap_sum, \
-      uint64_t * hist);
+      uint64_t * hist); \
+  void cq_simd_sharpness16_##suffix (const uint8_t * data, size_t stride, \
+      unsigned shift, unsigned depth, unsigned width, unsigned height, \
+      unsigned y0, unsigned y1, unsigned metrics, unsigned __int128 * usum, \
+      __int128 * lap_sum, uint64_t * hist, uint16_t * rows);
 
 CQ_CPU_SIMD_DECLARE (avx2)
 CQ_CPU_SIMD_DECLARE (avx512)

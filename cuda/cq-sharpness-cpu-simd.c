@@ -1,14 +1,18 @@
-/* cudaquality compute library: sharpness sums of 8-bit frames, vectorised.
+/* cudaquality compute library: sharpness sums of 8-bit frames and of 10 to
+ * 12-bit ones, vectorised.
  *
- * Compiled once per instruction set (see cq-cpu-simd-vec.h). Rows are read
- * straight from the frame (the rows above and below reflected as
+ * Compiled once per instruction set (see cq-cpu-simd-vec.h). 8-bit rows are
+ * read straight from the frame, deeper ones unpacked into a ring of three
+ * rows of 16-bit values (the rows above and below reflected as
  * cq-sharpness-cpu.c's load_row does); columns 1 .. width - 3 go V at a time,
  * a lane per pixel, with exactly the per-pixel terms of the plain C; column
  * 0 and the last columns (where the conditions on x and lapvar's reflected
  * neighbours apply) go through a per-pixel copy of the plain C. Lane sums are
- * unsigned 32-bit and flushed into 64 bits every CHUNK vectors (the largest
- * term, Gx² + Gy² ≤ 2 · 1020², times 1024 stays under 2^32), so every sum is
- * the plain C's exact integer.
+ * unsigned 32-bit and flushed into 64 bits every chunk of vectors: the
+ * largest term, Tenengrad's Gx² + Gy² ≤ 2 (4 m)² for samples up to m
+ * (lapvar's is at most (4 m)²), times the chunk stays under 2^32 (1024
+ * vectors at 8 bits, 128 at 10, 8 at 12), so every sum is the plain C's
+ * exact integer.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -17,7 +21,12 @@
 #include "cq-local.h"
 #include "cq-sharpness.h"
 
-#define CHUNK 1024
+/* a row's sample x, 8 or 16 bits (bytes is a constant where inlined) */
+#define SAMPLE(row, i) \
+  (bytes == 1 ? (int64_t) ((const uint8_t *) (row))[i] : \
+      (int64_t) ((const uint16_t *) (row))[i])
+
+#define SHARP_INLINE static inline __attribute__ ((always_inline))
 #define NEXT_METRICS \
   (CQ_METRIC_ROBERTS | CQ_METRIC_SMD | CQ_METRIC_SMD2)
 #define INTERIOR_METRICS \
@@ -29,41 +38,52 @@ iabs (int64_t v)
   return v < 0 ? -v : v;
 }
 
-/* The plain C's terms of pixel x (cq-sharpness-cpu.c band_run). */
-static inline void
-pixel (const uint8_t * a, const uint8_t * g, const uint8_t * c, int x, int w,
-    unsigned metrics, int row_interior, int row_has_next, uint64_t * s,
-    int64_t * s_lap)
+/* V samples of a row from x, widened to 32-bit lanes */
+SHARP_INLINE vi
+lds (const void *row, int x, int bytes)
 {
-#define AT(row, i) ((int64_t) (row)[cq_reflect101 ((i), w)])
-  int64_t v = g[x];
+  return bytes == 1 ? ld8 ((const uint8_t *) row + x) :
+      ld16 ((const uint16_t *) row + x);
+}
+
+/* The plain C's terms of pixel x (cq-sharpness-cpu.c band_run). */
+SHARP_INLINE void
+pixel (const void *a_, const void *g_, const void *c_, int x, int w,
+    unsigned metrics, int row_interior, int row_has_next, uint64_t * s,
+    int64_t * s_lap, int bytes)
+{
+#define AT(row, i) SAMPLE (row, cq_reflect101 ((i), w))
+#define a(i) SAMPLE (a_, i)
+#define g(i) SAMPLE (g_, i)
+#define c(i) SAMPLE (c_, i)
+  int64_t v = g (x);
 
   if (metrics & CQ_METRIC_VARIANCE) {
     s[CQ_SUM_VALUE] += v;
     s[CQ_SUM_VALUE_SQ] += v * v;
   }
   if ((metrics & NEXT_METRICS) && row_has_next && x + 1 < w) {
-    int64_t dx = iabs (v - g[x + 1]), dy = iabs (v - c[x]);
+    int64_t dx = iabs (v - g (x + 1)), dy = iabs (v - c (x));
 
-    s[CQ_SUM_ROBERTS] += iabs (c[x + 1] - v) + iabs (c[x] - g[x + 1]);
+    s[CQ_SUM_ROBERTS] += iabs (c (x + 1) - v) + iabs (c (x) - g (x + 1));
     s[CQ_SUM_SMD] += dx + dy;
     s[CQ_SUM_SMD2] += dx * dy;
   }
   if ((metrics & INTERIOR_METRICS) && row_interior && x >= 1 && x + 1 < w) {
-    int64_t gx = (a[x + 1] + 2 * g[x + 1] + c[x + 1]) -
-        (a[x - 1] + 2 * g[x - 1] + c[x - 1]);
-    int64_t gy = (c[x - 1] + 2 * c[x] + c[x + 1]) -
-        (a[x - 1] + 2 * a[x] + a[x + 1]);
+    int64_t gx = (a (x + 1) + 2 * g (x + 1) + c (x + 1)) -
+        (a (x - 1) + 2 * g (x - 1) + c (x - 1));
+    int64_t gy = (c (x - 1) + 2 * c (x) + c (x + 1)) -
+        (a (x - 1) + 2 * a (x) + a (x + 1));
 
     s[CQ_SUM_TENENGRAD] += gx * gx + gy * gy;
     s[CQ_SUM_LAPLACIAN] +=
-        iabs (g[x + 1] + g[x - 1] - 2 * v) + iabs (c[x] + a[x] - 2 * v);
+        iabs (g (x + 1) + g (x - 1) - 2 * v) + iabs (c (x) + a (x) - 2 * v);
     if (metrics & CQ_METRIC_MAXMIN) {
-      int32_t mx = a[x - 1], mn = a[x - 1];
+      int32_t mx = a (x - 1), mn = a (x - 1);
       int i;
 
       for (i = -1; i <= 1; i++) {
-        int32_t p[3] = { a[x + i], g[x + i], c[x + i] };
+        int32_t p[3] = { a (x + i), g (x + i), c (x + i) };
         int k;
 
         for (k = 0; k < 3; k++) {
@@ -75,22 +95,27 @@ pixel (const uint8_t * a, const uint8_t * g, const uint8_t * c, int x, int w,
     }
   }
   if ((metrics & CQ_METRIC_BRENNER) && x + 2 < w) {
-    int64_t d = g[x + 2] - v;
+    int64_t d = g (x + 2) - v;
     s[CQ_SUM_BRENNER] += d * d;
   }
   if (metrics & CQ_METRIC_LAPVAR) {
-    int64_t lap = AT (a, x) + AT (c, x) + AT (g, x - 1) + AT (g, x + 1) - 4 * v;
+    int64_t lap = AT (a_, x) + AT (c_, x) + AT (g_, x - 1) + AT (g_, x + 1) -
+        4 * v;
     *s_lap += lap;
     s[CQ_SUM_LAP_SQ] += lap * lap;
   }
 #undef AT
+#undef a
+#undef g
+#undef c
 }
 
-/* Columns [x0, x1) of a row, 1 <= x0, x1 + 2 <= w, V at a time. */
-static void
-row_vectors (const uint8_t * a, const uint8_t * g, const uint8_t * c,
-    unsigned x0, unsigned x1, unsigned metrics, int row_interior,
-    int row_has_next, uint64_t * s, int64_t * s_lap)
+/* Columns [x0, x1) of a row, 1 <= x0, x1 + 2 <= w, V at a time, the lane
+ * sums flushed every chunk vectors. */
+SHARP_INLINE void
+row_vectors (const void *a, const void *g, const void *c, unsigned x0,
+    unsigned x1, unsigned metrics, int row_interior, int row_has_next,
+    uint64_t * s, int64_t * s_lap, int bytes, unsigned chunk)
 {
   const int var = (metrics & CQ_METRIC_VARIANCE) != 0;
   const int next = (metrics & NEXT_METRICS) && row_has_next;
@@ -106,15 +131,15 @@ row_vectors (const uint8_t * a, const uint8_t * g, const uint8_t * c,
     vi lap = { };
     unsigned n;
 
-    for (n = 0; n < CHUNK && x + V <= x1; n++, x += V) {
-      vi G = ld8 (g + x), Gr = ld8 (g + x + 1);
+    for (n = 0; n < chunk && x + V <= x1; n++, x += V) {
+      vi G = lds (g, x, bytes), Gr = lds (g, x + 1, bytes);
 
       if (var) {
         val += (vu) G;
         sq += (vu) (G * G);
       }
       if (next) {
-        vi C = ld8 (c + x), Cr = ld8 (c + x + 1);
+        vi C = lds (c, x, bytes), Cr = lds (c, x + 1, bytes);
         vi dx = vabs (G - Gr), dy = vabs (G - C);
 
         rob += (vu) (vabs (Cr - G) + vabs (C - Gr));
@@ -122,9 +147,10 @@ row_vectors (const uint8_t * a, const uint8_t * g, const uint8_t * c,
         smd2 += (vu) (dx * dy);
       }
       if (inner) {
-        vi Gl = ld8 (g + x - 1);
-        vi A = ld8 (a + x), Al = ld8 (a + x - 1), Ar = ld8 (a + x + 1);
-        vi C = ld8 (c + x), Cl = ld8 (c + x - 1), Cr = ld8 (c + x + 1);
+        vi Gl = lds (g, x - 1, bytes);
+        vi A = lds (a, x, bytes), Al = lds (a, x - 1, bytes);
+        vi Ar = lds (a, x + 1, bytes), C = lds (c, x, bytes);
+        vi Cl = lds (c, x - 1, bytes), Cr = lds (c, x + 1, bytes);
         vi gx = (Ar + 2 * Gr + Cr) - (Al + 2 * Gl + Cl);
         vi gy = (Cl + 2 * C + Cr) - (Al + 2 * A + Ar);
 
@@ -140,12 +166,13 @@ row_vectors (const uint8_t * a, const uint8_t * g, const uint8_t * c,
         }
       }
       if (bren) {
-        vi d = ld8 (g + x + 2) - G;
+        vi d = lds (g, x + 2, bytes) - G;
 
         br += (vu) (d * d);
       }
       if (lapvar) {
-        vi l = ld8 (a + x) + ld8 (c + x) + ld8 (g + x - 1) + Gr - 4 * G;
+        vi l = lds (a, x, bytes) + lds (c, x, bytes) + lds (g, x - 1, bytes)
+            + Gr - 4 * G;
 
         lap += l;
         lsq += (vu) (l * l);
@@ -165,17 +192,45 @@ row_vectors (const uint8_t * a, const uint8_t * g, const uint8_t * c,
   }
 }
 
+/* The sums of row g (a above, c below, reflected) into usum, lap_sum and
+ * hist. */
+SHARP_INLINE void
+sharp_row (const void *a, const void *g, const void *c, unsigned width,
+    int row_interior, int row_has_next, unsigned metrics,
+    unsigned __int128 * usum, __int128 * lap_sum, uint64_t * hist, int bytes,
+    unsigned chunk)
+{
+  const int w = (int) width;
+  /* vectors over [1, xv): every condition on x holds there */
+  const unsigned xv = width >= V + 3 ? 1 + (width - 3) / V * V : 1;
+  uint64_t s[CQ_SUM_COUNT] = { 0 };
+  int64_t s_lap = 0;
+  unsigned k;
+  int x;
+
+  pixel (a, g, c, 0, w, metrics, row_interior, row_has_next, s, &s_lap,
+      bytes);
+  row_vectors (a, g, c, 1, xv, metrics, row_interior, row_has_next, s,
+      &s_lap, bytes, chunk);
+  for (x = (int) xv; x < w; x++)
+    pixel (a, g, c, x, w, metrics, row_interior, row_has_next, s, &s_lap,
+        bytes);
+  if (hist)
+    for (x = 0; x < w; x++)
+      hist[SAMPLE (g, x)]++;
+  for (k = 0; k < CQ_SUM_COUNT; k++)
+    usum[k] += s[k];
+  *lap_sum += s_lap;
+}
+
 void
 CQ_SIMD_FN (cq_simd_sharpness) (const uint8_t * data, size_t stride,
     unsigned width, unsigned height, unsigned y0, unsigned y1,
     unsigned metrics, unsigned __int128 * usum, __int128 * lap_sum,
     uint64_t * hist)
 {
-  const int w = (int) width;
-  /* vectors over [1, xv): every condition on x holds there */
-  const unsigned xv = width >= V + 3 ? 1 + (width - 3) / V * V : 1;
-  unsigned y, k;
-  int x;
+  const int bytes = 1;
+  unsigned y;
 
   for (y = y0; y < y1; y++) {
     const uint8_t *g = data + (size_t) y * stride;
@@ -183,21 +238,63 @@ CQ_SIMD_FN (cq_simd_sharpness) (const uint8_t * data, size_t stride,
         (int) height) * stride;
     const uint8_t *c = data + (size_t) cq_reflect101 ((int) y + 1,
         (int) height) * stride;
-    int row_interior = y >= 1 && y + 1 < height;
-    int row_has_next = y + 1 < height;
-    uint64_t s[CQ_SUM_COUNT] = { 0 };
-    int64_t s_lap = 0;
 
-    pixel (a, g, c, 0, w, metrics, row_interior, row_has_next, s, &s_lap);
-    row_vectors (a, g, c, 1, xv, metrics, row_interior, row_has_next, s,
-        &s_lap);
-    for (x = (int) xv; x < w; x++)
-      pixel (a, g, c, x, w, metrics, row_interior, row_has_next, s, &s_lap);
-    if (hist)
-      for (x = 0; x < w; x++)
-        hist[g[x]]++;
-    for (k = 0; k < CQ_SUM_COUNT; k++)
-      usum[k] += s[k];
-    *lap_sum += s_lap;
+    sharp_row (a, g, c, width, y >= 1 && y + 1 < height, y + 1 < height,
+        metrics, usum, lap_sum, hist, bytes, 1024);
+  }
+}
+
+/* Row y of a GRAY16 frame as its values ((word >> shift) & mask) into out. */
+static void
+unpack_row16 (const uint8_t * data, size_t stride, unsigned width,
+    unsigned shift, unsigned depth, unsigned y, uint16_t * out)
+{
+  const uint8_t *row = data + (size_t) y * stride;
+  const uint16_t mask = (uint16_t) ((1u << depth) - 1);
+  size_t x;
+
+  for (x = 0; x < width; x++) {
+    uint16_t word;
+
+    memcpy (&word, row + 2 * x, 2);     /* little-endian host (x86-64) */
+    out[x] = (uint16_t) (word >> shift) & mask;
+  }
+}
+
+void
+CQ_SIMD_FN (cq_simd_sharpness16) (const uint8_t * data, size_t stride,
+    unsigned shift, unsigned depth, unsigned width, unsigned height,
+    unsigned y0, unsigned y1, unsigned metrics, unsigned __int128 * usum,
+    __int128 * lap_sum, uint64_t * hist, uint16_t * rows)
+{
+  const int bytes = 2;
+  const uint64_t m = (1u << depth) - 1;
+  /* Tenengrad's 2 (4 m)² is the largest term a lane adds a vector */
+  const unsigned chunk = (unsigned) (UINT32_MAX / (32 * m * m));
+  const size_t rw = (size_t) width + 8;
+  int held[3] = { -1, -1, -1 };
+  unsigned y;
+
+  for (y = y0; y < y1; y++) {
+    const int want[3] = { cq_reflect101 ((int) y - 1, (int) height), (int) y,
+      cq_reflect101 ((int) y + 1, (int) height)
+    };
+    const uint16_t *r[3];
+    unsigned k;
+
+    /* rows y - 1, y, y + 1 in slots by row % 3 (the reflected rows are
+     * among them) */
+    for (k = 0; k < 3; k++) {
+      unsigned slot = (unsigned) want[k] % 3;
+
+      if (held[slot] != want[k]) {
+        unpack_row16 (data, stride, width, shift, depth, (unsigned) want[k],
+            rows + slot * rw);
+        held[slot] = want[k];
+      }
+      r[k] = rows + slot * rw;
+    }
+    sharp_row (r[0], r[1], r[2], width, y >= 1 && y + 1 < height,
+        y + 1 < height, metrics, usum, lap_sum, hist, bytes, chunk);
   }
 }

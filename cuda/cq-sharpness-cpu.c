@@ -106,9 +106,15 @@ band_run (void *user_data)
   if (b->hist)
     memset (b->hist, 0, sizeof (uint64_t) * cpu->hist_bins);
 
-  if (cpu->simd) {
+  if (cpu->simd && cpu->layout.kind == CQ_LAYOUT_GRAY8) {
     cpu->simd->sharpness (b->data, b->stride, cpu->width, h, b->y0, b->y1,
         metrics, b->usum, &b->lap_sum, b->hist);
+    return NULL;
+  }
+  if (cpu->simd) {
+    cpu->simd->sharpness16 (b->data, b->stride, cpu->layout.shift,
+        cpu->layout.depth, cpu->width, h, b->y0, b->y1, metrics, b->usum,
+        &b->lap_sum, b->hist, (uint16_t *) b->rows);
     return NULL;
   }
   load_row (cpu, b->data, b->stride, (int) b->y0 - 1, up);
@@ -216,7 +222,9 @@ cq_sharpness_cpu_new (const CqLayout * layout, unsigned width,
   cpu->metrics = metrics;
   cpu->n_threads = n_threads;
   cpu->hist_bins = cq_sharpness_hist_bins (layout);
-  if (layout->kind == CQ_LAYOUT_GRAY8 && layout->depth == 8)
+  if ((layout->kind == CQ_LAYOUT_GRAY8 && layout->depth == 8) ||
+      (layout->kind == CQ_LAYOUT_GRAY16 &&
+          layout->depth <= CQ_CPU_SIMD_SHARPNESS_DEPTH))
     cpu->simd = cq_cpu_simd_kernels ();
   cpu->bands = calloc (n_threads, sizeof (Band));
   if (!cpu->bands)
@@ -232,7 +240,9 @@ cq_sharpness_cpu_new (const CqLayout * layout, unsigned width,
     b->cpu = cpu;
     b->y0 = (unsigned) ((uint64_t) height * i / n_threads);
     b->y1 = (unsigned) ((uint64_t) height * (i + 1) / n_threads);
-    b->rows = malloc (3 * (width + 3) * sizeof (int32_t));
+    /* 3 rows of width + 3 int32 values (the plain C), or of width + 8
+     * 16-bit ones (sharpness16) */
+    b->rows = malloc (3 * ((size_t) width + 8) * sizeof (int32_t));
     if (!b->rows)
       goto oom;
     if (cpu->hist)

@@ -63,18 +63,6 @@ typedef struct
   double *sums;                 /* NR rows x 4 quantities x SW */
 } GaussPass;
 
-/* V samples of an unpacked 16-bit row, widened to 32-bit lanes */
-static inline vi
-ld16 (const uint16_t * p)
-{
-#if V == 8
-  return (vi) _mm256_cvtepu16_epi32 (_mm_loadu_si128 ((const __m128i *) p));
-#else
-  return (vi) _mm512_cvtepu16_epi32 (_mm256_loadu_si256 ((const __m256i *)
-          p));
-#endif
-}
-
 /* D samples of row r from x, as doubles (exact), in *va and *vb; zeros past
  * its width. Σ (a - b)² of 8-bit samples is added to *sse, lane by lane. */
 GAUSS_INLINE void

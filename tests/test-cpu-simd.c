@@ -225,22 +225,27 @@ ssim_mixed_planes (CqSsimWindow window, unsigned threads)
 
 static void
 sharpness_case (unsigned metrics, unsigned w, unsigned h, size_t pad,
-    unsigned threads, int kind)
+    unsigned threads, int kind, unsigned depth)
 {
-  const CqLayout gray8 = { CQ_LAYOUT_GRAY8, 8, 0, 0, 0, 0, 0 };
-  size_t stride = w + pad;
+  CqLayout layout = { CQ_LAYOUT_GRAY8, 8, 0, 0, 0, 0, 0 };
+  size_t stride = (size_t) w * (depth > 8 ? 2 : 1) + pad;
   uint8_t *f = malloc (stride * h);
   double scores[N_LEVELS][CQ_METRIC_COUNT];
   CqError err;
   unsigned l, k;
 
+  if (depth > 8) {
+    layout.kind = CQ_LAYOUT_GRAY16;
+    layout.depth = depth;
+    layout.shift = 16 - depth;
+  }
   fill (f, h, stride, kind, 128);
   memset (scores, 0, sizeof (scores));
   for (l = 0; l < N_LEVELS; l++) {
     CqSharpnessCpu *cpu;
 
     set_level (levels[l]);
-    cpu = cq_sharpness_cpu_new (&gray8, w, h, metrics, threads, &err);
+    cpu = cq_sharpness_cpu_new (&layout, w, h, metrics, threads, &err);
     if (!cpu || cq_sharpness_cpu_measure (cpu, f, stride, scores[l],
             &err) != CQ_OK) {
       fprintf (stderr, "FAIL: sharpness %ux%u: %s\n", w, h, err.message);
@@ -252,11 +257,11 @@ sharpness_case (unsigned metrics, unsigned w, unsigned h, size_t pad,
     for (k = 0; l > 0 && k < CQ_METRIC_COUNT; k++)
       if ((metrics & (1u << k)) && memcmp (&scores[l][k], &scores[0][k],
               sizeof (double)) != 0) {
-        fprintf (stderr, "FAIL: sharpness %s %ux%u stride %zu, %u threads, "
-            "content %d, metrics 0x%x: CQ_CPU_SIMD=%s gives %.17g, the plain "
-            "C %.17g\n", cq_metric_name (k), w, h, stride, threads, kind,
-            metrics, levels[l] ? levels[l] : "(unset)", scores[l][k],
-            scores[0][k]);
+        fprintf (stderr, "FAIL: sharpness %s %ux%u depth %u stride %zu, %u "
+            "threads, content %d, metrics 0x%x: CQ_CPU_SIMD=%s gives %.17g, "
+            "the plain C %.17g\n", cq_metric_name (k), w, h, depth, stride,
+            threads, kind, metrics, levels[l] ? levels[l] : "(unset)",
+            scores[l][k], scores[0][k]);
         failures++;
       }
   }
@@ -268,7 +273,7 @@ int
 main (void)
 {
   const CqSimdKernels *k;
-  unsigned i, w, h, m;
+  unsigned i, w, h, m, d;
 
   unsetenv ("CQ_CPU_SIMD");
   k = cq_cpu_simd_kernels ();
@@ -342,20 +347,28 @@ main (void)
   ssim_case (CQ_SSIM_GAUSS11, CQ_CPU_SIMD_MAX_WIDTH + 5, 180, 0, 0, 2, 0, 3, 8,
       1);
 
-  /* sharpness: tiny frames (every edge rule), sizes around V + 3 */
-  for (w = 1; w <= 40; w++)
-    for (h = 1; h <= 9; h += 2)
-      sharpness_case (CQ_METRIC_ALL, w, h, next () % 5, 1 + next () % 3,
-          next () % 4);
-  for (i = 0; i < 120; i++) {
+  /* sharpness: tiny frames (every edge rule), sizes around V + 3; 8-bit
+   * frames, and 10 and 12-bit ones (unpacked by the kernels; 16-bit ones
+   * stay the plain C's) */
+  for (d = 0; d < 3; d++)
+    for (w = 1; w <= 40; w++)
+      for (h = 1; h <= 9; h += 2)
+        sharpness_case (CQ_METRIC_ALL, w, h, next () % 5, 1 + next () % 3,
+            next () % 4, 8 + 2 * d);
+  for (i = 0; i < 180; i++) {
     m = i % 3 == 0 ? CQ_METRIC_ALL : i % 3 == 1 ? CQ_METRIC_DEFAULT :
         1u << (next () % CQ_METRIC_COUNT);
     sharpness_case (m, 1 + next () % 1100, 1 + next () % 300, next () % 70,
-        1 + next () % 3, next () % 4);
+        1 + next () % 3, next () % 4, i < 120 ? 8 : i % 3 == 0 ? 10 :
+        i % 3 == 1 ? 12 : 16);
   }
-  sharpness_case (CQ_METRIC_ALL, 1920, 1080, 0, 2, 0);
-  sharpness_case (CQ_METRIC_ALL, 1920, 1080, 32, 1, 2);
-  sharpness_case (CQ_METRIC_DEFAULT, 4100, 64, 0, 1, 2);
+  sharpness_case (CQ_METRIC_ALL, 1920, 1080, 0, 2, 0, 8);
+  sharpness_case (CQ_METRIC_ALL, 1920, 1080, 32, 1, 2, 8);
+  sharpness_case (CQ_METRIC_DEFAULT, 4100, 64, 0, 1, 2, 8);
+  /* the largest 12-bit terms: salt and pepper of 0 and 4095 */
+  sharpness_case (CQ_METRIC_ALL, 1920, 40, 0, 1, 2, 12);
+  sharpness_case (CQ_METRIC_ALL, 4100, 24, 0, 2, 2, 10);
+  sharpness_case (CQ_METRIC_ALL, 333, 50, 0, 2, 0, 16);
 
   printf ("%d cases, %d failures\n", cases, failures);
   return failures ? 1 : 0;
