@@ -61,7 +61,8 @@ struct CqSsimCpu
   const CqSimdKernels *simd;    /* NULL: plain C only */
   int msssim;
   /* [plane][0 reference, 1 distorted][scale parity]: scales 1, 3, 5 in the
-   * full-size buffer, 2, 4 in the quarter-size one */
+   * first buffer (full size; with the vectorised kernels, which read scale 1
+   * from the frames, a sixteenth), 2, 4 in the quarter-size one */
   double *ms[CQ_SSIM_MAX_PLANES][2][2];
 };
 
@@ -696,7 +697,8 @@ cq_ssim_cpu_set_msssim (CqSsimCpu * cpu, int enable, CqError * err)
 
     for (f = 0; f < 2; f++)
       for (k = 0; k < 2; k++) {
-        size_t n = (size_t) (p->width >> k) * (p->height >> k);
+        const unsigned shift = k == 0 && cpu->simd ? 2 : k;
+        size_t n = (size_t) (p->width >> shift) * (p->height >> shift);
 
         if (!cpu->ms[i][f][k] && !(cpu->ms[i][f][k] = malloc (n *
                     sizeof (double))))
