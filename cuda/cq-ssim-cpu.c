@@ -1,13 +1,19 @@
 /* cudaquality compute library: SSIM, MSE and PSNR on the CPU.
  *
- * Each plane of both frames is first unpacked into 16-bit sample arrays
- * (and the squared differences summed), then the windows are evaluated in
- * bands of window rows, run on the worker pool, with the expressions of
- * cq-ssim-local.h. Band sums are added in band order.
+ * This plain C is the definition. Each plane of both frames is first
+ * unpacked into 16-bit sample arrays (and the squared differences summed),
+ * then the windows are evaluated in bands of window rows, run on the worker
+ * pool, with the expressions of cq-ssim-local.h. Band sums are added in band
+ * order.
  *
  * MS-SSIM (where enabled) follows the pair's SSIM: the plane's samples as
  * doubles, then at each scale the gauss11 windows (contrast-structure and
  * SSIM sums) and the 2x2 average into the next scale's buffer, all in bands.
+ *
+ * Where the CPU has them, the vectorised kernels (cq-cpu-simd.h) take the
+ * same bands and give the same bits: 8-bit planes straight from the frames
+ * (every window), other planes from the unpacked rows (box8, gauss11), and
+ * MS-SSIM's scales (the first from the frames or the unpacked rows).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
