@@ -1,12 +1,13 @@
 /* CPU suite: the vectorised kernels (cq-cpu-simd.h) against the plain C,
  * bit for bit. Each case is measured with CQ_CPU_SIMD=none (the plain C),
  * =avx2 and unset (the best the CPU runs), forced through the dispatch, and
- * the SSIM sums (the double's bits, Σ (a - b)²) and the sharpness scores
- * (the doubles' bits) must be identical: random sizes around the vector
- * widths and band splits, row strides with padding, unaligned rows, 1 to 3
- * threads, random, extreme (0 against 255, salt and pepper) and smooth
- * content, and a plane set mixing 8-bit planes the kernels take with one
- * they do not. Where the CPU has no AVX2 (or the build no kernels) the
+ * the SSIM sums (the double's bits, Σ (a - b)², MS-SSIM's five sums) and
+ * the sharpness scores (the doubles' bits) must be identical: every window,
+ * 8-bit planes and 10, 12 and 16-bit ones, random sizes around the vector
+ * widths, chunks, strips and band splits, row strides with padding,
+ * unaligned rows, 1 to 3 threads, random, extreme (0 against the largest
+ * value, salt and pepper) and smooth content, and a plane set mixing
+ * 8-bit planes the kernels read from the frames with one they do not. Where the CPU has no AVX2 (or the build no kernels) the
  * comparisons still run, plain against plain, and say so.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
