@@ -29,6 +29,8 @@
 #ifndef CQ_CPU_SIMD_H
 #define CQ_CPU_SIMD_H
 
+#include "cq-common.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -99,11 +101,11 @@ typedef struct
   void (*sharpness) (const uint8_t * data, size_t stride, unsigned width,
       unsigned height, unsigned y0, unsigned y1, unsigned metrics,
       unsigned __int128 * usum, __int128 * lap_sum, uint64_t * hist);
-  /* The same for a GRAY16 frame of depth <= CQ_CPU_SIMD_SHARPNESS_DEPTH
-   * (values (word >> shift) & mask); rows: 3 (width + 8) values of
-   * scratch. */
-  void (*sharpness16) (const uint8_t * data, size_t stride, unsigned shift,
-      unsigned depth, unsigned width, unsigned height, unsigned y0,
+  /* The same for a frame of another layout, its rows unpacked to 16-bit
+   * values: GRAY16 of depth <= CQ_CPU_SIMD_SHARPNESS_DEPTH, RGB8; rows:
+   * 3 (width + 8) values of scratch. */
+  void (*sharpness_rows) (const CqLayout * layout, const uint8_t * data,
+      size_t stride, unsigned width, unsigned height, unsigned y0,
       unsigned y1, unsigned metrics, unsigned __int128 * usum,
       __int128 * lap_sum, uint64_t * hist, uint16_t * rows);
 } CqSimdKernels;
@@ -131,8 +133,8 @@ size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
 #define CQ_CPU_SIMD_GAUSS_ROWS 4
 #define CQ_CPU_SIMD_GAUSS_CHUNK 16
 
-/* Deepest GRAY16 samples sharpness16 takes (its lane sums stay in 32 bits
- * for a few vectors at a time) */
+/* Deepest GRAY16 samples sharpness_rows takes (its lane sums stay in 32
+ * bits for a few vectors at a time) */
 #define CQ_CPU_SIMD_SHARPNESS_DEPTH 12
 
 /* box8 on unpacked rows: windows a strip (walked down the band) */
@@ -152,8 +154,8 @@ size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
       unsigned width, unsigned height, unsigned y0, unsigned y1, \
       unsigned metrics, unsigned __int128 * usum, __int128 * lap_sum, \
       uint64_t * hist); \
-  void cq_simd_sharpness16_##suffix (const uint8_t * data, size_t stride, \
-      unsigned shift, unsigned depth, unsigned width, unsigned height, \
+  void cq_simd_sharpness_rows_##suffix (const CqLayout * layout, \
+      const uint8_t * data, size_t stride, unsigned width, unsigned height, \
       unsigned y0, unsigned y1, unsigned metrics, unsigned __int128 * usum, \
       __int128 * lap_sum, uint64_t * hist, uint16_t * rows);
 

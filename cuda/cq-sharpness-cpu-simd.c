@@ -1,8 +1,8 @@
-/* cudaquality compute library: sharpness sums of 8-bit frames and of 10 to
- * 12-bit ones, vectorised.
+/* cudaquality compute library: sharpness sums of 8-bit frames, 10 to 12-bit
+ * ones and RGB, vectorised.
  *
  * Compiled once per instruction set (see cq-cpu-simd-vec.h). 8-bit rows are
- * read straight from the frame, deeper ones unpacked into a ring of three
+ * read straight from the frame, the others unpacked into a ring of three
  * rows of 16-bit values (the rows above and below reflected as
  * cq-sharpness-cpu.c's load_row does); columns 1 .. width - 3 go V at a time,
  * a lane per pixel, with exactly the per-pixel terms of the plain C; column
@@ -244,31 +244,46 @@ CQ_SIMD_FN (cq_simd_sharpness) (const uint8_t * data, size_t stride,
   }
 }
 
-/* Row y of a GRAY16 frame as its values ((word >> shift) & mask) into out. */
+/* Row y's values (GRAY16: (word >> shift) & mask; RGB8: its gray) into
+ * out. */
 static void
-unpack_row16 (const uint8_t * data, size_t stride, unsigned width,
-    unsigned shift, unsigned depth, unsigned y, uint16_t * out)
+unpack_row (const CqLayout * l, const uint8_t * data, size_t stride,
+    unsigned width, unsigned y, uint16_t * out)
 {
   const uint8_t *row = data + (size_t) y * stride;
-  const uint16_t mask = (uint16_t) ((1u << depth) - 1);
   size_t x;
 
-  for (x = 0; x < width; x++) {
-    uint16_t word;
+  if (l->kind == CQ_LAYOUT_GRAY16) {
+    const unsigned shift = l->shift;
+    const uint16_t mask = (uint16_t) ((1u << l->depth) - 1);
 
-    memcpy (&word, row + 2 * x, 2);     /* little-endian host (x86-64) */
-    out[x] = (uint16_t) (word >> shift) & mask;
+    for (x = 0; x < width; x++) {
+      uint16_t word;
+
+      memcpy (&word, row + 2 * x, 2);   /* little-endian host (x86-64) */
+      out[x] = (uint16_t) (word >> shift) & mask;
+    }
+  } else {
+    const size_t ps = l->pixel_stride;
+
+    for (x = 0; x < width; x++) {
+      const uint8_t *p = row + x * ps;
+
+      out[x] = (uint16_t) cq_gray_rgb8 (p[l->r_offset], p[l->g_offset],
+          p[l->b_offset]);
+    }
   }
 }
 
 void
-CQ_SIMD_FN (cq_simd_sharpness16) (const uint8_t * data, size_t stride,
-    unsigned shift, unsigned depth, unsigned width, unsigned height,
+CQ_SIMD_FN (cq_simd_sharpness_rows) (const CqLayout * layout,
+    const uint8_t * data, size_t stride, unsigned width, unsigned height,
     unsigned y0, unsigned y1, unsigned metrics, unsigned __int128 * usum,
     __int128 * lap_sum, uint64_t * hist, uint16_t * rows)
 {
   const int bytes = 2;
-  const uint64_t m = (1u << depth) - 1;
+  const uint64_t m = layout->kind == CQ_LAYOUT_GRAY16 ?
+      (1u << layout->depth) - 1 : 255;
   /* Tenengrad's 2 (4 m)² is the largest term a lane adds a vector */
   const unsigned chunk = (unsigned) (UINT32_MAX / (32 * m * m));
   const size_t rw = (size_t) width + 8;
@@ -288,7 +303,7 @@ CQ_SIMD_FN (cq_simd_sharpness16) (const uint8_t * data, size_t stride,
       unsigned slot = (unsigned) want[k] % 3;
 
       if (held[slot] != want[k]) {
-        unpack_row16 (data, stride, width, shift, depth, (unsigned) want[k],
+        unpack_row (layout, data, stride, width, (unsigned) want[k],
             rows + slot * rw);
         held[slot] = want[k];
       }

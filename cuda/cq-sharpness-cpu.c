@@ -112,9 +112,9 @@ band_run (void *user_data)
     return NULL;
   }
   if (cpu->simd) {
-    cpu->simd->sharpness16 (b->data, b->stride, cpu->layout.shift,
-        cpu->layout.depth, cpu->width, h, b->y0, b->y1, metrics, b->usum,
-        &b->lap_sum, b->hist, (uint16_t *) b->rows);
+    cpu->simd->sharpness_rows (&cpu->layout, b->data, b->stride, cpu->width,
+        h, b->y0, b->y1, metrics, b->usum, &b->lap_sum, b->hist,
+        (uint16_t *) b->rows);
     return NULL;
   }
   load_row (cpu, b->data, b->stride, (int) b->y0 - 1, up);
@@ -222,9 +222,8 @@ cq_sharpness_cpu_new (const CqLayout * layout, unsigned width,
   cpu->metrics = metrics;
   cpu->n_threads = n_threads;
   cpu->hist_bins = cq_sharpness_hist_bins (layout);
-  if ((layout->kind == CQ_LAYOUT_GRAY8 && layout->depth == 8) ||
-      (layout->kind == CQ_LAYOUT_GRAY16 &&
-          layout->depth <= CQ_CPU_SIMD_SHARPNESS_DEPTH))
+  if (layout->kind != CQ_LAYOUT_GRAY16 ||
+      layout->depth <= CQ_CPU_SIMD_SHARPNESS_DEPTH)
     cpu->simd = cq_cpu_simd_kernels ();
   cpu->bands = calloc (n_threads, sizeof (Band));
   if (!cpu->bands)
@@ -241,7 +240,7 @@ cq_sharpness_cpu_new (const CqLayout * layout, unsigned width,
     b->y0 = (unsigned) ((uint64_t) height * i / n_threads);
     b->y1 = (unsigned) ((uint64_t) height * (i + 1) / n_threads);
     /* 3 rows of width + 3 int32 values (the plain C), or of width + 8
-     * 16-bit ones (sharpness16) */
+     * 16-bit ones (sharpness_rows) */
     b->rows = malloc (3 * ((size_t) width + 8) * sizeof (int32_t));
     if (!b->rows)
       goto oom;

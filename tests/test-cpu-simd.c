@@ -3,11 +3,12 @@
  * =avx2 and unset (the best the CPU runs), forced through the dispatch, and
  * the SSIM sums (the double's bits, Σ (a - b)², MS-SSIM's five sums) and
  * the sharpness scores (the doubles' bits) must be identical: every window,
- * 8-bit planes and 10, 12 and 16-bit ones, random sizes around the vector
- * widths, chunks, strips and band splits, row strides with padding,
- * unaligned rows, 1 to 3 threads, random, extreme (0 against the largest
- * value, salt and pepper) and smooth content, and a plane set mixing
- * 8-bit planes the kernels read from the frames with one they do not. Where the CPU has no AVX2 (or the build no kernels) the
+ * 8-bit planes and 10, 12 and 16-bit ones (sharpness: RGB too), random
+ * sizes around the vector widths, chunks, strips and band splits, row
+ * strides with padding, unaligned rows, 1 to 3 threads, random, extreme (0
+ * against the largest value, salt and pepper) and smooth content, and a
+ * plane set mixing 8-bit planes the kernels read from the frames with one
+ * they do not. Where the CPU has no AVX2 (or the build no kernels) the
  * comparisons still run, plain against plain, and say so.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -228,14 +229,24 @@ static void
 sharpness_case (unsigned metrics, unsigned w, unsigned h, size_t pad,
     unsigned threads, int kind, unsigned depth)
 {
+  /* depth 24: RGB (3 bytes a pixel), 32: BGRx */
   CqLayout layout = { CQ_LAYOUT_GRAY8, 8, 0, 0, 0, 0, 0 };
-  size_t stride = (size_t) w * (depth > 8 ? 2 : 1) + pad;
+  size_t stride = (size_t) w * (depth == 32 ? 4 : depth == 24 ? 3 :
+      depth > 8 ? 2 : 1) + pad;
   uint8_t *f = malloc (stride * h);
   double scores[N_LEVELS][CQ_METRIC_COUNT];
   CqError err;
   unsigned l, k;
 
-  if (depth > 8) {
+  if (depth >= 24) {
+    CqLayout rgb = { CQ_LAYOUT_RGB8, 8, 0, depth / 8, 0, 1, 2 };
+
+    if (depth == 32) {
+      rgb.r_offset = 2;
+      rgb.b_offset = 0;
+    }
+    layout = rgb;
+  } else if (depth > 8) {
     layout.kind = CQ_LAYOUT_GRAY16;
     layout.depth = depth;
     layout.shift = 16 - depth;
@@ -366,6 +377,11 @@ main (void)
   sharpness_case (CQ_METRIC_ALL, 1920, 1080, 0, 2, 0, 8);
   sharpness_case (CQ_METRIC_ALL, 1920, 1080, 32, 1, 2, 8);
   sharpness_case (CQ_METRIC_DEFAULT, 4100, 64, 0, 1, 2, 8);
+  /* RGB and BGRx, converted to gray by the kernels */
+  for (i = 0; i < 40; i++)
+    sharpness_case (i % 2 ? CQ_METRIC_ALL : CQ_METRIC_DEFAULT,
+        1 + next () % 300, 1 + next () % 60, next () % 9, 1 + next () % 3,
+        next () % 4, i % 4 < 2 ? 24 : 32);
   /* the largest 12-bit terms: salt and pepper of 0 and 4095 */
   sharpness_case (CQ_METRIC_ALL, 1920, 40, 0, 1, 2, 12);
   sharpness_case (CQ_METRIC_ALL, 4100, 24, 0, 2, 2, 10);
