@@ -108,6 +108,11 @@ typedef struct
       size_t stride, unsigned width, unsigned height, unsigned y0,
       unsigned y1, unsigned metrics, unsigned __int128 * usum,
       __int128 * lap_sum, uint64_t * hist, uint16_t * rows);
+  /* A row of width RGB8 pixels, stride bytes apart, as cq_gray_rgb8's gray
+   * values. */
+  void (*gray_rgb8_row) (const uint8_t * row, unsigned stride,
+      unsigned r_offset, unsigned g_offset, unsigned b_offset,
+      unsigned width, uint16_t * out);
 } CqSimdKernels;
 
 /* The kernels to use, or NULL for the plain C. */
@@ -157,7 +162,10 @@ size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
   void cq_simd_sharpness_rows_##suffix (const CqLayout * layout, \
       const uint8_t * data, size_t stride, unsigned width, unsigned height, \
       unsigned y0, unsigned y1, unsigned metrics, unsigned __int128 * usum, \
-      __int128 * lap_sum, uint64_t * hist, uint16_t * rows);
+      __int128 * lap_sum, uint64_t * hist, uint16_t * rows); \
+  void cq_simd_gray_rgb8_row_##suffix (const uint8_t * row, unsigned stride, \
+      unsigned r_offset, unsigned g_offset, unsigned b_offset, \
+      unsigned width, uint16_t * out);
 
 CQ_CPU_SIMD_DECLARE (avx2)
 CQ_CPU_SIMD_DECLARE (avx512)

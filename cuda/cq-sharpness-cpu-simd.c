@@ -264,14 +264,8 @@ unpack_row (const CqLayout * l, const uint8_t * data, size_t stride,
       out[x] = (uint16_t) (word >> shift) & mask;
     }
   } else {
-    const size_t ps = l->pixel_stride;
-
-    for (x = 0; x < width; x++) {
-      const uint8_t *p = row + x * ps;
-
-      out[x] = (uint16_t) cq_gray_rgb8 (p[l->r_offset], p[l->g_offset],
-          p[l->b_offset]);
-    }
+    CQ_SIMD_FN (cq_simd_gray_rgb8_row) (row, l->pixel_stride, l->r_offset,
+        l->g_offset, l->b_offset, width, out);
   }
 }
 

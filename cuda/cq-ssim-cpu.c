@@ -117,7 +117,8 @@ row_sse (const uint16_t * da, const uint16_t * db, unsigned w)
 
 /* Phase 1: unpack the band's rows of both frames and sum (a - b)². Packed
  * 16-bit words (GRAY16 with a sample stride of 2: P010's and GRAY16's
- * luma) and 8-bit samples take loops the compiler vectorises. */
+ * luma) and 8-bit samples take loops the compiler vectorises, RGB the
+ * vectorised kernels' conversion where the CPU has them (the same values). */
 static void
 band_unpack (CqSsimBand * band)
 {
@@ -157,6 +158,11 @@ band_unpack (CqSsimBand * band)
         da[x] = ra[(size_t) x * ss];
         db[x] = rb[(size_t) x * ss];
       }
+    } else if (l->kind == CQ_LAYOUT_RGB8 && band->cpu->simd) {
+      band->cpu->simd->gray_rgb8_row (ra - p->offset, ss, l->r_offset,
+          l->g_offset, l->b_offset, w, da);
+      band->cpu->simd->gray_rgb8_row (rb - p->offset, ss, l->r_offset,
+          l->g_offset, l->b_offset, w, db);
     } else {
       for (x = 0; x < w; x++) {
         da[x] = (uint16_t) fetch_sample (p, ra - p->offset, x);

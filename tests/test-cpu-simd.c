@@ -80,7 +80,8 @@ ssim_case (CqSsimWindow window, unsigned w, unsigned h, size_t pad,
     unsigned offset, unsigned threads, int kind_a, int kind_b,
     unsigned depth, int msssim)
 {
-  const unsigned bytes = depth > 8 ? 2 : 1;
+  /* depth 24: RGB (3 bytes a pixel), 32: BGRx */
+  const unsigned bytes = depth >= 24 ? depth / 8 : depth > 8 ? 2 : 1;
   size_t stride = (size_t) w * bytes + offset + pad;
   uint8_t *a = malloc (stride * h), *b = malloc (stride * h);
   CqSsimPlaneSums sums[N_LEVELS];
@@ -91,7 +92,14 @@ ssim_case (CqSsimWindow window, unsigned w, unsigned h, size_t pad,
   fill (a, h, stride, kind_a, 0);
   fill (b, h, stride, kind_b, 255);
   p = cq_test_gray8_plane (w, h);
-  if (depth > 8) {
+  if (depth >= 24) {
+    CqLayout rgb = { CQ_LAYOUT_RGB8, 8, 0, bytes, depth == 32 ? 2 : 0, 1,
+      depth == 32 ? 0 : 2
+    };
+
+    p.layout = rgb;
+    p.sample_stride = bytes;
+  } else if (depth > 8) {
     p.layout.kind = CQ_LAYOUT_GRAY16;
     p.layout.depth = depth;
     p.layout.shift = 16 - depth;
@@ -344,6 +352,12 @@ main (void)
     ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 2, 2, 16, 0);
     ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 1, 1, 16, 0);
   }
+  /* RGB and BGRx planes (converted to gray by the kernels), every window */
+  for (i = 0; i < 30; i++)
+    ssim_case (i % 3 == 0 ? CQ_SSIM_GAUSS11 : i % 3 == 1 ? CQ_SSIM_BOX8 :
+        CQ_SSIM_FFMPEG, 11 + next () % 300, 11 + next () % 50, next () % 9,
+        next () % 4, 1 + next () % 3, next () % 4, next () % 4,
+        i % 2 ? 24 : 32, 0);
   /* MS-SSIM after each window (its first scale from the frames, or the
    * unpacked rows; gauss11's from the SSIM pass), odd sizes on the way */
   for (i = 0; i < 18; i++)

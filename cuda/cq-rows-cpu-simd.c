@@ -1,0 +1,64 @@
+/* cudaquality compute library: RGB rows as gray values, vectorised.
+ *
+ * Compiled once per instruction set (see cq-cpu-simd-vec.h). V pixels a
+ * vector, each pixel's 4 bytes from one gather, its R, G and B bytes by
+ * shifts, then cq_gray_rgb8's (299 R + 587 G + 114 B + 500) / 1000. The
+ * quotient comes from a float division, truncated: the dividend is an exact
+ * float below 2^18, and a quotient at least 1/1000 from the next integer
+ * cannot round up to it (the floats near 256 are 2^-15 apart), so it is the
+ * integer division's, bit for bit (checked for every dividend up to
+ * 300,000).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cq-cpu-simd.h"
+#include "cq-cpu-simd-vec.h"
+#include "cq-local.h"
+
+/* 4 bytes at base + idx[lane], a lane each */
+static inline vi
+gather32 (const uint8_t * base, vi idx)
+{
+#if V == 8
+  return (vi) _mm256_i32gather_epi32 ((const int *) base, (__m256i) idx, 1);
+#else
+  return (vi) _mm512_i32gather_epi32 ((__m512i) idx, base, 1);
+#endif
+}
+
+void
+CQ_SIMD_FN (cq_simd_gray_rgb8_row) (const uint8_t * row, unsigned stride,
+    unsigned r_offset, unsigned g_offset, unsigned b_offset, unsigned width,
+    uint16_t * out)
+{
+  const vi lane = (vi) {
+    0, 1, 2, 3, 4, 5, 6, 7,
+#if V == 16
+    8, 9, 10, 11, 12, 13, 14, 15
+#endif
+  };
+  const vi rs = splat (8 * (int32_t) r_offset);
+  const vi gs = splat (8 * (int32_t) g_offset);
+  const vi bs = splat (8 * (int32_t) b_offset);
+  unsigned x = 0, l;
+
+  /* a gather reads 4 bytes a pixel: stop before the row's last pixel where
+   * a pixel has fewer */
+  for (; x + V + (stride < 4) <= width; x += V) {
+    vi word = gather32 (row, (lane + (int32_t) x) * (int32_t) stride);
+    vi r = (vi) ((vu) word >> (vu) rs) & 255;
+    vi g = (vi) ((vu) word >> (vu) gs) & 255;
+    vi b = (vi) ((vu) word >> (vu) bs) & 255;
+    vi v = 299 * r + 587 * g + 114 * b + 500;
+    vf q = __builtin_convertvector (v, vf) / 1000.0f;
+    vi gray = __builtin_convertvector (q, vi);
+
+    for (l = 0; l < V; l++)
+      out[x + l] = (uint16_t) gray[l];
+  }
+  for (; x < width; x++) {
+    const uint8_t *p = row + (size_t) x * stride;
+
+    out[x] = (uint16_t) cq_gray_rgb8 (p[r_offset], p[g_offset], p[b_offset]);
+  }
+}
