@@ -117,6 +117,23 @@ cvtf_hi (vf v)
 CQ_SIMD_LOAD_STORE (vi, int32_t, ld32, st32)
 CQ_SIMD_LOAD_STORE (vd, double, ldd, stdd)
 
+/* lanes of doubles in pairs over x ‖ y: (x0 + x1, x2 + x3, ..., y0 + y1,
+ * ...) */
+typedef int64_t vdl __attribute__ ((vector_size (4 * V)));
+
+static inline vd
+pairs_d (vd x, vd y)
+{
+#if V == 8
+  const vdl even = { 0, 2, 4, 6 }, odd = { 1, 3, 5, 7 };
+#else
+  const vdl even = { 0, 2, 4, 6, 8, 10, 12, 14 };
+  const vdl odd = { 1, 3, 5, 7, 9, 11, 13, 15 };
+#endif
+
+  return __builtin_shuffle (x, y, even) + __builtin_shuffle (x, y, odd);
+}
+
 static inline vi
 splat (int32_t x)
 {

@@ -67,7 +67,8 @@ typedef struct
   unsigned t0, t1;              /* window rows [t0, t1) */
   unsigned sse_y1;              /* 8-bit: Σ (a - b)² of rows [t0, sse_y1) */
   const double *gauss;          /* the 11 weights */
-  double c1, c2;                /* gauss11: C1, C2; box8: 4096 C1, 4032 C2 */
+  double c1, c2;                /* gauss11: C1, C2; box8: 4096 C1, 4032 C2;
+                                 * ffmpeg: FFmpeg's integer constants */
   int cs;                       /* also Σ contrast-structure (MS-SSIM) */
   void *scratch;                /* cq_cpu_simd_gauss_scratch () bytes, or
                                  * cq_cpu_simd_box8_u16_scratch () */
@@ -92,9 +93,12 @@ typedef struct
    * their strides, width, samples) into out_a and out_b. */
   void (*ssim_ms_down) (const CqSimdPlaneBand * band, unsigned y0,
       unsigned y1, double *out_a, double *out_b);
-  /* Σ local SSIM of the band's box8 windows over unpacked 16-bit rows
-   * (samples CQ_SIMD_SAMPLES_U16, any depth), as band_box8 adds them. */
+  /* Σ local SSIM of the band's box8 (ffmpeg) windows over unpacked 16-bit
+   * rows (samples CQ_SIMD_SAMPLES_U16, any depth), as band_box8
+   * (band_ffmpeg) adds them; ffmpeg's t0, t1 are block rows, c1, c2 its
+   * integer constants. */
   double (*ssim_box8_u16) (const CqSimdPlaneBand * band);
+  double (*ssim_ffmpeg_u16) (const CqSimdPlaneBand * band);
   /* Sharpness sums of rows [y0, y1) of an 8-bit frame, added to usum[]
    * (CQ_SUM_* order; usum[CQ_SUM_LAP] unused), *lap_sum and hist (NULL
    * unless entropy is measured). */
@@ -122,7 +126,8 @@ const CqSimdKernels *cq_cpu_simd_kernels (void);
 size_t cq_cpu_simd_ssim_scratch (unsigned max_width);
 
 /* Bytes of CqSimdPlaneBand.scratch for gauss11 (the same for every
- * plane), and for box8 on unpacked rows of planes up to max_height rows. */
+ * plane), and for box8 on unpacked rows of planes up to max_height rows
+ * (ffmpeg's: cq_cpu_simd_ssim_scratch ()). */
 size_t cq_cpu_simd_gauss_scratch (void);
 size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
 
@@ -155,6 +160,7 @@ size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
   void cq_simd_ssim_ms_down_##suffix (const CqSimdPlaneBand * band, \
       unsigned y0, unsigned y1, double *out_a, double *out_b); \
   double cq_simd_ssim_box8_u16_##suffix (const CqSimdPlaneBand * band); \
+  double cq_simd_ssim_ffmpeg_u16_##suffix (const CqSimdPlaneBand * band); \
   void cq_simd_sharpness_##suffix (const uint8_t * data, size_t stride, \
       unsigned width, unsigned height, unsigned y0, unsigned y1, \
       unsigned metrics, unsigned __int128 * usum, __int128 * lap_sum, \

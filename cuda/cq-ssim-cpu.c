@@ -590,12 +590,13 @@ band_ms_down_simd (CqSsimBand * band)
       band->ms_next_b);
 }
 
-/* box8 windows of band_unpack's rows with the vectorised kernel (planes it
- * does not read straight from the frames). */
+/* box8 and ffmpeg windows of band_unpack's rows with the vectorised kernels
+ * (planes they do not read straight from the frames). */
 static void
-band_box8_simd (CqSsimBand * band)
+band_u16_simd (CqSsimBand * band)
 {
   const CqSsimPlane *p = band->plane;
+  const int box8 = band->cpu->window == CQ_SSIM_BOX8;
   const double peak = cq_ssim_peak (p);
   CqSimdPlaneBand s;
 
@@ -606,11 +607,15 @@ band_box8_simd (CqSsimBand * band)
   s.ref_stride = s.dist_stride = p->width;
   s.width = p->width;
   s.height = p->height;
-  band_range (p->height - 7, band->index, band->cpu->n_threads, &s.t0, &s.t1);
-  s.c1 = 4096.0 * (0.01 * peak) * (0.01 * peak);
-  s.c2 = 4032.0 * (0.03 * peak) * (0.03 * peak);
+  band_range (box8 ? p->height - 7 : p->height / 4 - 1, band->index,
+      band->cpu->n_threads, &s.t0, &s.t1);
+  s.c1 = box8 ? 4096.0 * (0.01 * peak) * (0.01 * peak) :
+      (double) CQ_SSIM_FFMPEG_C1 ((int64_t) peak);
+  s.c2 = box8 ? 4032.0 * (0.03 * peak) * (0.03 * peak) :
+      (double) CQ_SSIM_FFMPEG_C2 ((int64_t) peak);
   s.scratch = band->simd_scratch;
-  band->ssim_sum = band->cpu->simd->ssim_box8_u16 (&s);
+  band->ssim_sum = box8 ? band->cpu->simd->ssim_box8_u16 (&s) :
+      band->cpu->simd->ssim_ffmpeg_u16 (&s);
 }
 
 /* Allocates the bands' gauss11 scratch. */
@@ -839,9 +844,9 @@ cq_ssim_cpu_measure (CqSsimCpu * cpu, const void *const *ref,
       run_bands (cpu, band_gauss11_simd);
     } else if (use_simd (cpu, &cpu->planes[i])) {
       run_bands (cpu, band_simd);
-    } else if (cpu->simd && cpu->window == CQ_SSIM_BOX8) {
+    } else if (cpu->simd) {
       run_bands (cpu, band_unpack);
-      run_bands (cpu, band_box8_simd);
+      run_bands (cpu, band_u16_simd);
     } else {
       run_bands (cpu, band_unpack);
       run_bands (cpu, windows);

@@ -343,16 +343,6 @@ CQ_SIMD_FN (cq_simd_ssim_gauss11) (const CqSimdPlaneBand * b,
 
 /* ---- MS-SSIM's 2x2 averages ---- */
 
-#if V == 8
-#define EVEN_D { 0, 2, 4, 6 }
-#define ODD_D { 1, 3, 5, 7 }
-#else
-#define EVEN_D { 0, 2, 4, 6, 8, 10, 12, 14 }
-#define ODD_D { 1, 3, 5, 7, 9, 11, 13, 15 }
-#endif
-
-typedef int64_t vdl __attribute__ ((vector_size (4 * V)));
-
 /* 2D samples from x of a row as doubles: lanes [0, D) in *lo, [D, 2D) in
  * *hi. */
 static inline void
@@ -392,14 +382,11 @@ sample_at (CqSimdSamples kind, const void *row, size_t x)
 static inline vd
 down2 (CqSimdSamples kind, const void *r0, const void *r1, size_t x)
 {
-  const vdl even = EVEN_D, odd = ODD_D;
-  vd lo0, hi0, lo1, hi1, ab, cd;
+  vd lo0, hi0, lo1, hi1;
 
   load_pair (kind, r0, x, &lo0, &hi0);
   load_pair (kind, r1, x, &lo1, &hi1);
-  ab = __builtin_shuffle (lo0, hi0, even) + __builtin_shuffle (lo0, hi0, odd);
-  cd = __builtin_shuffle (lo1, hi1, even) + __builtin_shuffle (lo1, hi1, odd);
-  return (ab + cd) * 0.25;
+  return (pairs_d (lo0, hi0) + pairs_d (lo1, hi1)) * 0.25;
 }
 
 GAUSS_INLINE void

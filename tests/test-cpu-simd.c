@@ -345,9 +345,10 @@ main (void)
     ssim_case (CQ_SSIM_GAUSS11, 300 + i, 40 + i, 0, 0, 2, 2, 2, 8, 0);
     ssim_case (CQ_SSIM_GAUSS11, 300 + i, 40 + i, 0, 0, 2, 2, 2, 16, 0);
   }
-  /* box8 on unpacked rows (and 8-bit planes), sizes around the vector
-   * widths and the strips */
+  /* box8 and ffmpeg on unpacked rows (and 8-bit planes), sizes around the
+   * vector widths and the strips */
   ssim_sweep (CQ_SSIM_BOX8, 8, 30, 8, 20, 30, 600, 100);
+  ssim_sweep (CQ_SSIM_FFMPEG, 8, 40, 8, 20, 30, 600, 100);
   for (i = 0; i < 3; i++) {
     ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 2, 2, 16, 0);
     ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 1, 1, 16, 0);

@@ -1,5 +1,5 @@
-/* cudaquality compute library: box8 windows of unpacked 16-bit rows (10, 12
- * and 16-bit planes, interleaved chroma, RGB), vectorised.
+/* cudaquality compute library: box8 and ffmpeg windows of unpacked 16-bit
+ * rows (10, 12 and 16-bit planes, interleaved chroma, RGB), vectorised.
  *
  * Compiled once per instruction set (see cq-cpu-simd-vec.h). band_box8 of
  * cq-ssim-cpu.c sums in int64; every sum and integer term of a window stays
@@ -13,7 +13,11 @@
  *  - sums of 2 neighbouring columns, then a window's 8 columns as 4 of
  *    those;
  *  - the expression, and the row's sum, carried from strip to strip.
- * The 8-bit planes the frames give straight have their own kernel
+ * ffmpeg's window is the same idea: the 4x4 block sums and a window's four
+ * blocks as exact doubles, a lane a block; its integer terms (below 2^46)
+ * converted to float exactly as the plain C converts its int64s, then
+ * cq_ssim_ffmpeg_local's float operations lane by lane.
+ * The 8-bit planes the frames give straight have their own kernels
  * (cq-ssim-cpu-simd.c).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -146,5 +150,125 @@ CQ_SIMD_FN (cq_simd_ssim_box8_u16) (const CqSimdPlaneBand * b)
   }
   for (t = 0; t < rows; t++)
     sum += row[t];
+  return sum;
+}
+
+/* ---- ffmpeg: 8x8 windows on the 4-sample grid ---- */
+
+/* floats, one a double of vd */
+typedef float vfh __attribute__ ((vector_size (2 * V)));
+
+/* The 4x4 block sums of block row by into blocks[q * bw + bx] (q: Σa, Σb,
+ * Σa² + Σb², Σab), for the first n4 blocks and up to D - 1 more (zeros past
+ * the plane); exact. */
+static void
+ffmpeg_blocks (const CqSimdPlaneBand * b, unsigned by, unsigned n4,
+    double *blocks, size_t bw)
+{
+  unsigned bx, j, i, q;
+
+  for (bx = 0; bx < n4; bx += D) {
+    vd blk[4] = { };
+
+    if (4 * (bx + D) <= b->width) {
+      for (j = 0; j < 4; j++) {
+        const size_t y = 4 * (size_t) by + j;
+        const uint16_t *ra = (const uint16_t *) b->ref + y * b->ref_stride +
+            4 * bx;
+        const uint16_t *rb = (const uint16_t *) b->dist +
+            y * b->dist_stride + 4 * bx;
+        vd qv[4][4];
+
+        /* 4 D columns: vectors of D, their quantities */
+        for (i = 0; i < 4; i++) {
+          vd a = ld16d (ra + i * D), bb = ld16d (rb + i * D);
+
+          qv[0][i] = a;
+          qv[1][i] = bb;
+          qv[2][i] = a * a + bb * bb;
+          qv[3][i] = a * bb;
+        }
+        /* columns in pairs, then pairs in pairs: D blocks' row sums */
+        for (q = 0; q < 4; q++)
+          blk[q] += pairs_d (pairs_d (qv[q][0], qv[q][1]),
+              pairs_d (qv[q][2], qv[q][3]));
+      }
+    } else {
+      double t[4][D];
+      unsigned l;
+
+      for (q = 0; q < 4; q++)
+        for (l = 0; l < D; l++)
+          t[q][l] = 0.0;
+      for (l = 0; l < D && 4 * (bx + l) + 4 <= b->width; l++)
+        for (j = 0; j < 4; j++) {
+          const size_t y = 4 * (size_t) by + j;
+          const uint16_t *ra = (const uint16_t *) b->ref +
+              y * b->ref_stride + 4 * (bx + l);
+          const uint16_t *rb = (const uint16_t *) b->dist +
+              y * b->dist_stride + 4 * (bx + l);
+
+          for (i = 0; i < 4; i++) {
+            double a = ra[i], bb = rb[i];
+
+            t[0][l] += a;
+            t[1][l] += bb;
+            t[2][l] += a * a + bb * bb;
+            t[3][l] += a * bb;
+          }
+        }
+      for (q = 0; q < 4; q++)
+        blk[q] = ldd (t[q]);
+    }
+    for (q = 0; q < 4; q++)
+      stdd (blocks + q * bw + bx, blk[q]);
+  }
+}
+
+double
+CQ_SIMD_FN (cq_simd_ssim_ffmpeg_u16) (const CqSimdPlaneBand * b)
+{
+  const unsigned w4 = b->width / 4, n = w4 - 1;
+  const size_t bw = ((size_t) w4 + 2 * D + 7) & ~(size_t) 7;
+  double *top = (double *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
+  double *bottom = top + 4 * bw, *tmp;
+  const vd c1 = (vd) { } + b->c1, c2 = (vd) { } + b->c2;
+  double sum = 0.0;
+  unsigned by, x, q, l;
+
+  if (b->t0 >= b->t1)
+    return 0.0;
+  /* the last windows' lanes past the plane read zeros */
+  memset (top, 0, 8 * bw * sizeof (double));
+  ffmpeg_blocks (b, b->t0, w4, top, bw);
+  for (by = b->t0; by < b->t1; by++) {
+    double row = 0.0;
+
+    ffmpeg_blocks (b, by + 1, w4, bottom, bw);
+    for (x = 0; x < n; x += D) {
+      const unsigned end = n - x < D ? n - x : D;
+      vd s[4], vars, covar;
+      vfh f1, f2, f3, f4, val;
+
+      for (q = 0; q < 4; q++)
+        s[q] = ldd (top + q * bw + x) + ldd (top + q * bw + x + 1) +
+            ldd (bottom + q * bw + x) + ldd (bottom + q * bw + x + 1);
+      /* cq_ssim_ffmpeg_local: its int64 terms (exact here), each converted
+       * to float once, then its float operations */
+      vars = s[2] * 64.0 - s[0] * s[0] - s[1] * s[1];
+      covar = s[3] * 64.0 - s[0] * s[1];
+      f1 = __builtin_convertvector (2.0 * s[0] * s[1] + c1, vfh);
+      f2 = __builtin_convertvector (2.0 * covar + c2, vfh);
+      f3 = __builtin_convertvector (s[0] * s[0] + s[1] * s[1] + c1, vfh);
+      f4 = __builtin_convertvector (vars + c2, vfh);
+      val = f1 * f2 / (f3 * f4);
+      for (l = 0; l < end; l++)
+        row += val[l];
+    }
+    sum += row;
+    tmp = top;
+    top = bottom;
+    bottom = tmp;
+  }
   return sum;
 }
