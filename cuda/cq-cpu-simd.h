@@ -16,9 +16,10 @@
  * sample) straight from the frames, where every intermediate of the SSIM
  * expressions fits in 32 bits. gauss11 works in doubles as the plain C
  * does: on 8-bit planes straight from the frames, on others from the plain
- * C's unpacked 16-bit rows, and on MS-SSIM's scales. box8 on the unpacked
- * rows (other depths and layouts) keeps its integers as exact doubles. The
- * ffmpeg window and sharpness of other layouts and depths run the plain C.
+ * C's unpacked 16-bit rows, and on MS-SSIM's scales. box8 and ffmpeg on
+ * the unpacked rows (other depths and layouts) keep their integers as exact
+ * doubles. Sharpness takes 10 to 12-bit and RGB frames through rows
+ * unpacked to 16-bit values; 16-bit sharpness runs the plain C.
  *
  * CQ_CPU_SIMD in the environment, read when a measure object is created:
  * "none" (or "0") forces the plain C, "avx2" caps at AVX2; unset or anything
