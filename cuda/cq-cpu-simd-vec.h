@@ -55,6 +55,19 @@ ld16 (const uint16_t * p)
 #endif
 }
 
+/* V / 2 16-bit values from p, converted to double (exact) */
+static inline vd
+ld16d (const uint16_t * p)
+{
+#if V == 8
+  return (vd) _mm256_cvtepi32_pd (_mm_cvtepu16_epi32 (_mm_loadl_epi64
+          ((const __m128i *) p)));
+#else
+  return (vd) _mm512_cvtepi32_pd (_mm256_cvtepu16_epi32 (_mm_loadu_si128
+          ((const __m128i *) p)));
+#endif
+}
+
 /* lanes [0, V/2) and [V/2, V) of v, converted to double (exact) */
 static inline vd
 cvt_lo (vi v)

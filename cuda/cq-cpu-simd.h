@@ -1,8 +1,8 @@
 /* cudaquality compute library: vectorised kernels of the CPU backend.
  *
  * The same kernels (cq-ssim-cpu-simd.c, cq-ssim-gauss-cpu-simd.c,
- * cq-sharpness-cpu-simd.c, written with GCC vector extensions) are compiled
- * twice on x86-64: with AVX2 and 8 32-bit lanes, and with AVX-512 and 16.
+ * cq-ssim-u16-cpu-simd.c, cq-sharpness-cpu-simd.c, cq-rows-cpu-simd.c,
+ * written with GCC vector extensions) are compiled twice on x86-64: with AVX2 and 8 32-bit lanes, and with AVX-512 and 16.
  * cq_cpu_simd_kernels () picks, at run time, the widest set the CPU runs (and
  * CQ_CPU_SIMD allows), or none: then the plain C of cq-ssim-cpu.c and
  * cq-sharpness-cpu.c runs, which stays the definition.
@@ -48,7 +48,7 @@ typedef struct
   void *scratch;                /* cq_cpu_simd_ssim_scratch () bytes */
 } CqSimdSsimBand;
 
-/* Samples of a gauss11 band: 8-bit frames, the plain C's unpacked 16-bit
+/* Samples of a CqSimdPlaneBand: 8-bit frames, the plain C's unpacked 16-bit
  * rows, or doubles (MS-SSIM's scales). */
 typedef enum
 {
@@ -58,7 +58,7 @@ typedef enum
 } CqSimdSamples;
 
 /* One band of windows over a plane pair (or an MS-SSIM scale) of any
- * sample kind: gauss11's, and box8's on unpacked rows. */
+ * sample kind: gauss11's, and box8's and ffmpeg's on unpacked rows. */
 typedef struct
 {
   CqSimdSamples samples;

@@ -137,7 +137,6 @@ band_unpack (CqSsimBand * band)
 
     if (l->kind == CQ_LAYOUT_GRAY16 && ss == 2) {
       const unsigned shift = l->shift, mask = (1u << l->depth) - 1;
-
       size_t i;
 
       for (i = 0; i < w; i++) {
@@ -516,13 +515,27 @@ simd_source (const CqSsimBand * band, CqSimdPlaneBand * s)
   s->scratch = band->gauss_scratch;
 }
 
+/* A window's constants as its kernel takes them (CqSimdPlaneBand c1, c2). */
 static void
-simd_constants (const CqSsimBand * band, CqSimdPlaneBand * s)
+simd_constants (const CqSsimBand * band, CqSsimWindow window,
+    CqSimdPlaneBand * s)
 {
   const double peak = cq_ssim_peak (band->plane);
 
-  s->c1 = (0.01 * peak) * (0.01 * peak);
-  s->c2 = (0.03 * peak) * (0.03 * peak);
+  switch (window) {
+    case CQ_SSIM_GAUSS11:
+      s->c1 = (0.01 * peak) * (0.01 * peak);
+      s->c2 = (0.03 * peak) * (0.03 * peak);
+      break;
+    case CQ_SSIM_BOX8:
+      s->c1 = 4096.0 * (0.01 * peak) * (0.01 * peak);
+      s->c2 = 4032.0 * (0.03 * peak) * (0.03 * peak);
+      break;
+    default:
+      s->c1 = (double) CQ_SSIM_FFMPEG_C1 ((int64_t) peak);
+      s->c2 = (double) CQ_SSIM_FFMPEG_C2 ((int64_t) peak);
+      break;
+  }
 }
 
 /* gauss11 windows with the vectorised kernel (with the squared differences
@@ -537,7 +550,7 @@ band_gauss11_simd (CqSsimBand * band)
   uint64_t sse;
 
   simd_source (band, &s);
-  simd_constants (band, &s);
+  simd_constants (band, CQ_SSIM_GAUSS11, &s);
   band_range (h - 10, band->index, cpu->n_threads, &s.t0, &s.t1);
   s.sse_y1 = s.samples != CQ_SIMD_SAMPLES_U8 ? s.t0 :
       band->index + 1 == cpu->n_threads ? h : s.t1;
@@ -570,7 +583,7 @@ band_ms_gauss_simd (CqSsimBand * band)
   CqSimdPlaneBand s;
 
   simd_scale_source (band, &s);
-  simd_constants (band, &s);
+  simd_constants (band, CQ_SSIM_GAUSS11, &s);
   band_range (band->ms_h - 10, band->index, band->cpu->n_threads, &s.t0,
       &s.t1);
   s.cs = 1;
@@ -597,22 +610,12 @@ band_u16_simd (CqSsimBand * band)
 {
   const CqSsimPlane *p = band->plane;
   const int box8 = band->cpu->window == CQ_SSIM_BOX8;
-  const double peak = cq_ssim_peak (p);
   CqSimdPlaneBand s;
 
-  memset (&s, 0, sizeof (s));
-  s.samples = CQ_SIMD_SAMPLES_U16;
-  s.ref = band->a;
-  s.dist = band->b;
-  s.ref_stride = s.dist_stride = p->width;
-  s.width = p->width;
-  s.height = p->height;
+  simd_source (band, &s);
+  simd_constants (band, band->cpu->window, &s);
   band_range (box8 ? p->height - 7 : p->height / 4 - 1, band->index,
       band->cpu->n_threads, &s.t0, &s.t1);
-  s.c1 = box8 ? 4096.0 * (0.01 * peak) * (0.01 * peak) :
-      (double) CQ_SSIM_FFMPEG_C1 ((int64_t) peak);
-  s.c2 = box8 ? 4032.0 * (0.03 * peak) * (0.03 * peak) :
-      (double) CQ_SSIM_FFMPEG_C2 ((int64_t) peak);
   s.scratch = band->simd_scratch;
   band->ssim_sum = box8 ? band->cpu->simd->ssim_box8_u16 (&s) :
       band->cpu->simd->ssim_ffmpeg_u16 (&s);

@@ -63,6 +63,14 @@ typedef struct
   double *sums;                 /* NR rows x 4 quantities x SW */
 } GaussPass;
 
+/* bytes a sample of a kind takes */
+static inline size_t
+sample_bytes (CqSimdSamples kind)
+{
+  return kind == CQ_SIMD_SAMPLES_U8 ? 1 :
+      kind == CQ_SIMD_SAMPLES_U16 ? 2 : sizeof (double);
+}
+
 /* D samples of row r from x, as doubles (exact), in *va and *vb; zeros past
  * its width. Σ (a - b)² of 8-bit samples is added to *sse, lane by lane. */
 GAUSS_INLINE void
@@ -100,22 +108,10 @@ load_samples (const SampleRow * r, CqSimdSamples kind, unsigned x,
           *sse += d * d;
         return;
       }
-      case CQ_SIMD_SAMPLES_U16:{
-        const uint16_t *ra = (const uint16_t *) r->a + x;
-        const uint16_t *rb = (const uint16_t *) r->b + x;
-#if V == 8
-        *va = (vd) _mm256_cvtepi32_pd (_mm_cvtepu16_epi32 (_mm_loadl_epi64
-                ((const __m128i *) ra)));
-        *vb = (vd) _mm256_cvtepi32_pd (_mm_cvtepu16_epi32 (_mm_loadl_epi64
-                ((const __m128i *) rb)));
-#else
-        *va = (vd) _mm512_cvtepi32_pd (_mm256_cvtepu16_epi32 (_mm_loadu_si128
-                ((const __m128i *) ra)));
-        *vb = (vd) _mm512_cvtepi32_pd (_mm256_cvtepu16_epi32 (_mm_loadu_si128
-                ((const __m128i *) rb)));
-#endif
+      case CQ_SIMD_SAMPLES_U16:
+        *va = ld16d ((const uint16_t *) r->a + x);
+        *vb = ld16d ((const uint16_t *) r->b + x);
         return;
-      }
       case CQ_SIMD_SAMPLES_F64:
         *va = ldd ((const double *) r->a + x);
         *vb = ldd ((const double *) r->b + x);
@@ -241,8 +237,7 @@ chunk_rows (const GaussPass * p, CqSimdSamples kind,
 {
   const CqSimdPlaneBand *b = p->band;
   const unsigned n_blocks = (p->n_out + D - 1) / D;
-  const size_t es = kind == CQ_SIMD_SAMPLES_U8 ? 1 :
-      kind == CQ_SIMD_SAMPLES_U16 ? 2 : sizeof (double);
+  const size_t es = sample_bytes (kind);
   const int last = t + n >= b->t1;
   SampleRow rows[QR];
   double loc[NR][D], cs[NR][D];
@@ -393,8 +388,7 @@ GAUSS_INLINE void
 ms_down_rows (const CqSimdPlaneBand * b, CqSimdSamples kind,
     unsigned y0, unsigned y1, double *out_a, double *out_b)
 {
-  const size_t es = kind == CQ_SIMD_SAMPLES_U8 ? 1 :
-      kind == CQ_SIMD_SAMPLES_U16 ? 2 : sizeof (double);
+  const size_t es = sample_bytes (kind);
   const unsigned nw = b->width / 2;
   unsigned y, x, f;
 

@@ -32,19 +32,6 @@
  * block's loads reach past them */
 #define CW (S + 4 * D + 8)
 
-/* D samples of a 16-bit row from x, as doubles */
-static inline vd
-ld16d (const uint16_t * p)
-{
-#if V == 8
-  return (vd) _mm256_cvtepi32_pd (_mm_cvtepu16_epi32 (_mm_loadl_epi64
-          ((const __m128i *) p)));
-#else
-  return (vd) _mm512_cvtepi32_pd (_mm256_cvtepu16_epi32 (_mm_loadu_si128
-          ((const __m128i *) p)));
-#endif
-}
-
 /* Adds (sign 1) or subtracts (-1) row y's four quantities at columns
  * x0 ... x0 + nc - 1 to the strip's column sums cols[0 ... 3][0 ... nc - 1]
  * (rows of CW doubles). */
