@@ -72,16 +72,42 @@ fill (uint8_t * p, unsigned h, size_t stride, int kind, uint8_t v)
     }
 }
 
-/* A window's SSIM and, where msssim, MS-SSIM's five scales (gauss11):
- * 8-bit planes (read straight from the frames) or 16-bit words of depth
- * bits (from the plain C's unpacked rows). */
+/* Bytes a pixel and the layout of a case's "depth": 8 (GRAY8), 9 to 16
+ * (GRAY16, the value in the high bits), 24 (RGB) or 32 (BGRx). */
+static unsigned
+case_bytes (unsigned depth)
+{
+  return depth >= 24 ? depth / 8 : depth > 8 ? 2 : 1;
+}
+
+static CqLayout
+case_layout (unsigned depth)
+{
+  CqLayout l = { CQ_LAYOUT_GRAY8, 8, 0, 0, 0, 0, 0 };
+
+  if (depth >= 24) {
+    CqLayout rgb = { CQ_LAYOUT_RGB8, 8, 0, depth / 8, depth == 32 ? 2 : 0, 1,
+      depth == 32 ? 0 : 2
+    };
+
+    l = rgb;
+  } else if (depth > 8) {
+    l.kind = CQ_LAYOUT_GRAY16;
+    l.depth = depth;
+    l.shift = 16 - depth;
+  }
+  return l;
+}
+
+/* A window's SSIM and, where msssim, MS-SSIM's five scales (gauss11), for
+ * a plane of a case depth: 8-bit planes are read straight from the frames,
+ * the others from the plain C's unpacked rows. */
 static void
 ssim_case (CqSsimWindow window, unsigned w, unsigned h, size_t pad,
     unsigned offset, unsigned threads, int kind_a, int kind_b,
     unsigned depth, int msssim)
 {
-  /* depth 24: RGB (3 bytes a pixel), 32: BGRx */
-  const unsigned bytes = depth >= 24 ? depth / 8 : depth > 8 ? 2 : 1;
+  const unsigned bytes = case_bytes (depth);
   size_t stride = (size_t) w * bytes + offset + pad;
   uint8_t *a = malloc (stride * h), *b = malloc (stride * h);
   CqSsimPlaneSums sums[N_LEVELS];
@@ -92,19 +118,8 @@ ssim_case (CqSsimWindow window, unsigned w, unsigned h, size_t pad,
   fill (a, h, stride, kind_a, 0);
   fill (b, h, stride, kind_b, 255);
   p = cq_test_gray8_plane (w, h);
-  if (depth >= 24) {
-    CqLayout rgb = { CQ_LAYOUT_RGB8, 8, 0, bytes, depth == 32 ? 2 : 0, 1,
-      depth == 32 ? 0 : 2
-    };
-
-    p.layout = rgb;
-    p.sample_stride = bytes;
-  } else if (depth > 8) {
-    p.layout.kind = CQ_LAYOUT_GRAY16;
-    p.layout.depth = depth;
-    p.layout.shift = 16 - depth;
-    p.sample_stride = 2;
-  }
+  p.layout = case_layout (depth);
+  p.sample_stride = bytes;
   for (l = 0; l < N_LEVELS; l++) {
     const void *ra[1] = { a + offset }, *rb[1] = { b + offset };
     size_t st[1] = { stride };
@@ -237,28 +252,13 @@ static void
 sharpness_case (unsigned metrics, unsigned w, unsigned h, size_t pad,
     unsigned threads, int kind, unsigned depth)
 {
-  /* depth 24: RGB (3 bytes a pixel), 32: BGRx */
-  CqLayout layout = { CQ_LAYOUT_GRAY8, 8, 0, 0, 0, 0, 0 };
-  size_t stride = (size_t) w * (depth == 32 ? 4 : depth == 24 ? 3 :
-      depth > 8 ? 2 : 1) + pad;
+  const CqLayout layout = case_layout (depth);
+  size_t stride = (size_t) w * case_bytes (depth) + pad;
   uint8_t *f = malloc (stride * h);
   double scores[N_LEVELS][CQ_METRIC_COUNT];
   CqError err;
   unsigned l, k;
 
-  if (depth >= 24) {
-    CqLayout rgb = { CQ_LAYOUT_RGB8, 8, 0, depth / 8, 0, 1, 2 };
-
-    if (depth == 32) {
-      rgb.r_offset = 2;
-      rgb.b_offset = 0;
-    }
-    layout = rgb;
-  } else if (depth > 8) {
-    layout.kind = CQ_LAYOUT_GRAY16;
-    layout.depth = depth;
-    layout.shift = 16 - depth;
-  }
   fill (f, h, stride, kind, 128);
   memset (scores, 0, sizeof (scores));
   for (l = 0; l < N_LEVELS; l++) {
