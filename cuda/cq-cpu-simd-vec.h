@@ -130,10 +130,11 @@ cvtf_hi (vf v)
 CQ_SIMD_LOAD_STORE (vi, int32_t, ld32, st32)
 CQ_SIMD_LOAD_STORE (vd, double, ldd, stdd)
 
-/* lanes of doubles in pairs over x ‖ y: (x0 + x1, x2 + x3, ..., y0 + y1,
- * ...) */
+/* 64-bit integer lanes of a register (V / 2) */
 typedef int64_t vdl __attribute__ ((vector_size (4 * V)));
 
+/* lanes of doubles in pairs over x ‖ y: (x0 + x1, x2 + x3, ..., y0 + y1,
+ * ...) */
 static inline vd
 pairs_d (vd x, vd y)
 {
@@ -145,6 +146,24 @@ pairs_d (vd x, vd y)
 #endif
 
   return __builtin_shuffle (x, y, even) + __builtin_shuffle (x, y, odd);
+}
+
+/* x·y lane by lane, exact in 64 bits (|x|, |y| < 2^31), the products of
+ * neighbouring lanes added: (x0 y0 + x1 y1, x2 y2 + x3 y3, ...) */
+static inline vdl
+mul_pairs (vi x, vi y)
+{
+#if V == 8
+  const __m256i even = _mm256_mul_epi32 ((__m256i) x, (__m256i) y);
+  const __m256i odd = _mm256_mul_epi32 (_mm256_srli_epi64 ((__m256i) x, 32),
+      _mm256_srli_epi64 ((__m256i) y, 32));
+#else
+  const __m512i even = _mm512_mul_epi32 ((__m512i) x, (__m512i) y);
+  const __m512i odd = _mm512_mul_epi32 (_mm512_srli_epi64 ((__m512i) x, 32),
+      _mm512_srli_epi64 ((__m512i) y, 32));
+#endif
+
+  return (vdl) even + (vdl) odd;
 }
 
 static inline vi
@@ -161,6 +180,17 @@ hsum_u (vu v)
 
   for (i = 0; i < V; i++)
     s += v[i];
+  return s;
+}
+
+static inline uint64_t
+hsum_l (vdl v)
+{
+  uint64_t s = 0;
+  unsigned i;
+
+  for (i = 0; i < V / 2; i++)
+    s += (uint64_t) v[i];
   return s;
 }
 

@@ -18,8 +18,8 @@
  * does: on 8-bit planes straight from the frames, on others from the plain
  * C's unpacked 16-bit rows, and on MS-SSIM's scales. box8 and ffmpeg on
  * the unpacked rows (other depths and layouts) keep their integers as exact
- * doubles. Sharpness takes 10 to 12-bit and RGB frames through rows
- * unpacked to 16-bit values; 16-bit sharpness runs the plain C.
+ * doubles. Sharpness takes 10 to 16-bit and RGB frames through rows
+ * unpacked to 16-bit values.
  *
  * CQ_CPU_SIMD in the environment, read when a measure object is created:
  * "none" (or "0") forces the plain C, "avx2" caps at AVX2; unset or anything
@@ -106,9 +106,9 @@ typedef struct
   void (*sharpness) (const uint8_t * data, size_t stride, unsigned width,
       unsigned height, unsigned y0, unsigned y1, unsigned metrics,
       unsigned __int128 * usum, __int128 * lap_sum, uint64_t * hist);
-  /* The same for a frame of another layout, its rows unpacked to 16-bit
-   * values: GRAY16 of depth <= CQ_CPU_SIMD_SHARPNESS_DEPTH, RGB8; rows:
-   * 3 (width + 8) values of scratch. */
+  /* The same for a frame of another layout (GRAY16 of any depth, RGB8),
+   * its rows unpacked to 16-bit values; rows: 3 (width + 8) values of
+   * scratch. */
   void (*sharpness_rows) (const CqLayout * layout, const uint8_t * data,
       size_t stride, unsigned width, unsigned height, unsigned y0,
       unsigned y1, unsigned metrics, unsigned __int128 * usum,
@@ -143,10 +143,6 @@ size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
  * window rows a chunk (a walk over the columns) */
 #define CQ_CPU_SIMD_GAUSS_ROWS 4
 #define CQ_CPU_SIMD_GAUSS_CHUNK 16
-
-/* Deepest GRAY16 samples sharpness_rows takes (its lane sums stay in 32
- * bits for a few vectors at a time) */
-#define CQ_CPU_SIMD_SHARPNESS_DEPTH 12
 
 /* box8 on unpacked rows: windows a strip (walked down the band) */
 #define CQ_CPU_SIMD_BOX8_STRIP 256

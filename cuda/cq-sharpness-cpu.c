@@ -222,9 +222,7 @@ cq_sharpness_cpu_new (const CqLayout * layout, unsigned width,
   cpu->metrics = metrics;
   cpu->n_threads = n_threads;
   cpu->hist_bins = cq_sharpness_hist_bins (layout);
-  if (layout->kind != CQ_LAYOUT_GRAY16 ||
-      layout->depth <= CQ_CPU_SIMD_SHARPNESS_DEPTH)
-    cpu->simd = cq_cpu_simd_kernels ();
+  cpu->simd = cq_cpu_simd_kernels ();
   cpu->bands = calloc (n_threads, sizeof (Band));
   if (!cpu->bands)
     goto oom;

@@ -375,13 +375,13 @@ main (void)
       1);
 
   /* sharpness: tiny frames (every edge rule), sizes around V + 3; 8-bit
-   * frames, and 10 and 12-bit ones (unpacked by the kernels; 16-bit ones
-   * stay the plain C's) */
-  for (d = 0; d < 3; d++)
+   * frames, and 10, 12 and 16-bit ones (unpacked by the kernels; 12 and
+   * 16 bits add their products in 64-bit lanes) */
+  for (d = 0; d < 4; d++)
     for (w = 1; w <= 40; w++)
       for (h = 1; h <= 9; h += 2)
         sharpness_case (CQ_METRIC_ALL, w, h, next () % 5, 1 + next () % 3,
-            next () % 4, 8 + 2 * d);
+            next () % 4, d < 3 ? 8 + 2 * d : 16);
   for (i = 0; i < 180; i++) {
     m = i % 3 == 0 ? CQ_METRIC_ALL : i % 3 == 1 ? CQ_METRIC_DEFAULT :
         1u << (next () % CQ_METRIC_COUNT);
@@ -401,6 +401,12 @@ main (void)
   sharpness_case (CQ_METRIC_ALL, 1920, 40, 0, 1, 2, 12);
   sharpness_case (CQ_METRIC_ALL, 4100, 24, 0, 2, 2, 10);
   sharpness_case (CQ_METRIC_ALL, 333, 50, 0, 2, 0, 16);
+  /* the largest 16-bit terms (salt and pepper of 0, 255, 65280 and 65535),
+   * and the widest rows */
+  sharpness_case (CQ_METRIC_ALL, 1920, 40, 0, 1, 2, 16);
+  sharpness_case (CQ_METRIC_ALL, 1001, 30, 6, 3, 2, 16);
+  sharpness_case (CQ_METRIC_ALL, CQ_CPU_SIMD_MAX_WIDTH, 5, 0, 1, 2, 16);
+  sharpness_case (CQ_METRIC_ALL, CQ_CPU_SIMD_MAX_WIDTH, 5, 0, 1, 2, 12);
 
   printf ("%d cases, %d failures\n", cases, failures);
   return failures ? 1 : 0;
