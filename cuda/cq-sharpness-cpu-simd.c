@@ -224,13 +224,46 @@ row_vectors (const void *a, const void *g, const void *c, unsigned x0,
   }
 }
 
+/* Entropy's histogram of 8-bit values goes through HIST_WAYS tables, a
+ * column's in table x % HIST_WAYS: the pixels of a smooth run, all in one
+ * bin, then increment different counters instead of waiting each for the
+ * last one's store. */
+#define HIST_WAYS 4
+
+typedef uint64_t HistWays[HIST_WAYS][256];
+
+/* Row g's values into hist, or into ways where given (values below 256). */
+SHARP_INLINE void
+hist_row (const void *g, unsigned width, uint64_t * hist, HistWays * ways,
+    int bytes)
+{
+  unsigned x = 0, k;
+
+  if (ways)
+    for (; x + HIST_WAYS <= width; x += HIST_WAYS)
+      for (k = 0; k < HIST_WAYS; k++)
+        (*ways)[k][SAMPLE (g, x + k)]++;
+  for (; x < width; x++)
+    hist[SAMPLE (g, x)]++;
+}
+
+static void
+hist_ways_add (const HistWays * ways, uint64_t * hist)
+{
+  unsigned v, k;
+
+  for (v = 0; v < 256; v++)
+    for (k = 0; k < HIST_WAYS; k++)
+      hist[v] += (*ways)[k][v];
+}
+
 /* The sums of row g (a above, c below, reflected) into usum, lap_sum and
- * hist. */
+ * hist (or ways). */
 SHARP_INLINE void
 sharp_row (const void *a, const void *g, const void *c, unsigned width,
     int row_interior, int row_has_next, unsigned metrics,
-    unsigned __int128 * usum, __int128 * lap_sum, uint64_t * hist, int bytes,
-    unsigned chunk, int wide)
+    unsigned __int128 * usum, __int128 * lap_sum, uint64_t * hist,
+    HistWays * ways, int bytes, unsigned chunk, int wide)
 {
   const int w = (int) width;
   /* vectors over [1, xv): every condition on x holds there */
@@ -248,8 +281,7 @@ sharp_row (const void *a, const void *g, const void *c, unsigned width,
     pixel (a, g, c, x, w, metrics, row_interior, row_has_next, s, &s_lap,
         bytes);
   if (hist)
-    for (x = 0; x < w; x++)
-      hist[SAMPLE (g, x)]++;
+    hist_row (g, width, hist, ways, bytes);
   for (k = 0; k < CQ_SUM_COUNT; k++)
     usum[k] += s[k];
   *lap_sum += s_lap;
@@ -262,8 +294,11 @@ CQ_SIMD_FN (cq_simd_sharpness) (const uint8_t * data, size_t stride,
     uint64_t * hist)
 {
   const int bytes = 1;
+  HistWays ways;
   unsigned y;
 
+  if (hist)
+    memset (ways, 0, sizeof (ways));
   for (y = y0; y < y1; y++) {
     const uint8_t *g = data + (size_t) y * stride;
     const uint8_t *a = data + (size_t) cq_reflect101 ((int) y - 1,
@@ -272,8 +307,10 @@ CQ_SIMD_FN (cq_simd_sharpness) (const uint8_t * data, size_t stride,
         (int) height) * stride;
 
     sharp_row (a, g, c, width, y >= 1 && y + 1 < height, y + 1 < height,
-        metrics, usum, lap_sum, hist, bytes, 1024, 0);
+        metrics, usum, lap_sum, hist, &ways, bytes, 1024, 0);
   }
+  if (hist)
+    hist_ways_add (&ways, hist);
 }
 
 /* Row y's values (GRAY16: (word >> shift) & mask; RGB8: its gray) into
@@ -316,9 +353,12 @@ CQ_SIMD_FN (cq_simd_sharpness_rows) (const CqLayout * layout,
   /* wide: the linear sums' largest term is 4 m a vector (lapvar's signed) */
   const unsigned chunk = wide ? (unsigned) (INT32_MAX / (4 * m)) : chunk32;
   const size_t rw = (size_t) width + 8;
+  HistWays ways_of_8bit, *ways = m < 256 && hist ? &ways_of_8bit : NULL;
   int held[3] = { -1, -1, -1 };
   unsigned y;
 
+  if (ways)
+    memset (ways, 0, sizeof (*ways));
   for (y = y0; y < y1; y++) {
     const int want[3] = { cq_reflect101 ((int) y - 1, (int) height), (int) y,
       cq_reflect101 ((int) y + 1, (int) height)
@@ -340,9 +380,13 @@ CQ_SIMD_FN (cq_simd_sharpness_rows) (const CqLayout * layout,
     }
     if (wide)
       sharp_row (r[0], r[1], r[2], width, y >= 1 && y + 1 < height,
-          y + 1 < height, metrics, usum, lap_sum, hist, bytes, chunk, 1);
+          y + 1 < height, metrics, usum, lap_sum, hist, ways, bytes, chunk,
+          1);
     else
       sharp_row (r[0], r[1], r[2], width, y >= 1 && y + 1 < height,
-          y + 1 < height, metrics, usum, lap_sum, hist, bytes, chunk, 0);
+          y + 1 < height, metrics, usum, lap_sum, hist, ways, bytes, chunk,
+          0);
   }
+  if (hist && ways)
+    hist_ways_add (ways, hist);
 }
