@@ -205,24 +205,55 @@ hsum_i (vi v)
   return s;
 }
 
+/* |v|, max and min lane by lane (vpabsd, vpmaxsd, vpminsd: GCC 12 does not
+ * find them in the operators' forms) */
 static inline vi
 vabs (vi v)
 {
-  vi m = v >> 31;
-
-  return (v ^ m) - m;
+#if V == 8
+  return (vi) _mm256_abs_epi32 ((__m256i) v);
+#else
+  return (vi) _mm512_abs_epi32 ((__m512i) v);
+#endif
 }
 
 static inline vi
 vmax (vi a, vi b)
 {
-  return a ^ ((a ^ b) & (a < b));
+#if V == 8
+  return (vi) _mm256_max_epi32 ((__m256i) a, (__m256i) b);
+#else
+  return (vi) _mm512_max_epi32 ((__m512i) a, (__m512i) b);
+#endif
 }
 
 static inline vi
 vmin (vi a, vi b)
 {
-  return a ^ ((a ^ b) & (b < a));
+#if V == 8
+  return (vi) _mm256_min_epi32 ((__m256i) a, (__m256i) b);
+#else
+  return (vi) _mm512_min_epi32 ((__m512i) a, (__m512i) b);
+#endif
+}
+
+/* The 16-bit halves of x and y multiplied and each lane's two products
+ * added (vpmaddwd): x·y where both are in [0, 2^15), and x² + y² of the
+ * pair packed by pack16 (x, y) where both are in (-2^15, 2^15). */
+static inline vi
+madd16 (vi x, vi y)
+{
+#if V == 8
+  return (vi) _mm256_madd_epi16 ((__m256i) x, (__m256i) y);
+#else
+  return (vi) _mm512_madd_epi16 ((__m512i) x, (__m512i) y);
+#endif
+}
+
+static inline vi
+pack16 (vi lo, vi hi)
+{
+  return (vi) (((vu) lo & 0xffff) | ((vu) hi << 16));
 }
 
 #endif /* CQ_CPU_SIMD_VEC_H */

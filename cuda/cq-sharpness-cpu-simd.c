@@ -117,18 +117,24 @@ pixel (const void *a_, const void *g_, const void *c_, int x, int w,
 }
 
 /* Columns [x0, x1) of a row, 1 <= x0, x1 + 2 <= w, V at a time, the lane
- * sums flushed every chunk vectors. With wide, the products (the variance's
- * squares, SMD2, Tenengrad, Brenner, lapvar's squares) are added in 64-bit
- * lanes (mul_pairs) and only the linear sums stay 32-bit. */
+ * sums flushed every chunk vectors; only the enabled measures' terms. The
+ * products of values below 2^15 in magnitude (samples up to m < 2^13:
+ * every kernel's but wide's) are formed by vpmaddwd (madd16), one µop; with
+ * wide, the products (the variance's squares, SMD2, Tenengrad, Brenner,
+ * lapvar's squares) are added in 64-bit lanes (mul_pairs) and only the
+ * linear sums stay 32-bit. */
 SHARP_INLINE void
 row_vectors (const void *a, const void *g, const void *c, unsigned x0,
     unsigned x1, unsigned metrics, int row_interior, int row_has_next,
     uint64_t * s, int64_t * s_lap, int bytes, unsigned chunk, int wide)
 {
   const int var = (metrics & CQ_METRIC_VARIANCE) != 0;
-  const int next = (metrics & NEXT_METRICS) && row_has_next;
-  const int inner = (metrics & INTERIOR_METRICS) && row_interior;
-  const int maxmin = inner && (metrics & CQ_METRIC_MAXMIN);
+  const int rob_on = (metrics & CQ_METRIC_ROBERTS) && row_has_next;
+  const int smd_on = (metrics & CQ_METRIC_SMD) && row_has_next;
+  const int smd2_on = (metrics & CQ_METRIC_SMD2) && row_has_next;
+  const int ten_on = (metrics & CQ_METRIC_TENENGRAD) && row_interior;
+  const int lpl_on = (metrics & CQ_METRIC_LAPLACIAN) && row_interior;
+  const int mm_on = (metrics & CQ_METRIC_MAXMIN) && row_interior;
   const int bren = (metrics & CQ_METRIC_BRENNER) != 0;
   const int lapvar = (metrics & CQ_METRIC_LAPVAR) != 0;
   unsigned x = x0;
@@ -148,33 +154,44 @@ row_vectors (const void *a, const void *g, const void *c, unsigned x0,
         if (wide)
           sq64 += mul_pairs (G, G);
         else
-          sq += (vu) (G * G);
+          sq += (vu) madd16 (G, G);
       }
-      if (next) {
+      if (rob_on || smd_on || smd2_on) {
         vi C = lds (c, x, bytes), Cr = lds (c, x + 1, bytes);
         vi dx = vabs (G - Gr), dy = vabs (G - C);
 
-        rob += (vu) (vabs (Cr - G) + vabs (C - Gr));
-        smd += (vu) (dx + dy);
-        if (wide)
-          smd2_64 += mul_pairs (dx, dy);
-        else
-          smd2 += (vu) (dx * dy);
+        if (rob_on)
+          rob += (vu) (vabs (Cr - G) + vabs (C - Gr));
+        if (smd_on)
+          smd += (vu) (dx + dy);
+        if (smd2_on) {
+          if (wide)
+            smd2_64 += mul_pairs (dx, dy);
+          else
+            smd2 += (vu) madd16 (dx, dy);
+        }
       }
-      if (inner) {
+      if (ten_on || lpl_on || mm_on) {
         vi Gl = lds (g, x - 1, bytes);
         vi A = lds (a, x, bytes), Al = lds (a, x - 1, bytes);
         vi Ar = lds (a, x + 1, bytes), C = lds (c, x, bytes);
         vi Cl = lds (c, x - 1, bytes), Cr = lds (c, x + 1, bytes);
-        vi gx = (Ar + 2 * Gr + Cr) - (Al + 2 * Gl + Cl);
-        vi gy = (Cl + 2 * C + Cr) - (Al + 2 * A + Ar);
 
-        if (wide)
-          ten64 += mul_pairs (gx, gx) + mul_pairs (gy, gy);
-        else
-          ten += (vu) (gx * gx + gy * gy);
-        lpl += (vu) (vabs (Gr + Gl - 2 * G) + vabs (C + A - 2 * G));
-        if (maxmin) {
+        if (ten_on) {
+          vi gx = (Ar + 2 * Gr + Cr) - (Al + 2 * Gl + Cl);
+          vi gy = (Cl + 2 * C + Cr) - (Al + 2 * A + Ar);
+
+          if (wide)
+            ten64 += mul_pairs (gx, gx) + mul_pairs (gy, gy);
+          else {
+            vi gxy = pack16 (gx, gy);
+
+            ten += (vu) madd16 (gxy, gxy);
+          }
+        }
+        if (lpl_on)
+          lpl += (vu) (vabs (Gr + Gl - 2 * G) + vabs (C + A - 2 * G));
+        if (mm_on) {
           vi mx = vmax (vmax (vmax (Al, A), vmax (Ar, Gl)),
               vmax (vmax (G, Gr), vmax (vmax (Cl, C), Cr)));
           vi mn = vmin (vmin (vmin (Al, A), vmin (Ar, Gl)),

@@ -663,14 +663,8 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
 
 /* ---- box8: 8x8 windows at every position ---- */
 
-/* Lanes of two 16-bit halves (lo, hi), here samples a + 65536 b: lo · lo'
- * + hi · hi' (vpmaddwd), so a² + b² from (a, b) twice and ab from (a, b)
- * and (b, 0), exact in 32 bits. */
-static inline vi
-madd16 (vi x, vi y)
-{
-  return (vi) _mm256_madd_epi16 ((__m256i) x, (__m256i) y);
-}
+/* madd16 (vpmaddwd) on lanes of samples a + 65536 b: a² + b² from (a, b)
+ * twice and ab from (a, b) and (b, 0), exact in 32 bits. */
 
 /* Column sums over 8 rows: removes row `out` (unless NULL) and adds row
  * `in`; adds Σ (a - b)² of row in to *sse when sse is not NULL. Σa and Σb
