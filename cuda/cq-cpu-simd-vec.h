@@ -256,4 +256,67 @@ pack16 (vi lo, vi hi)
   return (vi) (((vu) lo & 0xffff) | ((vu) hi << 16));
 }
 
+/* 16-bit lanes of a register (2 V) */
+typedef int16_t vs __attribute__ ((vector_size (4 * V)));
+
+/* 2 V bytes from p, each widened to a 16-bit lane (vpmovzxbw) */
+static inline vs
+ld8w (const uint8_t * p)
+{
+#if V == 8
+  return (vs) _mm256_cvtepu8_epi16 (_mm_loadu_si128 ((const __m128i *) p));
+#else
+  return (vs) _mm512_cvtepu8_epi16 (_mm256_loadu_si256 ((const __m256i *)
+          p));
+#endif
+}
+
+/* 2 V 16-bit values from p (below 2^15) */
+static inline vs
+ld16w (const uint16_t * p)
+{
+  vs v;
+
+  memcpy (&v, p, sizeof (v));
+  return v;
+}
+
+static inline vs
+vabs16 (vs v)
+{
+#if V == 8
+  return (vs) _mm256_abs_epi16 ((__m256i) v);
+#else
+  return (vs) _mm512_abs_epi16 ((__m512i) v);
+#endif
+}
+
+static inline vs
+vmax16 (vs a, vs b)
+{
+#if V == 8
+  return (vs) _mm256_max_epi16 ((__m256i) a, (__m256i) b);
+#else
+  return (vs) _mm512_max_epi16 ((__m512i) a, (__m512i) b);
+#endif
+}
+
+static inline vs
+vmin16 (vs a, vs b)
+{
+#if V == 8
+  return (vs) _mm256_min_epi16 ((__m256i) a, (__m256i) b);
+#else
+  return (vs) _mm512_min_epi16 ((__m512i) a, (__m512i) b);
+#endif
+}
+
+/* x·y of 16-bit lanes, neighbouring lanes' products added into 32 bits
+ * (vpmaddwd): exact while each sum stays within an int32 */
+static inline vi
+dot16 (vs x, vs y)
+{
+  return madd16 ((vi) x, (vi) y);
+}
+
 #endif /* CQ_CPU_SIMD_VEC_H */

@@ -33,6 +33,8 @@
  * this fit the 32-bit ones (12 bits: 8, 1.65 against 2.29 ms a 1080p frame;
  * 10 bits: 128, 1.66 against 1.56; 16 bits: none) */
 #define SHARP_WIDE_BELOW 32
+/* largest sample row_vectors16 takes (10 bits) */
+#define SHARP_LANES16_MAX 1023
 #define NEXT_METRICS \
   (CQ_METRIC_ROBERTS | CQ_METRIC_SMD | CQ_METRIC_SMD2)
 #define INTERIOR_METRICS \
@@ -241,6 +243,112 @@ row_vectors (const void *a, const void *g, const void *c, unsigned x0,
   }
 }
 
+/* 2 V samples of a row from x, as 16-bit lanes */
+SHARP_INLINE vs
+lds16 (const void *row, int x, int bytes)
+{
+  return bytes == 1 ? ld8w ((const uint8_t *) row + x) :
+      ld16w ((const uint16_t *) row + x);
+}
+
+/* row_vectors at 2 V pixels a vector, in 16-bit lanes, for samples up to
+ * m <= SHARP_LANES16_MAX: every term fits 16 bits (the largest, |Gx|,
+ * |Gy| and lapvar's, are at most 4 m) and vpmaddwd (dot16) adds two
+ * pixels' products, or against ones two pixels' terms, into a 32-bit lane.
+ * Tenengrad's 2 · 2 (4 m)² = 64 m² is the most a lane adds a vector, times
+ * the chunk below 2^32. */
+SHARP_INLINE void
+row_vectors16 (const void *a, const void *g, const void *c, unsigned x0,
+    unsigned x1, unsigned metrics, int row_interior, int row_has_next,
+    uint64_t * s, int64_t * s_lap, int bytes, unsigned chunk)
+{
+  const vs one = (vs) { } + 1;
+  const int var = (metrics & CQ_METRIC_VARIANCE) != 0;
+  const int rob_on = (metrics & CQ_METRIC_ROBERTS) && row_has_next;
+  const int smd_on = (metrics & CQ_METRIC_SMD) && row_has_next;
+  const int smd2_on = (metrics & CQ_METRIC_SMD2) && row_has_next;
+  const int ten_on = (metrics & CQ_METRIC_TENENGRAD) && row_interior;
+  const int lpl_on = (metrics & CQ_METRIC_LAPLACIAN) && row_interior;
+  const int mm_on = (metrics & CQ_METRIC_MAXMIN) && row_interior;
+  const int bren = (metrics & CQ_METRIC_BRENNER) != 0;
+  const int lapvar = (metrics & CQ_METRIC_LAPVAR) != 0;
+  unsigned x = x0;
+
+  while (x + 2 * V <= x1) {
+    vu val = { }, sq = { }, rob = { }, smd = { }, smd2 = { }, ten = { },
+        lpl = { }, mm = { }, br = { }, lsq = { };
+    vi lap = { };
+    unsigned n;
+
+    for (n = 0; n < chunk && x + 2 * V <= x1; n++, x += 2 * V) {
+      vs G = lds16 (g, x, bytes), Gr = lds16 (g, x + 1, bytes);
+
+      if (var) {
+        val += (vu) dot16 (G, one);
+        sq += (vu) dot16 (G, G);
+      }
+      if (rob_on || smd_on || smd2_on) {
+        vs C = lds16 (c, x, bytes), Cr = lds16 (c, x + 1, bytes);
+        vs dx = vabs16 (G - Gr), dy = vabs16 (G - C);
+
+        if (rob_on)
+          rob += (vu) dot16 (vabs16 (Cr - G) + vabs16 (C - Gr), one);
+        if (smd_on)
+          smd += (vu) dot16 (dx + dy, one);
+        if (smd2_on)
+          smd2 += (vu) dot16 (dx, dy);
+      }
+      if (ten_on || lpl_on || mm_on) {
+        vs Gl = lds16 (g, x - 1, bytes);
+        vs A = lds16 (a, x, bytes), Al = lds16 (a, x - 1, bytes);
+        vs Ar = lds16 (a, x + 1, bytes), C = lds16 (c, x, bytes);
+        vs Cl = lds16 (c, x - 1, bytes), Cr = lds16 (c, x + 1, bytes);
+
+        if (ten_on) {
+          vs gx = (Ar + 2 * Gr + Cr) - (Al + 2 * Gl + Cl);
+          vs gy = (Cl + 2 * C + Cr) - (Al + 2 * A + Ar);
+
+          ten += (vu) (dot16 (gx, gx) + dot16 (gy, gy));
+        }
+        if (lpl_on)
+          lpl += (vu) dot16 (vabs16 (Gr + Gl - 2 * G) +
+              vabs16 (C + A - 2 * G), one);
+        if (mm_on) {
+          vs mx = vmax16 (vmax16 (vmax16 (Al, A), vmax16 (Ar, Gl)),
+              vmax16 (vmax16 (G, Gr), vmax16 (vmax16 (Cl, C), Cr)));
+          vs mn = vmin16 (vmin16 (vmin16 (Al, A), vmin16 (Ar, Gl)),
+              vmin16 (vmin16 (G, Gr), vmin16 (vmin16 (Cl, C), Cr)));
+
+          mm += (vu) dot16 (mx - mn, one);
+        }
+      }
+      if (bren) {
+        vs d = lds16 (g, x + 2, bytes) - G;
+
+        br += (vu) dot16 (d, d);
+      }
+      if (lapvar) {
+        vs l = lds16 (a, x, bytes) + lds16 (c, x, bytes) +
+            lds16 (g, x - 1, bytes) + Gr - 4 * G;
+
+        lap += dot16 (l, one);
+        lsq += (vu) dot16 (l, l);
+      }
+    }
+    s[CQ_SUM_VALUE] += hsum_u (val);
+    s[CQ_SUM_VALUE_SQ] += hsum_u (sq);
+    s[CQ_SUM_ROBERTS] += hsum_u (rob);
+    s[CQ_SUM_SMD] += hsum_u (smd);
+    s[CQ_SUM_SMD2] += hsum_u (smd2);
+    s[CQ_SUM_TENENGRAD] += hsum_u (ten);
+    s[CQ_SUM_LAPLACIAN] += hsum_u (lpl);
+    s[CQ_SUM_MAXMIN] += hsum_u (mm);
+    s[CQ_SUM_BRENNER] += hsum_u (br);
+    s[CQ_SUM_LAP_SQ] += hsum_u (lsq);
+    *s_lap += hsum_i (lap);
+  }
+}
+
 /* Entropy's histogram of 8-bit values goes through HIST_WAYS tables, a
  * column's in table x % HIST_WAYS: the pixels of a smooth run, all in one
  * bin, then increment different counters instead of waiting each for the
@@ -280,11 +388,16 @@ SHARP_INLINE void
 sharp_row (const void *a, const void *g, const void *c, unsigned width,
     int row_interior, int row_has_next, unsigned metrics,
     unsigned __int128 * usum, __int128 * lap_sum, uint64_t * hist,
-    HistWays * ways, int bytes, unsigned chunk, int wide)
+    HistWays * ways, int bytes, unsigned chunk, int wide, unsigned chunk16)
 {
   const int w = (int) width;
-  /* vectors over [1, xv): every condition on x holds there */
-  const unsigned xv = width >= V + 3 ? 1 + (width - 3) / V * V : 1;
+  /* vectors over [1, xv), every condition on x holding there: of 2 V
+   * pixels in 16-bit lanes over [1, x16) where chunk16 is given, then of
+   * V */
+  const unsigned x16 = chunk16 && width >= 2 * V + 3 ?
+      1 + (width - 3) / (2 * V) * (2 * V) : 1;
+  const unsigned xv = width >= x16 + V + 2 ?
+      x16 + (width - 2 - x16) / V * V : x16;
   uint64_t s[CQ_SUM_COUNT] = { 0 };
   int64_t s_lap = 0;
   unsigned k;
@@ -292,7 +405,10 @@ sharp_row (const void *a, const void *g, const void *c, unsigned width,
 
   pixel (a, g, c, 0, w, metrics, row_interior, row_has_next, s, &s_lap,
       bytes);
-  row_vectors (a, g, c, 1, xv, metrics, row_interior, row_has_next, s,
+  if (chunk16)
+    row_vectors16 (a, g, c, 1, x16, metrics, row_interior, row_has_next, s,
+        &s_lap, bytes, chunk16);
+  row_vectors (a, g, c, x16, xv, metrics, row_interior, row_has_next, s,
       &s_lap, bytes, chunk, wide);
   for (x = (int) xv; x < w; x++)
     pixel (a, g, c, x, w, metrics, row_interior, row_has_next, s, &s_lap,
@@ -324,7 +440,8 @@ CQ_SIMD_FN (cq_simd_sharpness) (const uint8_t * data, size_t stride,
         (int) height) * stride;
 
     sharp_row (a, g, c, width, y >= 1 && y + 1 < height, y + 1 < height,
-        metrics, usum, lap_sum, hist, &ways, bytes, 1024, 0);
+        metrics, usum, lap_sum, hist, &ways, bytes, 1024, 0,
+        (unsigned) (UINT32_MAX / (64 * 255 * 255)));
   }
   if (hist)
     hist_ways_add (&ways, hist);
@@ -398,11 +515,15 @@ CQ_SIMD_FN (cq_simd_sharpness_rows) (const CqLayout * layout,
     if (wide)
       sharp_row (r[0], r[1], r[2], width, y >= 1 && y + 1 < height,
           y + 1 < height, metrics, usum, lap_sum, hist, ways, bytes, chunk,
-          1);
+          1, 0);
+    else if (m <= SHARP_LANES16_MAX)
+      sharp_row (r[0], r[1], r[2], width, y >= 1 && y + 1 < height,
+          y + 1 < height, metrics, usum, lap_sum, hist, ways, bytes, chunk,
+          0, (unsigned) (UINT32_MAX / (64 * m * m)));
     else
       sharp_row (r[0], r[1], r[2], width, y >= 1 && y + 1 < height,
           y + 1 < height, metrics, usum, lap_sum, hist, ways, bytes, chunk,
-          0);
+          0, 0);
   }
   if (hist && ways)
     hist_ways_add (ways, hist);

@@ -248,6 +248,20 @@ ssim_mixed_planes (CqSsimWindow window, unsigned threads)
   free (b);
 }
 
+/* Columns of pixels of bpp bytes, 0, 0, the largest value, the largest
+ * value, and so on: Gx = ±4 m at every pixel, Tenengrad's largest sum for
+ * a frame. */
+static void
+fill_stripes (uint8_t * p, unsigned h, size_t stride, unsigned bpp)
+{
+  unsigned x, y;
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < stride; x++)
+      p[(size_t) y * stride + x] = (x / bpp) % 4 < 2 ? 0 : 255;
+}
+
+/* kind: fill's, or 4 fill_stripes */
 static void
 sharpness_case (unsigned metrics, unsigned w, unsigned h, size_t pad,
     unsigned threads, int kind, unsigned depth)
@@ -259,7 +273,10 @@ sharpness_case (unsigned metrics, unsigned w, unsigned h, size_t pad,
   CqError err;
   unsigned l, k;
 
-  fill (f, h, stride, kind, 128);
+  if (kind == 4)
+    fill_stripes (f, h, stride, case_bytes (depth));
+  else
+    fill (f, h, stride, kind, 128);
   memset (scores, 0, sizeof (scores));
   for (l = 0; l < N_LEVELS; l++) {
     CqSharpnessCpu *cpu;
@@ -407,6 +424,10 @@ main (void)
   sharpness_case (CQ_METRIC_ALL, 1001, 30, 6, 3, 2, 16);
   sharpness_case (CQ_METRIC_ALL, CQ_CPU_SIMD_MAX_WIDTH, 5, 0, 1, 2, 16);
   sharpness_case (CQ_METRIC_ALL, CQ_CPU_SIMD_MAX_WIDTH, 5, 0, 1, 2, 12);
+  /* Tenengrad's largest terms at every pixel, the lane sums' worst case */
+  for (d = 0; d < 6; d++)
+    sharpness_case (CQ_METRIC_ALL, CQ_CPU_SIMD_MAX_WIDTH, 4, 0, 1, 4,
+        d < 3 ? 8 + 2 * d : d == 3 ? 16 : d == 4 ? 24 : 32);
 
   printf ("%d cases, %d failures\n", cases, failures);
   return failures ? 1 : 0;
