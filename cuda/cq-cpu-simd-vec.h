@@ -172,6 +172,18 @@ splat (int32_t x)
   return (vi) { } + x;
 }
 
+/* 0, 1, ..., V - 1 */
+static inline vi
+iota (void)
+{
+  vi v;
+  unsigned i;
+
+  for (i = 0; i < V; i++)
+    v[i] = (int32_t) i;
+  return v;
+}
+
 static inline uint64_t
 hsum_u (vu v)
 {

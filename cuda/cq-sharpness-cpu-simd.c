@@ -119,7 +119,9 @@ pixel (const void *a_, const void *g_, const void *c_, int x, int w,
 }
 
 /* Columns [x0, x1) of a row, 1 <= x0, x1 + 2 <= w, V at a time, the lane
- * sums flushed every chunk vectors; only the enabled measures' terms. The
+ * sums flushed every chunk vectors; only the enabled measures' terms, and
+ * with tail only those of the lanes set in live (the caller's one vector
+ * over the last columns). The
  * products of values below 2^15 in magnitude (samples up to m < 2^13:
  * every kernel's but wide's) are formed by vpmaddwd (madd16), one µop; with
  * wide, the products (the variance's squares, SMD2, Tenengrad, Brenner,
@@ -128,8 +130,11 @@ pixel (const void *a_, const void *g_, const void *c_, int x, int w,
 SHARP_INLINE void
 row_vectors (const void *a, const void *g, const void *c, unsigned x0,
     unsigned x1, unsigned metrics, int row_interior, int row_has_next,
-    uint64_t * s, int64_t * s_lap, int bytes, unsigned chunk, int wide)
+    uint64_t * s, int64_t * s_lap, int bytes, unsigned chunk, int wide,
+    int tail, vi live)
 {
+  /* a lane's term, or 0 outside live */
+#define LIVE(t) (tail ? (t) & live : (t))
   const int var = (metrics & CQ_METRIC_VARIANCE) != 0;
   const int rob_on = (metrics & CQ_METRIC_ROBERTS) && row_has_next;
   const int smd_on = (metrics & CQ_METRIC_SMD) && row_has_next;
@@ -152,20 +157,20 @@ row_vectors (const void *a, const void *g, const void *c, unsigned x0,
       vi G = lds (g, x, bytes), Gr = lds (g, x + 1, bytes);
 
       if (var) {
-        val += (vu) G;
+        val += (vu) LIVE (G);
         if (wide)
-          sq64 += mul_pairs (G, G);
+          sq64 += mul_pairs (LIVE (G), G);
         else
-          sq += (vu) madd16 (G, G);
+          sq += (vu) madd16 (LIVE (G), G);
       }
       if (rob_on || smd_on || smd2_on) {
         vi C = lds (c, x, bytes), Cr = lds (c, x + 1, bytes);
-        vi dx = vabs (G - Gr), dy = vabs (G - C);
+        vi dx = LIVE (vabs (G - Gr)), dy = vabs (G - C);
 
         if (rob_on)
-          rob += (vu) (vabs (Cr - G) + vabs (C - Gr));
+          rob += (vu) LIVE (vabs (Cr - G) + vabs (C - Gr));
         if (smd_on)
-          smd += (vu) (dx + dy);
+          smd += (vu) (dx + LIVE (dy));
         if (smd2_on) {
           if (wide)
             smd2_64 += mul_pairs (dx, dy);
@@ -180,8 +185,8 @@ row_vectors (const void *a, const void *g, const void *c, unsigned x0,
         vi Cl = lds (c, x - 1, bytes), Cr = lds (c, x + 1, bytes);
 
         if (ten_on) {
-          vi gx = (Ar + 2 * Gr + Cr) - (Al + 2 * Gl + Cl);
-          vi gy = (Cl + 2 * C + Cr) - (Al + 2 * A + Ar);
+          vi gx = LIVE ((Ar + 2 * Gr + Cr) - (Al + 2 * Gl + Cl));
+          vi gy = LIVE ((Cl + 2 * C + Cr) - (Al + 2 * A + Ar));
 
           if (wide)
             ten64 += mul_pairs (gx, gx) + mul_pairs (gy, gy);
@@ -192,18 +197,18 @@ row_vectors (const void *a, const void *g, const void *c, unsigned x0,
           }
         }
         if (lpl_on)
-          lpl += (vu) (vabs (Gr + Gl - 2 * G) + vabs (C + A - 2 * G));
+          lpl += (vu) LIVE (vabs (Gr + Gl - 2 * G) + vabs (C + A - 2 * G));
         if (mm_on) {
           vi mx = vmax (vmax (vmax (Al, A), vmax (Ar, Gl)),
               vmax (vmax (G, Gr), vmax (vmax (Cl, C), Cr)));
           vi mn = vmin (vmin (vmin (Al, A), vmin (Ar, Gl)),
               vmin (vmin (G, Gr), vmin (vmin (Cl, C), Cr)));
 
-          mm += (vu) (mx - mn);
+          mm += (vu) LIVE (mx - mn);
         }
       }
       if (bren) {
-        vi d = lds (g, x + 2, bytes) - G;
+        vi d = LIVE (lds (g, x + 2, bytes) - G);
 
         if (wide)
           br64 += mul_pairs (d, d);
@@ -211,8 +216,8 @@ row_vectors (const void *a, const void *g, const void *c, unsigned x0,
           br += (vu) (d * d);
       }
       if (lapvar) {
-        vi l = lds (a, x, bytes) + lds (c, x, bytes) + lds (g, x - 1, bytes)
-            + Gr - 4 * G;
+        vi l = LIVE (lds (a, x, bytes) + lds (c, x, bytes) +
+            lds (g, x - 1, bytes) + Gr - 4 * G);
 
         lap += l;
         if (wide)
@@ -241,6 +246,7 @@ row_vectors (const void *a, const void *g, const void *c, unsigned x0,
       s[CQ_SUM_LAP_SQ] += hsum_u (lsq);
     }
   }
+#undef LIVE
 }
 
 /* 2 V samples of a row from x, as 16-bit lanes */
@@ -396,7 +402,7 @@ sharp_row (const void *a, const void *g, const void *c, unsigned width,
    * V */
   const unsigned x16 = chunk16 && width >= 2 * V + 3 ?
       1 + (width - 3) / (2 * V) * (2 * V) : 1;
-  const unsigned xv = width >= x16 + V + 2 ?
+  unsigned xv = width >= x16 + V + 2 ?
       x16 + (width - 2 - x16) / V * V : x16;
   uint64_t s[CQ_SUM_COUNT] = { 0 };
   int64_t s_lap = 0;
@@ -409,7 +415,23 @@ sharp_row (const void *a, const void *g, const void *c, unsigned width,
     row_vectors16 (a, g, c, 1, x16, metrics, row_interior, row_has_next, s,
         &s_lap, bytes, chunk16);
   row_vectors (a, g, c, x16, xv, metrics, row_interior, row_has_next, s,
-      &s_lap, bytes, chunk, wide);
+      &s_lap, bytes, chunk, wide, 0, splat (0));
+  if (width >= xv + 3) {
+    /* columns [xv, w - 2), fewer than V, as one vector over copies of the
+     * rows' columns xv - 1 .. w - 1 (zeros after them), live in its first
+     * w - 2 - xv lanes */
+    const unsigned r = width - 2 - xv, n = (r + 3) * (unsigned) bytes;
+    uint8_t tail[3][2 * V + 16] __attribute__ ((aligned (64)));
+    const void *rows[3] = { a, g, c };
+
+    for (k = 0; k < 3; k++) {
+      memset (tail[k], 0, sizeof (tail[k]));
+      memcpy (tail[k], (const uint8_t *) rows[k] + (xv - 1) * bytes, n);
+    }
+    row_vectors (tail[0], tail[1], tail[2], 1, 1 + V, metrics, row_interior,
+        row_has_next, s, &s_lap, bytes, 1, wide, 1, iota () < (int) r);
+    xv += r;
+  }
   for (x = (int) xv; x < w; x++)
     pixel (a, g, c, x, w, metrics, row_interior, row_has_next, s, &s_lap,
         bytes);
