@@ -2,19 +2,24 @@
  * ones and RGB, vectorised.
  *
  * Compiled once per instruction set (see cq-cpu-simd-vec.h). 8-bit rows are
- * read straight from the frame, the others unpacked into a ring of three
- * rows of 16-bit values (the rows above and below reflected as
- * cq-sharpness-cpu.c's load_row does); columns 1 .. width - 3 go V at a time,
- * a lane per pixel, with exactly the per-pixel terms of the plain C; column
- * 0 and the last columns (where the conditions on x and lapvar's reflected
- * neighbours apply) go through a per-pixel copy of the plain C. Lane sums are
- * unsigned 32-bit and flushed into 64 bits every chunk of vectors: the
- * largest term, Tenengrad's Gx² + Gy² ≤ 2 (4 m)² for samples up to m
- * (lapvar's is at most (4 m)²), times the chunk stays under 2^32 (1024
- * vectors at 8 bits, 128 at 10). Deeper samples (12 bits, where 8 vectors
- * would fit, and 16, where none does) add the products in 64-bit lanes
- * (mul_pairs, exact) and flush only the linear sums, whose terms are at most
- * 4 m. Every sum is the plain C's exact integer.
+ * read straight from the frame (asked for two rows ahead), the others
+ * unpacked into a ring of three rows of 16-bit values (the rows above and
+ * below reflected as cq-sharpness-cpu.c's load_row does). A lane takes a
+ * pixel, with exactly the per-pixel terms of the plain C, and only the
+ * enabled measures' terms are formed:
+ * - samples up to 10 bits (and RGB's gray) go 2 V pixels a vector in
+ *   16-bit lanes, where every term fits, vpmaddwd adding two pixels'
+ *   products (or, against ones, two pixels' terms) into a 32-bit lane;
+ * - then V pixels a vector in 32-bit lanes, the products of 12 and 16-bit
+ *   samples (Tenengrad's Gx² + Gy² ≤ 2 (4 m)² for samples up to m passes
+ *   2^32 at 16 bits) added in 64-bit lanes (mul_pairs);
+ * - the last columns before the edge rules (fewer than V) as one vector over
+ *   copies of the rows, its dead lanes' terms masked;
+ * - column 0 and the last two columns (the conditions on x, lapvar's
+ *   reflected neighbours) through a per-pixel copy of the plain C.
+ * 32-bit lane sums are flushed into 64 bits every chunk of vectors, the
+ * largest term a lane adds a vector times the chunk staying under 2^32.
+ * Every sum is the plain C's exact integer.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -31,7 +36,7 @@
 #define SHARP_INLINE static inline __attribute__ ((always_inline))
 /* sharpness_rows adds the products in 64-bit lanes where fewer vectors than
  * this fit the 32-bit ones (12 bits: 8, 1.65 against 2.29 ms a 1080p frame;
- * 10 bits: 128, 1.66 against 1.56; 16 bits: none) */
+ * 10 bits, in 32-bit lanes: 128, 1.66 against 1.56; 16 bits: none) */
 #define SHARP_WIDE_BELOW 32
 /* largest sample row_vectors16 takes (10 bits) */
 #define SHARP_LANES16_MAX 1023
