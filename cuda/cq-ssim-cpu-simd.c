@@ -802,13 +802,21 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
           box8_cols (b, ca, cs, t + r + 8, &out,
               OWNED (t + r + 8) ? &sse : NULL);
       }
-      /* each row left to right, as the plain C */
-      for (r = 0; r < nr; r++) {
-        double row = 0.0;
+      /* each row left to right, as the plain C, the rows' chains side by
+       * side (one row's alone waits an addition's latency a window) */
+      {
+        double row[R] = { 0.0 };
 
-        for (x = 0; x < nw; x++)
-          row += vals[r * cs + x];
-        sum += row;
+        if (nr == R)
+          for (x = 0; x < nw; x++)
+            for (r = 0; r < R; r++)
+              row[r] += vals[r * cs + x];
+        else
+          for (r = 0; r < nr; r++)
+            for (x = 0; x < nw; x++)
+              row[r] += vals[r * cs + x];
+        for (r = 0; r < nr; r++)
+          sum += row[r];
       }
     }
   }
