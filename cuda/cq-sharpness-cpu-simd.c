@@ -126,12 +126,11 @@ pixel (const void *a_, const void *g_, const void *c_, int x, int w,
 /* Columns [x0, x1) of a row, 1 <= x0, x1 + 2 <= w, V at a time, the lane
  * sums flushed every chunk vectors; only the enabled measures' terms, and
  * with tail only those of the lanes set in live (the caller's one vector
- * over the last columns). The
- * products of values below 2^15 in magnitude (samples up to m < 2^13:
- * every kernel's but wide's) are formed by vpmaddwd (madd16), one µop; with
- * wide, the products (the variance's squares, SMD2, Tenengrad, Brenner,
- * lapvar's squares) are added in 64-bit lanes (mul_pairs) and only the
- * linear sums stay 32-bit. */
+ * over the last columns). The products of values below 2^15 in magnitude
+ * (samples up to m < 2^13: every call's but wide's) are formed by vpmaddwd
+ * (madd16), one µop; with wide, the products (the variance's squares,
+ * SMD2, Tenengrad, Brenner, lapvar's squares) are added in 64-bit lanes
+ * (mul_pairs) and only the linear sums stay 32-bit. */
 SHARP_INLINE void
 row_vectors (const void *a, const void *g, const void *c, unsigned x0,
     unsigned x1, unsigned metrics, int row_interior, int row_has_next,
@@ -407,15 +406,13 @@ sharp_row (const void *a, const void *g, const void *c, unsigned width,
    * V */
   const unsigned x16 = chunk16 && width >= 2 * V + 3 ?
       1 + (width - 3) / (2 * V) * (2 * V) : 1;
-  unsigned xv = width >= x16 + V + 2 ?
-      x16 + (width - 2 - x16) / V * V : x16;
+  unsigned xv = width >= x16 + V + 2 ? x16 + (width - 2 - x16) / V * V : x16;
   uint64_t s[CQ_SUM_COUNT] = { 0 };
   int64_t s_lap = 0;
   unsigned k;
   int x;
 
-  pixel (a, g, c, 0, w, metrics, row_interior, row_has_next, s, &s_lap,
-      bytes);
+  pixel (a, g, c, 0, w, metrics, row_interior, row_has_next, s, &s_lap, bytes);
   if (chunk16)
     row_vectors16 (a, g, c, 1, x16, metrics, row_interior, row_has_next, s,
         &s_lap, bytes, chunk16);
@@ -449,8 +446,9 @@ sharp_row (const void *a, const void *g, const void *c, unsigned width,
 
 /* The frame's rows are asked for this many rows ahead of the row
  * measured: frames streamed from memory (60 real 1080p frames, one core of
- * the development host's Xeon) took 0.94 ms a frame with the hardware's
- * prefetchers alone, 0.69–0.72 with this (1 row ahead 0.72, 3 0.74). */
+ * the development host's Xeon, AVX-512) took 0.93 ms a frame with the
+ * hardware's prefetchers alone, 0.66 with this (one or three rows ahead:
+ * 0.72-0.74 in a probe); AVX2 within 1 % either way. */
 #define SHARP_PREFETCH_ROWS 2
 
 static inline void
@@ -482,8 +480,7 @@ CQ_SIMD_FN (cq_simd_sharpness) (const uint8_t * data, size_t stride,
         (int) height) * stride;
 
     if (y + SHARP_PREFETCH_ROWS < height)
-      prefetch_row (data + (size_t) (y + SHARP_PREFETCH_ROWS) * stride,
-          width);
+      prefetch_row (data + (size_t) (y + SHARP_PREFETCH_ROWS) * stride, width);
     sharp_row (a, g, c, width, y >= 1 && y + 1 < height, y + 1 < height,
         metrics, usum, lap_sum, hist, &ways, bytes, 1024, 0,
         (unsigned) (UINT32_MAX / (64 * 255 * 255)));
