@@ -123,6 +123,58 @@ pixel (const void *a_, const void *g_, const void *c_, int x, int w,
 #undef c
 }
 
+/* The terms a row's vectors form: its measures', where the row has
+ * them (the next row's, the interior's) */
+typedef struct
+{
+  int var, rob, smd, smd2, ten, lpl, mm, bren, lapvar;
+} SharpOn;
+
+SHARP_INLINE SharpOn
+sharp_on (unsigned metrics, int row_interior, int row_has_next)
+{
+  SharpOn on;
+
+  on.var = (metrics & CQ_METRIC_VARIANCE) != 0;
+  on.rob = (metrics & CQ_METRIC_ROBERTS) && row_has_next;
+  on.smd = (metrics & CQ_METRIC_SMD) && row_has_next;
+  on.smd2 = (metrics & CQ_METRIC_SMD2) && row_has_next;
+  on.ten = (metrics & CQ_METRIC_TENENGRAD) && row_interior;
+  on.lpl = (metrics & CQ_METRIC_LAPLACIAN) && row_interior;
+  on.mm = (metrics & CQ_METRIC_MAXMIN) && row_interior;
+  on.bren = (metrics & CQ_METRIC_BRENNER) != 0;
+  on.lapvar = (metrics & CQ_METRIC_LAPVAR) != 0;
+  return on;
+}
+
+/* A chunk's 32-bit lane sums, in CQ_SUM_* terms */
+typedef struct
+{
+  vu val, sq, rob, smd, smd2, ten, lpl, mm, br, lsq;
+  vi lap;
+} Lanes32;
+
+/* Adds the lane sums into s and *s_lap: the linear ones, and the products'
+ * where they are 32-bit lanes too. */
+SHARP_INLINE void
+lanes32_flush (const Lanes32 * l, int products, uint64_t * s,
+    int64_t * s_lap)
+{
+  s[CQ_SUM_VALUE] += hsum_u (l->val);
+  s[CQ_SUM_ROBERTS] += hsum_u (l->rob);
+  s[CQ_SUM_SMD] += hsum_u (l->smd);
+  s[CQ_SUM_LAPLACIAN] += hsum_u (l->lpl);
+  s[CQ_SUM_MAXMIN] += hsum_u (l->mm);
+  *s_lap += hsum_i (l->lap);
+  if (products) {
+    s[CQ_SUM_VALUE_SQ] += hsum_u (l->sq);
+    s[CQ_SUM_SMD2] += hsum_u (l->smd2);
+    s[CQ_SUM_TENENGRAD] += hsum_u (l->ten);
+    s[CQ_SUM_BRENNER] += hsum_u (l->br);
+    s[CQ_SUM_LAP_SQ] += hsum_u (l->lsq);
+  }
+}
+
 /* Columns [x0, x1) of a row, 1 <= x0, x1 + 2 <= w, V at a time, the lane
  * sums flushed every chunk vectors; only the enabled measures' terms, and
  * with tail only those of the lanes set in live (the caller's one vector
@@ -133,62 +185,50 @@ pixel (const void *a_, const void *g_, const void *c_, int x, int w,
  * (mul_pairs) and only the linear sums stay 32-bit. */
 SHARP_INLINE void
 row_vectors (const void *a, const void *g, const void *c, unsigned x0,
-    unsigned x1, unsigned metrics, int row_interior, int row_has_next,
-    uint64_t * s, int64_t * s_lap, int bytes, unsigned chunk, int wide,
-    int tail, vi live)
+    unsigned x1, SharpOn on, uint64_t * s, int64_t * s_lap, int bytes,
+    unsigned chunk, int wide, int tail, vi live)
 {
   /* a lane's term, or 0 outside live */
 #define LIVE(t) (tail ? (t) & live : (t))
-  const int var = (metrics & CQ_METRIC_VARIANCE) != 0;
-  const int rob_on = (metrics & CQ_METRIC_ROBERTS) && row_has_next;
-  const int smd_on = (metrics & CQ_METRIC_SMD) && row_has_next;
-  const int smd2_on = (metrics & CQ_METRIC_SMD2) && row_has_next;
-  const int ten_on = (metrics & CQ_METRIC_TENENGRAD) && row_interior;
-  const int lpl_on = (metrics & CQ_METRIC_LAPLACIAN) && row_interior;
-  const int mm_on = (metrics & CQ_METRIC_MAXMIN) && row_interior;
-  const int bren = (metrics & CQ_METRIC_BRENNER) != 0;
-  const int lapvar = (metrics & CQ_METRIC_LAPVAR) != 0;
   unsigned x = x0;
 
   while (x + V <= x1) {
-    vu val = { }, sq = { }, rob = { }, smd = { }, smd2 = { }, ten = { },
-        lpl = { }, mm = { }, br = { }, lsq = { };
+    Lanes32 acc = { };
     vdl sq64 = { }, smd2_64 = { }, ten64 = { }, br64 = { }, lsq64 = { };
-    vi lap = { };
     unsigned n;
 
     for (n = 0; n < chunk && x + V <= x1; n++, x += V) {
       vi G = lds (g, x, bytes), Gr = lds (g, x + 1, bytes);
 
-      if (var) {
-        val += (vu) LIVE (G);
+      if (on.var) {
+        acc.val += (vu) LIVE (G);
         if (wide)
           sq64 += mul_pairs (LIVE (G), G);
         else
-          sq += (vu) madd16 (LIVE (G), G);
+          acc.sq += (vu) madd16 (LIVE (G), G);
       }
-      if (rob_on || smd_on || smd2_on) {
+      if (on.rob || on.smd || on.smd2) {
         vi C = lds (c, x, bytes), Cr = lds (c, x + 1, bytes);
         vi dx = LIVE (vabs (G - Gr)), dy = vabs (G - C);
 
-        if (rob_on)
-          rob += (vu) LIVE (vabs (Cr - G) + vabs (C - Gr));
-        if (smd_on)
-          smd += (vu) (dx + LIVE (dy));
-        if (smd2_on) {
+        if (on.rob)
+          acc.rob += (vu) LIVE (vabs (Cr - G) + vabs (C - Gr));
+        if (on.smd)
+          acc.smd += (vu) (dx + LIVE (dy));
+        if (on.smd2) {
           if (wide)
             smd2_64 += mul_pairs (dx, dy);
           else
-            smd2 += (vu) madd16 (dx, dy);
+            acc.smd2 += (vu) madd16 (dx, dy);
         }
       }
-      if (ten_on || lpl_on || mm_on) {
+      if (on.ten || on.lpl || on.mm) {
         vi Gl = lds (g, x - 1, bytes);
         vi A = lds (a, x, bytes), Al = lds (a, x - 1, bytes);
         vi Ar = lds (a, x + 1, bytes), C = lds (c, x, bytes);
         vi Cl = lds (c, x - 1, bytes), Cr = lds (c, x + 1, bytes);
 
-        if (ten_on) {
+        if (on.ten) {
           vi gx = LIVE ((Ar + 2 * Gr + Cr) - (Al + 2 * Gl + Cl));
           vi gy = LIVE ((Cl + 2 * C + Cr) - (Al + 2 * A + Ar));
 
@@ -197,57 +237,46 @@ row_vectors (const void *a, const void *g, const void *c, unsigned x0,
           else {
             vi gxy = pack16 (gx, gy);
 
-            ten += (vu) madd16 (gxy, gxy);
+            acc.ten += (vu) madd16 (gxy, gxy);
           }
         }
-        if (lpl_on)
-          lpl += (vu) LIVE (vabs (Gr + Gl - 2 * G) + vabs (C + A - 2 * G));
-        if (mm_on) {
+        if (on.lpl)
+          acc.lpl += (vu) LIVE (vabs (Gr + Gl - 2 * G) + vabs (C + A - 2 * G));
+        if (on.mm) {
           vi mx = vmax (vmax (vmax (Al, A), vmax (Ar, Gl)),
               vmax (vmax (G, Gr), vmax (vmax (Cl, C), Cr)));
           vi mn = vmin (vmin (vmin (Al, A), vmin (Ar, Gl)),
               vmin (vmin (G, Gr), vmin (vmin (Cl, C), Cr)));
 
-          mm += (vu) LIVE (mx - mn);
+          acc.mm += (vu) LIVE (mx - mn);
         }
       }
-      if (bren) {
+      if (on.bren) {
         vi d = LIVE (lds (g, x + 2, bytes) - G);
 
         if (wide)
           br64 += mul_pairs (d, d);
         else
-          br += (vu) (d * d);
+          acc.br += (vu) (d * d);
       }
-      if (lapvar) {
+      if (on.lapvar) {
         vi l = LIVE (lds (a, x, bytes) + lds (c, x, bytes) +
             lds (g, x - 1, bytes) + Gr - 4 * G);
 
-        lap += l;
+        acc.lap += l;
         if (wide)
           lsq64 += mul_pairs (l, l);
         else
-          lsq += (vu) (l * l);
+          acc.lsq += (vu) (l * l);
       }
     }
-    s[CQ_SUM_VALUE] += hsum_u (val);
-    s[CQ_SUM_ROBERTS] += hsum_u (rob);
-    s[CQ_SUM_SMD] += hsum_u (smd);
-    s[CQ_SUM_LAPLACIAN] += hsum_u (lpl);
-    s[CQ_SUM_MAXMIN] += hsum_u (mm);
-    *s_lap += hsum_i (lap);
+    lanes32_flush (&acc, !wide, s, s_lap);
     if (wide) {
       s[CQ_SUM_VALUE_SQ] += hsum_l (sq64);
       s[CQ_SUM_SMD2] += hsum_l (smd2_64);
       s[CQ_SUM_TENENGRAD] += hsum_l (ten64);
       s[CQ_SUM_BRENNER] += hsum_l (br64);
       s[CQ_SUM_LAP_SQ] += hsum_l (lsq64);
-    } else {
-      s[CQ_SUM_VALUE_SQ] += hsum_u (sq);
-      s[CQ_SUM_SMD2] += hsum_u (smd2);
-      s[CQ_SUM_TENENGRAD] += hsum_u (ten);
-      s[CQ_SUM_BRENNER] += hsum_u (br);
-      s[CQ_SUM_LAP_SQ] += hsum_u (lsq);
     }
   }
 #undef LIVE
@@ -269,93 +298,72 @@ lds16 (const void *row, int x, int bytes)
  * the chunk below 2^32. */
 SHARP_INLINE void
 row_vectors16 (const void *a, const void *g, const void *c, unsigned x0,
-    unsigned x1, unsigned metrics, int row_interior, int row_has_next,
-    uint64_t * s, int64_t * s_lap, int bytes, unsigned chunk)
+    unsigned x1, SharpOn on, uint64_t * s, int64_t * s_lap, int bytes,
+    unsigned chunk)
 {
   const vs one = (vs) { } + 1;
-  const int var = (metrics & CQ_METRIC_VARIANCE) != 0;
-  const int rob_on = (metrics & CQ_METRIC_ROBERTS) && row_has_next;
-  const int smd_on = (metrics & CQ_METRIC_SMD) && row_has_next;
-  const int smd2_on = (metrics & CQ_METRIC_SMD2) && row_has_next;
-  const int ten_on = (metrics & CQ_METRIC_TENENGRAD) && row_interior;
-  const int lpl_on = (metrics & CQ_METRIC_LAPLACIAN) && row_interior;
-  const int mm_on = (metrics & CQ_METRIC_MAXMIN) && row_interior;
-  const int bren = (metrics & CQ_METRIC_BRENNER) != 0;
-  const int lapvar = (metrics & CQ_METRIC_LAPVAR) != 0;
   unsigned x = x0;
 
   while (x + 2 * V <= x1) {
-    vu val = { }, sq = { }, rob = { }, smd = { }, smd2 = { }, ten = { },
-        lpl = { }, mm = { }, br = { }, lsq = { };
-    vi lap = { };
+    Lanes32 acc = { };
     unsigned n;
 
     for (n = 0; n < chunk && x + 2 * V <= x1; n++, x += 2 * V) {
       vs G = lds16 (g, x, bytes), Gr = lds16 (g, x + 1, bytes);
 
-      if (var) {
-        val += (vu) dot16 (G, one);
-        sq += (vu) dot16 (G, G);
+      if (on.var) {
+        acc.val += (vu) dot16 (G, one);
+        acc.sq += (vu) dot16 (G, G);
       }
-      if (rob_on || smd_on || smd2_on) {
+      if (on.rob || on.smd || on.smd2) {
         vs C = lds16 (c, x, bytes), Cr = lds16 (c, x + 1, bytes);
         vs dx = vabs16 (G - Gr), dy = vabs16 (G - C);
 
-        if (rob_on)
-          rob += (vu) dot16 (vabs16 (Cr - G) + vabs16 (C - Gr), one);
-        if (smd_on)
-          smd += (vu) dot16 (dx + dy, one);
-        if (smd2_on)
-          smd2 += (vu) dot16 (dx, dy);
+        if (on.rob)
+          acc.rob += (vu) dot16 (vabs16 (Cr - G) + vabs16 (C - Gr), one);
+        if (on.smd)
+          acc.smd += (vu) dot16 (dx + dy, one);
+        if (on.smd2)
+          acc.smd2 += (vu) dot16 (dx, dy);
       }
-      if (ten_on || lpl_on || mm_on) {
+      if (on.ten || on.lpl || on.mm) {
         vs Gl = lds16 (g, x - 1, bytes);
         vs A = lds16 (a, x, bytes), Al = lds16 (a, x - 1, bytes);
         vs Ar = lds16 (a, x + 1, bytes), C = lds16 (c, x, bytes);
         vs Cl = lds16 (c, x - 1, bytes), Cr = lds16 (c, x + 1, bytes);
 
-        if (ten_on) {
+        if (on.ten) {
           vs gx = (Ar + 2 * Gr + Cr) - (Al + 2 * Gl + Cl);
           vs gy = (Cl + 2 * C + Cr) - (Al + 2 * A + Ar);
 
-          ten += (vu) (dot16 (gx, gx) + dot16 (gy, gy));
+          acc.ten += (vu) (dot16 (gx, gx) + dot16 (gy, gy));
         }
-        if (lpl_on)
-          lpl += (vu) dot16 (vabs16 (Gr + Gl - 2 * G) +
+        if (on.lpl)
+          acc.lpl += (vu) dot16 (vabs16 (Gr + Gl - 2 * G) +
               vabs16 (C + A - 2 * G), one);
-        if (mm_on) {
+        if (on.mm) {
           vs mx = vmax16 (vmax16 (vmax16 (Al, A), vmax16 (Ar, Gl)),
               vmax16 (vmax16 (G, Gr), vmax16 (vmax16 (Cl, C), Cr)));
           vs mn = vmin16 (vmin16 (vmin16 (Al, A), vmin16 (Ar, Gl)),
               vmin16 (vmin16 (G, Gr), vmin16 (vmin16 (Cl, C), Cr)));
 
-          mm += (vu) dot16 (mx - mn, one);
+          acc.mm += (vu) dot16 (mx - mn, one);
         }
       }
-      if (bren) {
+      if (on.bren) {
         vs d = lds16 (g, x + 2, bytes) - G;
 
-        br += (vu) dot16 (d, d);
+        acc.br += (vu) dot16 (d, d);
       }
-      if (lapvar) {
+      if (on.lapvar) {
         vs l = lds16 (a, x, bytes) + lds16 (c, x, bytes) +
             lds16 (g, x - 1, bytes) + Gr - 4 * G;
 
-        lap += dot16 (l, one);
-        lsq += (vu) dot16 (l, l);
+        acc.lap += dot16 (l, one);
+        acc.lsq += (vu) dot16 (l, l);
       }
     }
-    s[CQ_SUM_VALUE] += hsum_u (val);
-    s[CQ_SUM_VALUE_SQ] += hsum_u (sq);
-    s[CQ_SUM_ROBERTS] += hsum_u (rob);
-    s[CQ_SUM_SMD] += hsum_u (smd);
-    s[CQ_SUM_SMD2] += hsum_u (smd2);
-    s[CQ_SUM_TENENGRAD] += hsum_u (ten);
-    s[CQ_SUM_LAPLACIAN] += hsum_u (lpl);
-    s[CQ_SUM_MAXMIN] += hsum_u (mm);
-    s[CQ_SUM_BRENNER] += hsum_u (br);
-    s[CQ_SUM_LAP_SQ] += hsum_u (lsq);
-    *s_lap += hsum_i (lap);
+    lanes32_flush (&acc, 1, s, s_lap);
   }
 }
 
@@ -407,6 +415,7 @@ sharp_row (const void *a, const void *g, const void *c, unsigned width,
   const unsigned x16 = chunk16 && width >= 2 * V + 3 ?
       1 + (width - 3) / (2 * V) * (2 * V) : 1;
   unsigned xv = width >= x16 + V + 2 ? x16 + (width - 2 - x16) / V * V : x16;
+  const SharpOn on = sharp_on (metrics, row_interior, row_has_next);
   uint64_t s[CQ_SUM_COUNT] = { 0 };
   int64_t s_lap = 0;
   unsigned k;
@@ -414,10 +423,9 @@ sharp_row (const void *a, const void *g, const void *c, unsigned width,
 
   pixel (a, g, c, 0, w, metrics, row_interior, row_has_next, s, &s_lap, bytes);
   if (chunk16)
-    row_vectors16 (a, g, c, 1, x16, metrics, row_interior, row_has_next, s,
-        &s_lap, bytes, chunk16);
-  row_vectors (a, g, c, x16, xv, metrics, row_interior, row_has_next, s,
-      &s_lap, bytes, chunk, wide, 0, splat (0));
+    row_vectors16 (a, g, c, 1, x16, on, s, &s_lap, bytes, chunk16);
+  row_vectors (a, g, c, x16, xv, on, s, &s_lap, bytes, chunk, wide, 0,
+      splat (0));
   if (width >= xv + 3) {
     /* columns [xv, w - 2), fewer than V, as one vector over copies of the
      * rows' columns xv - 1 .. w - 1 (zeros after them), live in its first
@@ -430,8 +438,8 @@ sharp_row (const void *a, const void *g, const void *c, unsigned width,
       memset (tail[k], 0, sizeof (tail[k]));
       memcpy (tail[k], (const uint8_t *) rows[k] + (xv - 1) * bytes, n);
     }
-    row_vectors (tail[0], tail[1], tail[2], 1, 1 + V, metrics, row_interior,
-        row_has_next, s, &s_lap, bytes, 1, wide, 1, iota () < (int) r);
+    row_vectors (tail[0], tail[1], tail[2], 1, 1 + V, on, s, &s_lap, bytes, 1,
+        wide, 1, iota () < (int) r);
     xv += r;
   }
   for (x = (int) xv; x < w; x++)
