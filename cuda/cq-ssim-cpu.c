@@ -198,12 +198,10 @@ static void
 band_box8 (CqSsimBand * band)
 {
   const CqSsimPlane *p = band->plane;
-  const double peak = cq_ssim_peak (p);
-  const double k1 = 4096.0 * (0.01 * peak) * (0.01 * peak);
-  const double k2 = 4032.0 * (0.03 * peak) * (0.03 * peak);
   unsigned t0, t1, t, x, y;
-  double sum = 0.0;
+  double sum = 0.0, k1, k2;
 
+  cq_ssim_window_constants (p, CQ_SSIM_BOX8, &k1, &k2);
   band_range (p->height - 7, band->index, band->cpu->n_threads, &t0, &t1);
   band->ssim_sum = 0.0;
   if (t0 == t1)
@@ -274,12 +272,14 @@ band_ffmpeg (CqSsimBand * band)
 {
   const CqSsimPlane *p = band->plane;
   const unsigned w4 = p->width / 4, h4 = p->height / 4;
-  const int64_t peak = cq_ssim_peak (p);
-  const int64_t c1 = CQ_SSIM_FFMPEG_C1 (peak), c2 = CQ_SSIM_FFMPEG_C2 (peak);
   int64_t *top = band->cols, *bottom = band->cols + 4 * (size_t) w4, *tmp;
   unsigned t0, t1, by, bx, k;
-  double sum = 0.0;
+  double sum = 0.0, k1, k2;
+  int64_t c1, c2;
 
+  cq_ssim_window_constants (p, CQ_SSIM_FFMPEG, &k1, &k2);
+  c1 = (int64_t) k1;
+  c2 = (int64_t) k2;
   band_range (h4 - 1, band->index, band->cpu->n_threads, &t0, &t1);
   band->ssim_sum = 0.0;
   if (t0 == t1)
@@ -313,13 +313,11 @@ band_gauss11 (CqSsimBand * band)
   const CqSsimPlane *p = band->plane;
   const unsigned w = p->width;
   const double *g = band->cpu->gauss;
-  const double peak = cq_ssim_peak (p);
-  const double c1 = (0.01 * peak) * (0.01 * peak);
-  const double c2 = (0.03 * peak) * (0.03 * peak);
-  double *v = band->vert;
+  double *v = band->vert, c1, c2;
   unsigned t0, t1, t, x, k;
   double sum = 0.0;
 
+  cq_ssim_window_constants (p, CQ_SSIM_GAUSS11, &c1, &c2);
   band_range (p->height - 10, band->index, band->cpu->n_threads, &t0, &t1);
   for (t = t0; t < t1; t++) {
     double row = 0.0;
@@ -385,12 +383,10 @@ band_ms_gauss (CqSsimBand * band)
 {
   const unsigned w = band->ms_w;
   const double *g = band->cpu->gauss, *a = band->ms_a, *b = band->ms_b;
-  const double peak = cq_ssim_peak (band->plane);
-  const double c1 = (0.01 * peak) * (0.01 * peak);
-  const double c2 = (0.03 * peak) * (0.03 * peak);
-  double *v = band->vert, cs = 0.0, ssim = 0.0;
+  double *v = band->vert, cs = 0.0, ssim = 0.0, c1, c2;
   unsigned t0, t1, t, x, k;
 
+  cq_ssim_window_constants (band->plane, CQ_SSIM_GAUSS11, &c1, &c2);
   band_range (band->ms_h - 10, band->index, band->cpu->n_threads, &t0, &t1);
   for (t = t0; t < t1; t++) {
     double row_cs = 0.0, row_ssim = 0.0;
@@ -457,9 +453,9 @@ band_simd (CqSsimBand * band)
   const CqSsimPlane *p = band->plane;
   const CqSsimCpu *cpu = band->cpu;
   const int box8 = cpu->window == CQ_SSIM_BOX8;
-  const double peak = cq_ssim_peak (p);
   const unsigned unit = box8 ? 1 : 4;
   CqSimdSsimBand s;
+  double c1, c2;
 
   s.ref = band->ref + p->offset;
   s.dist = band->dist + p->offset;
@@ -471,10 +467,10 @@ band_simd (CqSsimBand * band)
       cpu->n_threads, &s.t0, &s.t1);
   s.sse_y0 = unit * s.t0;
   s.sse_y1 = band->index + 1 == cpu->n_threads ? p->height : unit * s.t1;
-  s.k1 = 4096.0 * (0.01 * peak) * (0.01 * peak);
-  s.k2 = 4032.0 * (0.03 * peak) * (0.03 * peak);
-  s.c1 = CQ_SSIM_FFMPEG_C1 ((int64_t) peak);
-  s.c2 = CQ_SSIM_FFMPEG_C2 ((int64_t) peak);
+  cq_ssim_window_constants (p, CQ_SSIM_BOX8, &s.k1, &s.k2);
+  cq_ssim_window_constants (p, CQ_SSIM_FFMPEG, &c1, &c2);
+  s.c1 = (int64_t) c1;
+  s.c2 = (int64_t) c2;
   s.scratch = band->simd_scratch;
   band->ssim_sum = box8 ? cpu->simd->ssim_box8 (&s, &band->sse) :
       cpu->simd->ssim_ffmpeg (&s, &band->sse);
@@ -515,29 +511,6 @@ simd_source (const CqSsimBand * band, CqSimdPlaneBand * s)
   s->scratch = band->gauss_scratch;
 }
 
-/* A window's constants as its kernel takes them (CqSimdPlaneBand c1, c2). */
-static void
-simd_constants (const CqSsimBand * band, CqSsimWindow window,
-    CqSimdPlaneBand * s)
-{
-  const double peak = cq_ssim_peak (band->plane);
-
-  switch (window) {
-    case CQ_SSIM_GAUSS11:
-      s->c1 = (0.01 * peak) * (0.01 * peak);
-      s->c2 = (0.03 * peak) * (0.03 * peak);
-      break;
-    case CQ_SSIM_BOX8:
-      s->c1 = 4096.0 * (0.01 * peak) * (0.01 * peak);
-      s->c2 = 4032.0 * (0.03 * peak) * (0.03 * peak);
-      break;
-    default:
-      s->c1 = (double) CQ_SSIM_FFMPEG_C1 ((int64_t) peak);
-      s->c2 = (double) CQ_SSIM_FFMPEG_C2 ((int64_t) peak);
-      break;
-  }
-}
-
 /* gauss11 windows with the vectorised kernel (with the squared differences
  * band_unpack would sum, for 8-bit planes it did not unpack); with MS-SSIM,
  * also the contrast-structure sum of its first scale (the same windows). */
@@ -550,7 +523,7 @@ band_gauss11_simd (CqSsimBand * band)
   uint64_t sse;
 
   simd_source (band, &s);
-  simd_constants (band, CQ_SSIM_GAUSS11, &s);
+  cq_ssim_window_constants (band->plane, CQ_SSIM_GAUSS11, &s.c1, &s.c2);
   band_range (h - 10, band->index, cpu->n_threads, &s.t0, &s.t1);
   s.sse_y1 = s.samples != CQ_SIMD_SAMPLES_U8 ? s.t0 :
       band->index + 1 == cpu->n_threads ? h : s.t1;
@@ -583,7 +556,7 @@ band_ms_gauss_simd (CqSsimBand * band)
   CqSimdPlaneBand s;
 
   simd_scale_source (band, &s);
-  simd_constants (band, CQ_SSIM_GAUSS11, &s);
+  cq_ssim_window_constants (band->plane, CQ_SSIM_GAUSS11, &s.c1, &s.c2);
   band_range (band->ms_h - 10, band->index, band->cpu->n_threads, &s.t0,
       &s.t1);
   s.cs = 1;
@@ -613,7 +586,7 @@ band_u16_simd (CqSsimBand * band)
   CqSimdPlaneBand s;
 
   simd_source (band, &s);
-  simd_constants (band, band->cpu->window, &s);
+  cq_ssim_window_constants (band->plane, band->cpu->window, &s.c1, &s.c2);
   band_range (box8 ? p->height - 7 : p->height / 4 - 1, band->index,
       band->cpu->n_threads, &s.t0, &s.t1);
   s.scratch = band->simd_scratch;

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "cq-ssim.h"
+#include "cq-ssim-local.h"
 
 #include <math.h>
 
@@ -51,6 +52,28 @@ unsigned
 cq_ssim_peak (const CqSsimPlane * plane)
 {
   return (1u << plane->layout.depth) - 1;
+}
+
+void
+cq_ssim_window_constants (const CqSsimPlane * plane, CqSsimWindow window,
+    double *c1, double *c2)
+{
+  const double peak = cq_ssim_peak (plane);
+
+  switch (window) {
+    case CQ_SSIM_GAUSS11:
+      *c1 = (0.01 * peak) * (0.01 * peak);
+      *c2 = (0.03 * peak) * (0.03 * peak);
+      break;
+    case CQ_SSIM_BOX8:
+      *c1 = 4096.0 * (0.01 * peak) * (0.01 * peak);
+      *c2 = 4032.0 * (0.03 * peak) * (0.03 * peak);
+      break;
+    default:
+      *c1 = (double) CQ_SSIM_FFMPEG_C1 ((int64_t) peak);
+      *c2 = (double) CQ_SSIM_FFMPEG_C2 ((int64_t) peak);
+      break;
+  }
 }
 
 size_t

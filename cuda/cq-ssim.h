@@ -100,6 +100,12 @@ CqStatus cq_ssim_check (CqSsimWindow window, const CqSsimPlane * planes,
 /* The largest value of a plane's samples, L = 2^depth - 1. */
 unsigned cq_ssim_peak (const CqSsimPlane * plane);
 
+/* A window's constants for a plane, as its local expression
+ * (cq-ssim-local.h) takes them: gauss11 C1 = (0.01 L)², C2 = (0.03 L)²;
+ * box8 4096 C1, 4032 C2; ffmpeg FFmpeg's integers (exact as doubles). */
+void cq_ssim_window_constants (const CqSsimPlane * plane,
+    CqSsimWindow window, double *c1, double *c2);
+
 /* The bytes of a row of the plane that its samples span (from the row's
  * start, its offset included). */
 size_t cq_ssim_plane_row_bytes (const CqSsimPlane * plane);
