@@ -9,6 +9,7 @@
 #ifndef CQ_LOCAL_H
 #define CQ_LOCAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __CUDACC__
@@ -39,5 +40,30 @@ cq_gray_rgb8 (unsigned r, unsigned g, unsigned b)
 {
   return (299u * r + 587u * g + 114u * b + 500u) / 1000u;
 }
+
+#ifndef __CUDACC__
+#include <string.h>
+
+/* A GRAY16 row's samples into out: bits shift ... shift + depth - 1 of each
+ * little-endian word (a loop compilers vectorise; host only). */
+static inline void
+cq_gray16_row (const uint8_t * row, unsigned shift, unsigned depth,
+    unsigned width, uint16_t * out)
+{
+  const unsigned mask = (1u << depth) - 1;
+  size_t i;
+
+  for (i = 0; i < width; i++) {
+    uint16_t word;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy (&word, row + 2 * i, 2);
+#else
+    word = (uint16_t) (row[2 * i] | row[2 * i + 1] << 8);
+#endif
+    out[i] = (uint16_t) ((word >> shift) & mask);
+  }
+}
+#endif
 
 #endif /* CQ_LOCAL_H */

@@ -31,12 +31,7 @@ CQ_SIMD_FN (cq_simd_gray_rgb8_row) (const uint8_t * row, unsigned stride,
     unsigned r_offset, unsigned g_offset, unsigned b_offset, unsigned width,
     uint16_t * out)
 {
-  const vi lane = (vi) {
-    0, 1, 2, 3, 4, 5, 6, 7,
-#if V == 16
-    8, 9, 10, 11, 12, 13, 14, 15
-#endif
-  };
+  const vi lane = iota ();
   const vi rs = splat (8 * (int32_t) r_offset);
   const vi gs = splat (8 * (int32_t) g_offset);
   const vi bs = splat (8 * (int32_t) b_offset);

@@ -504,22 +504,12 @@ unpack_row (const CqLayout * l, const uint8_t * data, size_t stride,
     unsigned width, unsigned y, uint16_t * out)
 {
   const uint8_t *row = data + (size_t) y * stride;
-  size_t x;
 
-  if (l->kind == CQ_LAYOUT_GRAY16) {
-    const unsigned shift = l->shift;
-    const uint16_t mask = (uint16_t) ((1u << l->depth) - 1);
-
-    for (x = 0; x < width; x++) {
-      uint16_t word;
-
-      memcpy (&word, row + 2 * x, 2);   /* little-endian host (x86-64) */
-      out[x] = (uint16_t) (word >> shift) & mask;
-    }
-  } else {
+  if (l->kind == CQ_LAYOUT_GRAY16)
+    cq_gray16_row (row, l->shift, l->depth, width, out);
+  else
     CQ_SIMD_FN (cq_simd_gray_rgb8_row) (row, l->pixel_stride, l->r_offset,
         l->g_offset, l->b_offset, width, out);
-  }
 }
 
 void

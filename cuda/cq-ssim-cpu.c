@@ -136,22 +136,8 @@ band_unpack (CqSsimBand * band)
     uint16_t *db = band->b + (size_t) y * w;
 
     if (l->kind == CQ_LAYOUT_GRAY16 && ss == 2) {
-      const unsigned shift = l->shift, mask = (1u << l->depth) - 1;
-      size_t i;
-
-      for (i = 0; i < w; i++) {
-        uint16_t wa, wb;
-
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        memcpy (&wa, ra + 2 * i, 2);
-        memcpy (&wb, rb + 2 * i, 2);
-#else
-        wa = (uint16_t) (ra[2 * i] | ra[2 * i + 1] << 8);
-        wb = (uint16_t) (rb[2 * i] | rb[2 * i + 1] << 8);
-#endif
-        da[i] = (uint16_t) ((wa >> shift) & mask);
-        db[i] = (uint16_t) ((wb >> shift) & mask);
-      }
+      cq_gray16_row (ra, l->shift, l->depth, w, da);
+      cq_gray16_row (rb, l->shift, l->depth, w, db);
     } else if (l->kind == CQ_LAYOUT_GRAY8) {
       for (x = 0; x < w; x++) {
         da[x] = ra[(size_t) x * ss];
