@@ -4,6 +4,7 @@
  */
 #include "config.h"
 #include "cq-cpu-simd.h"
+#include "cq-ssim-local.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,9 @@ cq_cpu_simd_ssim_scratch (unsigned max_width)
   size_t w = (size_t) max_width + 64;
 
   /* box8: 3 rows of int32 column sums (AVX-512: and a ring of 8 rows' 3
-   * terms; ffmpeg: 3 x 4 rows of block sums a quarter as wide),
-   * CQ_CPU_SIMD_BOX8_ROWS rows of doubles; 64-byte alignment */
-  return 28 * (w + 64) * sizeof (int32_t) +
-      CQ_CPU_SIMD_BOX8_ROWS * w * sizeof (double) + 128;
+   * terms, a row of doubles; ffmpeg: 3 x 4 rows of block sums a quarter as
+   * wide); 64-byte alignment */
+  return 28 * (w + 64) * sizeof (int32_t) + (w + 16) * sizeof (double) + 128;
 }
 
 size_t
@@ -33,10 +33,10 @@ cq_cpu_simd_gauss_scratch (void)
 size_t
 cq_cpu_simd_box8_u16_scratch (unsigned max_height)
 {
-  /* the band's rows' sums, and a strip's column sums and sums of 2
+  /* the band's rows' running sums, and a strip's column sums and sums of 2
    * columns, 4 quantities each, in rows of STRIP + 4 D + 8 doubles */
-  return ((size_t) max_height + 8 + 8 * (CQ_CPU_SIMD_BOX8_STRIP + 40)) *
-      sizeof (double) + 64;
+  return ((size_t) max_height * CQ_SSIM_BOX8_PHASES +
+      8 * (CQ_CPU_SIMD_BOX8_STRIP + 40)) * sizeof (double) + 64;
 }
 
 #if HAVE_CPU_SIMD

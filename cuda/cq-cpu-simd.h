@@ -78,9 +78,9 @@ typedef struct
 typedef struct
 {
   const char *name;             /* "avx2", "avx512" */
-  /* Σ local SSIM of the band's windows (rows summed left to right, then
-   * added in row order, as the plain C does); *sse: Σ (a - b)² over rows
-   * [sse_y0, sse_y1). */
+  /* Σ local SSIM of the band's windows (box8's rows summed as
+   * cq_ssim_box8_row, ffmpeg's left to right, then added in row order, as
+   * the plain C does); *sse: Σ (a - b)² over rows [sse_y0, sse_y1). */
   double (*ssim_box8) (const CqSimdSsimBand * band, uint64_t * sse);
   double (*ssim_ffmpeg) (const CqSimdSsimBand * band, uint64_t * sse);
   /* Σ local SSIM of the band's gauss11 windows, Σ of their
@@ -134,10 +134,6 @@ size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
 
 /* Widest plane the kernels take (lane sums stay within 32 bits). */
 #define CQ_CPU_SIMD_MAX_WIDTH 16384
-
-/* box8 window rows whose local values are computed before their row sums are
- * taken (each row still summed left to right, the rows side by side) */
-#define CQ_CPU_SIMD_BOX8_ROWS 16
 
 /* gauss11: window rows whose vertical chains share their rows' loads, and
  * window rows a chunk (a walk over the columns) */

@@ -9,13 +9,12 @@
  *    (Σa and Σb packed in one lane, the squares and products of that lane
  *    by vpmaddwd), V windows of a row at once from eight shifted loads of
  *    them (AVX2); AVX-512: one loop a window row that also updates the
- *    column sums and sums earlier rows (see its section below).
+ *    column sums (see its section below).
  * The sums are exact 32-bit integers (8-bit samples: every term of the
  * expressions below stays under 2^30), converted and combined exactly as in
- * cq-ssim-local.h. Each row's local values are added left to right into a
- * double, rows in order, as the plain C does; AVX-512's box8 sums 8 rows
- * side by side, which hides the latency of those chains without changing
- * their order.
+ * cq-ssim-local.h. ffmpeg adds each row's local values left to right into a
+ * double, box8 into the row's running sums of cq_ssim_box8_row, and both
+ * add the rows in order, as the plain C does.
  * Σ (a - b)² comes from the same sums (Σa² + Σb² - 2Σab per column).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -23,8 +22,6 @@
 #include "cq-cpu-simd.h"
 #include "cq-cpu-simd-vec.h"
 #include "cq-ssim-local.h"
-
-#define R CQ_CPU_SIMD_BOX8_ROWS
 
 #if V == 8
 #define EVEN { 0, 2, 4, 6, 8, 10, 12, 14 }
@@ -34,34 +31,6 @@
 #define ODD { 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31 }
 #else
 #error "CQ_SIMD_LANES must be 8 or 16"
-#endif
-
-#if V == 16
-/* D x D transposes of doubles (D = V / 2 lanes), by swapping the
- * off-diagonal s x s blocks for s = D / 2 ... 1 */
-#define D (V / 2)
-typedef int64_t vl __attribute__ ((vector_size (4 * V)));
-#define SWAP_A(s) ((s) == 4 ? (vl) { 0, 1, 2, 3, 8, 9, 10, 11 } : \
-    (s) == 2 ? (vl) { 0, 1, 8, 9, 4, 5, 12, 13 } : \
-    (vl) { 0, 8, 2, 10, 4, 12, 6, 14 })
-#define SWAP_B(s) ((s) == 4 ? (vl) { 4, 5, 6, 7, 12, 13, 14, 15 } : \
-    (s) == 2 ? (vl) { 2, 3, 10, 11, 6, 7, 14, 15 } : \
-    (vl) { 1, 9, 3, 11, 5, 13, 7, 15 })
-
-static inline void
-transpose (vd * m)
-{
-  unsigned s, i;
-
-  for (s = D / 2; s >= 1; s /= 2)
-    for (i = 0; i < D; i++)
-      if (!(i & s)) {
-        vd a = m[i], b = m[i + s];
-
-        m[i] = __builtin_shuffle (a, b, SWAP_A (s));
-        m[i + s] = __builtin_shuffle (a, b, SWAP_B (s));
-      }
-}
 #endif
 
 /* lanes in pairs: (a0 + a1, a2 + a3, ..., b0 + b1, ...) */
@@ -291,12 +260,13 @@ CQ_SIMD_FN (cq_simd_ssim_ffmpeg) (const CqSimdSsimBand * b, uint64_t * sse_out)
  *
  * Each pass reads the column sums of its window row from memory once and,
  * in the same loop, (1) writes the next row's column sums (row in added;
- * row out, whose terms a ring of 8 rows keeps, removed), (2) evaluates the
- * row's windows and (3) adds 16 columns of the previous block's 8 window
- * rows to their row sums, 8 rows side by side after a transpose. The three
- * parts share the vector ports while the divider works on the windows'
- * divisions; neither the ports nor the divider alone bound the loop (see
- * docs/benchmarks.md, "box8 on the CPU, ninth session").
+ * row out, whose terms a ring of 8 rows keeps, removed) and (2) evaluates
+ * the row's windows into a row of values. The column update shares the
+ * vector ports while the divider works on the windows' divisions (see
+ * docs/benchmarks.md, "box8 on the CPU, ninth session"). The row's values
+ * then go into its running sums of cq_ssim_box8_row, a vector an addition
+ * (before, 8 rows were transposed to be added left to right side by side:
+ * 6 shuffles and 2 loads more a step).
  *
  * The conversions go through 64-bit lanes: a value v of the even 32-bit
  * lanes, zero-extended, or of the odd lanes, as v · 2^32 (low half zero,
@@ -307,7 +277,7 @@ CQ_SIMD_FN (cq_simd_ssim_ffmpeg) (const CqSimdSsimBand * b, uint64_t * sse_out)
  * (double) v + k of cq_ssim_box8_local does. Each window's value comes from
  * the same four exact conversions, two additions, two multiplies and one
  * division. A 16-window vector is stored as its 8 even windows then its 8
- * odd ones; the row sums add them back in column order. */
+ * odd ones, each a vector of running sums. */
 
 typedef __m512i zi;
 typedef __m512d zd;
@@ -392,8 +362,8 @@ b8_update (const B8Pass * p, size_t X, __mmask16 m, int masked, zi * h2,
 }
 
 /* the 16 windows of sums sp (Σa + 65536 Σb), sss (64 Σ (a² + b²)) and
- * s2ab (64 Σ 2ab):
- * cq_ssim_box8_local, even windows to out, odd ones to out + 8 */
+ * s2ab (64 Σ 2ab): cq_ssim_box8_local, even windows to out, odd ones to
+ * out + 8 */
 B8_INLINE void
 b8_windows (zi sp, zi sss, zi s2ab, zd k1, zd k2, zd s32, double *out)
 {
@@ -424,61 +394,40 @@ b8_windows (zi sp, zi sss, zi s2ab, zd k1, zd k2, zd s32, double *out)
           _mm512_mul_pd (d1o, d2o)));
 }
 
-/* columns [16 g, 16 g + 16) of 8 rows of values (stride vs) added to their
- * row sums, lane j row j, in column order */
-B8_INLINE void
-b8_sum16 (const double *rows, size_t vs, unsigned g, vd * acc)
-{
-  vd e[D], o[D];
-  unsigned j;
-
-  for (j = 0; j < D; j++) {
-    memcpy (&e[j], rows + j * vs + 16 * g, sizeof (vd));
-    memcpy (&o[j], rows + j * vs + 16 * g + 8, sizeof (vd));
-  }
-  transpose (e);
-  transpose (o);
-  for (j = 0; j < D; j++) {
-    *acc += e[j];
-    *acc += o[j];
-  }
-}
-
-/* where window x of a row is stored */
-static inline size_t
-b8_pos (unsigned x)
-{
-  return (x & ~15u) + (x & 1 ? 8 : 0) + ((x & 15) >> 1);
-}
-
-/* the sums of rows [0, n) of values (each from acc's lane, or 0.0, and
- * its windows [x0, nw) left to right) added to sum in row order */
+/* the value of a row of nw windows stored by b8_windows: 16 windows (8
+ * even, 8 odd) at a time into phases 16 g ... 16 g + 15 of
+ * cq_ssim_box8_row, g going round; a chain of additions a vector */
 static double
-b8_rows_sum (const double *rows, size_t vs, unsigned n, const vd * acc,
-    unsigned x0, unsigned nw, double sum)
+b8_row_value (const double *vals, unsigned nw)
 {
-  unsigned j, x;
+#define B8_ACCS (CQ_SSIM_BOX8_PHASES / 8)
+  zd acc[B8_ACCS];
+  double phase[CQ_SSIM_BOX8_PHASES];
+  unsigned x, k, g;
 
-  for (j = 0; j < n; j++) {
-    double row = acc ? (*acc)[j] : 0.0;
+  for (k = 0; k < B8_ACCS; k++)
+    acc[k] = _mm512_setzero_pd ();
+  for (x = 0; x + CQ_SSIM_BOX8_PHASES <= nw; x += CQ_SSIM_BOX8_PHASES)
+    for (k = 0; k < B8_ACCS; k++)
+      acc[k] = _mm512_add_pd (acc[k], _mm512_load_pd (vals + x + 8 * k));
+  for (; x < nw; x += 16) {
+    /* windows x + 2 i (even) and x + 2 i + 1 (odd) below nw */
+    const unsigned n = nw - x >= 16 ? 16 : nw - x;
 
-    for (x = x0; x < nw; x++)
-      row += rows[j * vs + b8_pos (x)];
-    sum += row;
+    g = x % CQ_SSIM_BOX8_PHASES / 8;
+    acc[g] = _mm512_mask_add_pd (acc[g], (__mmask8) ((1u << (n + 1) / 2) - 1),
+        acc[g], _mm512_load_pd (vals + x));
+    acc[g + 1] = _mm512_mask_add_pd (acc[g + 1],
+        (__mmask8) ((1u << n / 2) - 1), acc[g + 1],
+        _mm512_load_pd (vals + x + 8));
   }
-  return sum;
-}
-
-/* the rest of a block of 8 rows of values (its sub-blocks from *sb on,
- * then the columns past them) added to its row sums acc, and those to
- * sum in row order */
-B8_INLINE double
-b8_block_sum (const double *rows, size_t vs, vd * acc, unsigned *sb,
-    unsigned ng, unsigned nw, double sum)
-{
-  while (*sb < ng)
-    b8_sum16 (rows, vs, (*sb)++, acc);
-  return b8_rows_sum (rows, vs, 8, acc, 16 * ng, nw, sum);
+  for (g = 0; g < B8_ACCS / 2; g++)
+    for (k = 0; k < 8; k++) {
+      phase[16 * g + 2 * k] = acc[2 * g][k];
+      phase[16 * g + 2 * k + 1] = acc[2 * g + 1][k];
+    }
+#undef B8_ACCS
+  return cq_ssim_box8_row (phase);
 }
 
 /* the windows [x, x + 16) from the sums of 4 neighbours at x (h4[0]) and
@@ -525,30 +474,28 @@ b8_h2 (const B8Pass * p, size_t X, zi * h2, zi * sse)
           _mm512_loadu_si512 (p->c[k] + X + 1));
 }
 
-/* one window row: its values to vals, the next row's column sums, Σ (a -
- * b)² of its 8 image rows to *sse_out if p->sse; sub-blocks *sb ... sb_end
- * - 1 of the previous block (rows prev, stride vs) to its row sums acc.
+/* one window row: its values to vals (b8_windows' order), the next row's
+ * column sums, Σ (a - b)² of its 8 image rows to the lanes of *sse if
+ * p->sse.
  *
  * The sums of 8 neighbours come in three steps: of 2 by an unaligned load
  * of the column sums (updated in place: column X + 16 is still this row's),
  * 48 columns ahead of the windows, then of 4 (32 ahead) and 8 by shifts
  * (valignd) of those kept in registers: a step's windows start from
  * registers the step before left. */
-static void
-b8_pass (const B8Pass * pass, double *vals, const double *prev, size_t vs,
-    vd * acc, unsigned *sb, unsigned sb_end, uint64_t * sse_out)
+B8_INLINE void
+b8_row (const B8Pass * pass, double *vals, zi * sse)
 {
   const B8Pass pc = *pass, *p = &pc;
   const zd k1 = _mm512_set1_pd (p->k1), k2 = _mm512_set1_pd (p->k2);
   const zd s32 = _mm512_set1_pd (0x1p-32);
   const unsigned w = p->w, nw = p->nw;
-  zi sse = _mm512_setzero_si512 (), h2[3], h4[6], h2n[3], h20[3];
-  uint32_t lanes[16];
-  unsigned x, i, k;
+  zi h2[3], h4[6], h2n[3], h20[3];
+  unsigned x, k;
 
-  b8_h2 (p, 0, h20, &sse);
-  b8_h2 (p, 16, h2, &sse);
-  b8_h2 (p, 32, h2n, &sse);
+  b8_h2 (p, 0, h20, sse);
+  b8_h2 (p, 16, h2, sse);
+  b8_h2 (p, 32, h2n, sse);
   for (k = 0; k < 3; k++) {
     h4[k] = _mm512_add_epi32 (h20[k], _mm512_alignr_epi32 (h2[k], h20[k], 2));
     h4[3 + k] = _mm512_add_epi32 (h2[k], _mm512_alignr_epi32 (h2n[k], h2[k],
@@ -556,25 +503,34 @@ b8_pass (const B8Pass * pass, double *vals, const double *prev, size_t vs,
     h2[k] = h2n[k];
   }
   /* two steps a turn: the streams change registers without copies */
-  for (x = 0, i = 0; x + 16 < nw && x + 80 <= w; x += 32, i += 2) {
-    b8_update (p, x + 48, 0xffff, 0, h2n, &sse);
+  for (x = 0; x + 16 < nw && x + 80 <= w; x += 32) {
+    b8_update (p, x + 48, 0xffff, 0, h2n, sse);
     b8_step (x, h2n, h2, h4, k1, k2, s32, vals);
-    b8_update (p, x + 64, 0xffff, 0, h2n, &sse);
+    b8_update (p, x + 64, 0xffff, 0, h2n, sse);
     b8_step (x + 16, h2n, h2, h4, k1, k2, s32, vals);
-    if ((i & 7) == 6 && *sb < sb_end)
-      b8_sum16 (prev, vs, (*sb)++, acc);
   }
-  for (; x < nw; x += 16, i++) {
-    b8_h2 (p, x + 48, h2n, &sse);
+  for (; x < nw; x += 16) {
+    b8_h2 (p, x + 48, h2n, sse);
     b8_step (x, h2n, h2, h4, k1, k2, s32, vals);
-    if ((i & 7) == 7 && *sb < sb_end)
-      b8_sum16 (prev, vs, (*sb)++, acc);
   }
-  while (*sb < sb_end)
-    b8_sum16 (prev, vs, (*sb)++, acc);
-  _mm512_storeu_si512 (lanes, sse);
-  for (k = 0; k < 16; k++)
-    *sse_out += lanes[k];
+}
+
+/* b8_row, Σ (a - b)² of the row's 8 image rows added to *sse_out if
+ * p->sse; the row's value */
+static double
+b8_pass (const B8Pass * p, double *vals, uint64_t * sse_out)
+{
+  zi sse = _mm512_setzero_si512 ();
+  uint32_t lanes[16];
+  unsigned k;
+
+  b8_row (p, vals, &sse);
+  if (p->sse) {
+    _mm512_storeu_si512 (lanes, sse);
+    for (k = 0; k < 16; k++)
+      *sse_out += lanes[k];
+  }
+  return b8_row_value (vals, p->nw);
 }
 
 /* row y added to the column sums, its terms to the ring slot g */
@@ -602,56 +558,35 @@ b8_add_row (const CqSimdSsimBand * b, int32_t * c, int32_t * g, size_t cs,
 double
 CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
 {
-  const unsigned w = b->width, nw = w - 7, ng = nw / 16;
+  const unsigned w = b->width, nw = w - 7;
   const size_t cs = ((size_t) w + 64 + 15) & ~(size_t) 15;
-  const size_t vs = ((size_t) w + 16 + 7) & ~(size_t) 7;
   int32_t *c = (int32_t *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
   int32_t *ring = c + 3 * cs;
   double *vals = (double *) (ring + 3 * 8 * cs);
-  const double *prev = NULL;
   uint64_t sse = 0;
   double sum = 0.0;
-  vd acc = { };
   /* Σ (a - b)² comes from the column sums of window rows t0, t0 + 8, ...
    * while their 8 image rows are owned: rows [sse_y0, se) */
-  unsigned t, y, r, nr, sb = 0, se = b->sse_y0;
+  unsigned t, y, se = b->sse_y0;
 
   if (b->t0 < b->t1) {
     memset (c, 0, 3 * cs * sizeof (int32_t));
     for (y = b->t0; y < b->t0 + 8; y++)
       b8_add_row (b, c, ring + 3 * (y % 8) * cs, cs, y);
-    for (t = b->t0; t < b->t1; t += nr) {
-      double *cur = vals + (((t - b->t0) / 8) & 1) * 8 * vs;
+    for (t = b->t0; t < b->t1; t++) {
+      /* the last row moves no row: in = out */
+      const unsigned yi = t + 1 >= b->t1 ? t : t + 8;
+      const int take = (t - b->t0) % 8 == 0 && t == se && t + 8 <= b->sse_y1;
+      int32_t *g = ring + 3 * (t % 8) * cs;
+      B8Pass p = { {c, c + cs, c + 2 * cs}, {g, g + cs, g + 2 * cs},
+      b->ref + (size_t) yi * b->ref_stride,
+      b->dist + (size_t) yi * b->dist_stride, w, nw, take, b->k1, b->k2
+      };
 
-      nr = b->t1 - t < 8 ? b->t1 - t : 8;
-      for (r = 0; r < nr; r++) {
-        /* the last row moves no row: in = out */
-        const unsigned yo = t + r, last = yo + 1 >= b->t1;
-        const unsigned yi = last ? yo : yo + 8;
-        const int take = r == 0 && yo == se && yo + 8 <= b->sse_y1;
-        int32_t *g = ring + 3 * (yo % 8) * cs;
-        B8Pass p = { {c, c + cs, c + 2 * cs}, {g, g + cs, g + 2 * cs},
-          b->ref + (size_t) yi * b->ref_stride,
-          b->dist + (size_t) yi * b->dist_stride, w, nw, take, b->k1, b->k2
-        };
-
-        b8_pass (&p, cur + r * vs, prev, vs, &acc, &sb,
-            !prev ? 0 : r == 7 ? ng : ((r + 1) * ng + 7) / 8, &sse);
-        if (take)
-          se += 8;
-      }
-      if (prev)
-        sum = b8_block_sum (prev, vs, &acc, &sb, ng, nw, sum);
-      prev = NULL;
-      if (nr == 8) {
-        prev = cur;
-        acc = (vd) { };
-        sb = 0;
-      } else
-        sum = b8_rows_sum (cur, vs, nr, NULL, 0, nw, sum);
+      sum += b8_pass (&p, vals, &sse);
+      if (take)
+        se += 8;
     }
-    if (prev)
-      sum = b8_block_sum (prev, vs, &acc, &sb, ng, nw, sum);
   }
   /* owned rows after the last 8 taken */
   sse += sse_rows (b, se, b->sse_y1);
@@ -720,18 +655,23 @@ box8_cols (const CqSimdSsimBand * b, int32_t * cab_, size_t cs, unsigned in,
     *sse += hsum_u (acc);
 }
 
-/* The local values of one row of windows from the column sums. */
-static void
-box8_row (const CqSimdSsimBand * b, const int32_t * cp, size_t cs, double *vals)
+/* One row of windows from the column sums: its value, its windows added
+ * in the phases of cq_ssim_box8_row (a vector of 8 windows is two of its
+ * sums of 4 phases). */
+static double
+box8_row (const CqSimdSsimBand * b, const int32_t * cp, size_t cs)
 {
   const unsigned nw = b->width - 7;
   const int32_t *css = cp + cs, *cab = cp + 2 * cs;
   const vd k1 = (vd) { } + b->k1, k2 = (vd) { } + b->k2;
+  vd acc[CQ_SSIM_BOX8_PHASES / 4] = { };
+  double phase[CQ_SSIM_BOX8_PHASES];
   unsigned x, i, k;
 
   for (x = 0; x + V <= nw; x += V) {
+    vd *a = acc + x % CQ_SSIM_BOX8_PHASES / 4;
     vi w8[3], sp, sss, sab, p, q, in1, in2, id2;
-    vd n1, n2, d1, d2, v;
+    vd n1, n2, d1, d2;
 
     /* Σ of 8 neighbours from eight shifted loads (AVX2's two-register
      * shuffles are slower than the loads and adds they would replace) */
@@ -754,15 +694,14 @@ box8_row (const CqSimdSsimBand * b, const int32_t * cp, size_t cs, double *vals)
     n2 = cvt_lo (in2) + k2;
     d1 = cvt_lo (q) + k1;
     d2 = cvt_lo (id2) + k2;
-    v = (n1 * n2) / (d1 * d2);
-    memcpy (vals + x, &v, sizeof (v));
+    a[0] += (n1 * n2) / (d1 * d2);
     n1 = cvt_hi (in1) + k1;
     n2 = cvt_hi (in2) + k2;
     d1 = cvt_hi (q) + k1;
     d2 = cvt_hi (id2) + k2;
-    v = (n1 * n2) / (d1 * d2);
-    memcpy (vals + x + V / 2, &v, sizeof (v));
+    a[1] += (n1 * n2) / (d1 * d2);
   }
+  memcpy (phase, acc, sizeof (phase));
   for (; x < nw; x++) {
     int64_t w[4] = { 0, 0, 0, 0 };
 
@@ -772,52 +711,30 @@ box8_row (const CqSimdSsimBand * b, const int32_t * cp, size_t cs, double *vals)
       w[2] += css[x + i];
       w[3] += cab[x + i];
     }
-    vals[x] = cq_ssim_box8_local (w[0], w[1], w[2], w[3], b->k1, b->k2);
+    phase[x % CQ_SSIM_BOX8_PHASES] +=
+        cq_ssim_box8_local (w[0], w[1], w[2], w[3], b->k1, b->k2);
   }
+  return cq_ssim_box8_row (phase);
 }
 
 double
 CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
 {
-  const unsigned w = b->width, nw = w - 7;
-  const size_t cs = (size_t) w + 64;
+  const size_t cs = (size_t) b->width + 64;
   int32_t *ca = b->scratch;
-  double *vals = (double *) (ca + 4 * cs);
   uint64_t sse = 0;
   double sum = 0.0;
-  unsigned t, y, x, r, nr;
+  unsigned t, y;
 
 #define OWNED(y) ((y) >= b->sse_y0 && (y) < b->sse_y1)
   if (b->t0 < b->t1) {
     memset (ca, 0, 3 * cs * sizeof (int32_t));
     for (y = b->t0; y < b->t0 + 8; y++)
       box8_cols (b, ca, cs, y, NULL, OWNED (y) ? &sse : NULL);
-    for (t = b->t0; t < b->t1; t += nr) {
-      nr = b->t1 - t < R ? b->t1 - t : R;
-      for (r = 0; r < nr; r++) {
-        unsigned out = t + r;
-
-        box8_row (b, ca, cs, vals + r * cs);
-        if (t + r + 1 < b->t1)
-          box8_cols (b, ca, cs, t + r + 8, &out,
-              OWNED (t + r + 8) ? &sse : NULL);
-      }
-      /* each row left to right, as the plain C, the rows' chains side by
-       * side (one row's alone waits an addition's latency a window) */
-      {
-        double row[R] = { 0.0 };
-
-        if (nr == R)
-          for (x = 0; x < nw; x++)
-            for (r = 0; r < R; r++)
-              row[r] += vals[r * cs + x];
-        else
-          for (r = 0; r < nr; r++)
-            for (x = 0; x < nw; x++)
-              row[r] += vals[r * cs + x];
-        for (r = 0; r < nr; r++)
-          sum += row[r];
-      }
+    for (t = b->t0; t < b->t1; t++) {
+      sum += box8_row (b, ca, cs);
+      if (t + 1 < b->t1)
+        box8_cols (b, ca, cs, t + 8, &t, OWNED (t + 8) ? &sse : NULL);
     }
   }
   /* rows owned but not read (an empty band) */

@@ -197,7 +197,7 @@ band_box8 (CqSsimBand * band)
     cols_update (band, y, 1);
   for (t = t0; t < t1; t++) {
     int64_t w[4] = { 0, 0, 0, 0 };
-    double row = 0.0;
+    double phase[CQ_SSIM_BOX8_PHASES] = { 0.0 };
 
     for (x = 0; x < 8; x++) {
       w[0] += band->cols[4 * x];
@@ -206,7 +206,8 @@ band_box8 (CqSsimBand * band)
       w[3] += band->cols[4 * x + 3];
     }
     for (x = 0;; x++) {
-      row += cq_ssim_box8_local (w[0], w[1], w[2], w[3], k1, k2);
+      phase[x % CQ_SSIM_BOX8_PHASES] +=
+          cq_ssim_box8_local (w[0], w[1], w[2], w[3], k1, k2);
       if (x + 8 >= p->width)
         break;
       w[0] += band->cols[4 * (x + 8)] - band->cols[4 * x];
@@ -214,7 +215,7 @@ band_box8 (CqSsimBand * band)
       w[2] += band->cols[4 * (x + 8) + 2] - band->cols[4 * x + 2];
       w[3] += band->cols[4 * (x + 8) + 3] - band->cols[4 * x + 3];
     }
-    sum += row;
+    sum += cq_ssim_box8_row (phase);
     if (t + 1 < t1) {
       cols_update (band, t, -1);
       cols_update (band, t + 8, 1);

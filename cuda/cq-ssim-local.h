@@ -74,6 +74,28 @@ cq_ssim_box8_local (CQ_BOX8_INT sa, CQ_BOX8_INT sb, CQ_BOX8_INT sss,
   return CQ_DMUL (n1, n2) / CQ_DMUL (d1, d2);
 }
 
+/* The CPU's order of addition for a row of box8 windows: window x goes into
+ * running sum x % CQ_SSIM_BOX8_PHASES (each left to right), and the row's
+ * value is those sums added by halves (cq_ssim_box8_row). The plain C and
+ * every vectorised kernel follow it to the bit; a vector of 4, 8 or 16
+ * windows adds into its sums with one addition, where a single chain left
+ * to right took a transpose or a scalar addition a window. */
+#define CQ_SSIM_BOX8_PHASES 32
+
+CQ_SSIM_FN double
+cq_ssim_box8_row (const double *phase)
+{
+  double h[CQ_SSIM_BOX8_PHASES / 2];
+  unsigned i, n;
+
+  for (i = 0; i < CQ_SSIM_BOX8_PHASES / 2; i++)
+    h[i] = CQ_DADD (phase[i], phase[i + CQ_SSIM_BOX8_PHASES / 2]);
+  for (n = CQ_SSIM_BOX8_PHASES / 4; n >= 1; n /= 2)
+    for (i = 0; i < n; i++)
+      h[i] = CQ_DADD (h[i], h[i + n]);
+  return h[0];
+}
+
 /* x264 / FFmpeg: s1, s2, ss, s12 summed over 2x2 blocks of 4x4 samples;
  * c1 = (int)(.01²·L²·64 + .5), c2 = (int)(.03²·L²·64·63 + .5). The 8-bit
  * sums fit in 32 bits, as FFmpeg computes them; the value is the same. */

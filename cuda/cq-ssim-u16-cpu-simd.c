@@ -12,7 +12,8 @@
  *    subtracted, the row entering added), kept in L1 for the strip;
  *  - sums of 2 neighbouring columns, then a window's 8 columns as 4 of
  *    those;
- *  - the expression, and the row's sum, carried from strip to strip.
+ *  - the expression, and the row's running sums (cq_ssim_box8_row),
+ *    carried from strip to strip.
  * ffmpeg's window is the same idea: the 4x4 block sums and a window's four
  * blocks as exact doubles, a lane a block; its integer terms (below 2^46)
  * converted to float exactly as the plain C converts its int64s, then
@@ -28,6 +29,9 @@
 
 #define D (V / 2)
 #define S CQ_CPU_SIMD_BOX8_STRIP
+#if S % CQ_SSIM_BOX8_PHASES
+#error "a strip must start at the first of box8's running sums"
+#endif
 /* doubles a row of the strip's sums: S + 7 columns, and what the last
  * block's loads reach past them */
 #define CW (S + 4 * D + 8)
@@ -64,14 +68,15 @@ cols_row (const CqSimdPlaneBand * b, double *cols, unsigned x0, unsigned nc,
   }
 }
 
-/* The strip's n windows of one row from its column sums, added left to
- * right to *row; pairs (rows of CW doubles) is scratch. */
+/* The strip's n windows of one row from its column sums, added to the
+ * row's running sums phase (the strip starts at a multiple of their
+ * number); pairs (rows of CW doubles) is scratch. */
 static void
 windows_row (const CqSimdPlaneBand * b, const double *cols, double *pairs,
-    unsigned n, double *row)
+    unsigned n, double *phase)
 {
   const vd k1 = (vd) { } + b->c1, k2 = (vd) { } + b->c2;
-  double loc[D], sum = *row;
+  double loc[D];
   unsigned x, q, l;
 
   /* sums of 2 neighbouring columns, as far as the last block reads */
@@ -98,29 +103,34 @@ windows_row (const CqSimdPlaneBand * b, const double *cols, double *pairs,
     n2 = two_cov + k2;
     d1 = sq + k1;
     d2 = var + k2;
-    stdd (loc, (n1 * n2) / (d1 * d2));
-    for (l = 0; l < end; l++)
-      sum += loc[l];
+    if (end == D) {
+      double *ph = phase + x % CQ_SSIM_BOX8_PHASES;
+
+      stdd (ph, ldd (ph) + (n1 * n2) / (d1 * d2));
+    } else {
+      stdd (loc, (n1 * n2) / (d1 * d2));
+      for (l = 0; l < end; l++)
+        phase[(x + l) % CQ_SSIM_BOX8_PHASES] += loc[l];
+    }
   }
-  *row = sum;
 }
 
 /* A band in strips of S windows, each walked down the band's rows with its
- * column sums in L1; each row's sum carried from strip to strip, so its
- * windows are still added left to right. */
+ * column sums in L1; each row's running sums carried from strip to strip,
+ * so that its windows are added in the plain C's order. */
 double
 CQ_SIMD_FN (cq_simd_ssim_box8_u16) (const CqSimdPlaneBand * b)
 {
   const unsigned n = b->width - 7, rows = b->t1 - b->t0;
   double *row = (double *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
-  double *cols = row + ((rows + 7) & ~7u);
+  double *cols = row + (size_t) rows * CQ_SSIM_BOX8_PHASES;
   double *pairs = cols + 4 * CW;
   double sum = 0.0;
   unsigned x0, t, y;
 
   if (b->t0 >= b->t1)
     return 0.0;
-  memset (row, 0, rows * sizeof (double));
+  memset (row, 0, (size_t) rows * CQ_SSIM_BOX8_PHASES * sizeof (double));
   for (x0 = 0; x0 < n; x0 += S) {
     const unsigned ns = n - x0 < S ? n - x0 : S;
 
@@ -128,7 +138,8 @@ CQ_SIMD_FN (cq_simd_ssim_box8_u16) (const CqSimdPlaneBand * b)
     for (y = b->t0; y < b->t0 + 8; y++)
       cols_row (b, cols, x0, ns + 7, y, 1.0);
     for (t = b->t0; t < b->t1; t++) {
-      windows_row (b, cols, pairs, ns, &row[t - b->t0]);
+      windows_row (b, cols, pairs, ns,
+          row + (size_t) (t - b->t0) * CQ_SSIM_BOX8_PHASES);
       if (t + 1 < b->t1) {
         cols_row (b, cols, x0, ns + 7, t, -1.0);
         cols_row (b, cols, x0, ns + 7, t + 8, 1.0);
@@ -136,7 +147,7 @@ CQ_SIMD_FN (cq_simd_ssim_box8_u16) (const CqSimdPlaneBand * b)
     }
   }
   for (t = 0; t < rows; t++)
-    sum += row[t];
+    sum += cq_ssim_box8_row (row + (size_t) t * CQ_SSIM_BOX8_PHASES);
   return sum;
 }
 
