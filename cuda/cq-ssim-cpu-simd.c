@@ -596,152 +596,276 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
 
 #else /* V == 8 */
 
-/* ---- box8: 8x8 windows at every position ---- */
+/* ---- box8, AVX2: one pass over the columns a window row ----
+ *
+ * As AVX-512's pass: the row's column sums are read once and replaced in
+ * place by the next row's (row in added, row out's terms taken back from a
+ * ring of 8 rows), and the row's windows are evaluated in the same loop,
+ * B8_LAG columns behind, so that the update's µops run beside the
+ * divisions. AVX2 has no shift across its two 128-bit halves in one µop,
+ * so the sums of 2 neighbouring columns go through a row in memory (h2,
+ * written by the update) and a window's 8 columns are four of them, loaded
+ * unaligned; the lag keeps those loads clear of stores still in flight.
+ * The window expression is cq_ssim_box8_local's, 4 windows a vector of
+ * doubles (vcvtdq2pd from each half). The values of a row then go into its
+ * running sums (cq_ssim_box8_row). Against the kernel before (a pass for
+ * the column sums, a window's 8 columns by 8 loads), 10-12 % less time. */
 
-/* madd16 (vpmaddwd) on lanes of samples a + 65536 b: a² + b² from (a, b)
- * twice and ab from (a, b) and (b, 0), exact in 32 bits. */
+#define B8_LAG 32
 
-/* Column sums over 8 rows: removes row `out` (unless NULL) and adds row
- * `in`; adds Σ (a - b)² of row in to *sse when sse is not NULL. Σa and Σb
- * (at most 8 · 255 each, and 64 · 255 over a window) share a lane:
- * Σa + 65536 Σb, so that the window sums take three lanes, not four. */
-static void
-box8_cols (const CqSimdSsimBand * b, int32_t * cab_, size_t cs, unsigned in,
-    const unsigned *out, uint64_t * sse)
+typedef struct
 {
-  const unsigned w = b->width;
-  const uint8_t *na = b->ref + (size_t) in * b->ref_stride;
-  const uint8_t *nb = b->dist + (size_t) in * b->dist_stride;
-  const uint8_t *oa = out ? b->ref + (size_t) *out * b->ref_stride : NULL;
-  const uint8_t *ob = out ? b->dist + (size_t) *out * b->dist_stride : NULL;
-  int32_t *cp = cab_, *css = cab_ + cs, *cab = cab_ + 2 * cs;
-  vu acc = { };
-  unsigned x;
+  int32_t *c[3];                /* Σa + 65536 Σb, 64 Σ (a² + b²), 128 Σ ab
+                                 * of the row's windows, replaced by the
+                                 * next row's */
+  int32_t *ring[3];             /* the same terms of row out, then of row
+                                 * in */
+  int32_t *h2[3];               /* the row's sums of columns x and x + 1 */
+  const uint8_t *ia, *ib;       /* row in (ref, dist) */
+  unsigned w, nw;
+  int sse;                      /* whether Σ (a - b)² of the window row's 8
+                                 * image rows is taken */
+  double k1, k2;
+} B8Pass;
 
-  for (x = 0; x + V <= w; x += V) {
-    vi dp = ld8 (na + x) + (ld8 (nb + x) << 16);
-    vi sq = madd16 (dp, dp), ab = madd16 (dp, (vi) ((vu) dp >> 16));
+/* a + 65536 b, 64 (a² + b²) and 128 ab of the 8 columns at a, b
+ * (vpmaddwd of (a, b) with (64 a, 64 b) and with (128 b, 0); a window's
+ * sums of them stay below 2^30) */
+static inline void
+b8_terms (const uint8_t * a, const uint8_t * b, vi * t)
+{
+  vi d = ld8 (a) + (ld8 (b) << 16), d64 = d << 6;
 
-    if (sse)
-      acc += (vu) (sq - 2 * ab);
-    if (out) {
-      vi o = ld8 (oa + x) + (ld8 (ob + x) << 16);
-
-      dp -= o;
-      sq -= madd16 (o, o);
-      ab -= madd16 (o, (vi) ((vu) o >> 16));
-    }
-    st32 (cp + x, ld32 (cp + x) + dp);
-    st32 (css + x, ld32 (css + x) + sq);
-    st32 (cab + x, ld32 (cab + x) + ab);
-  }
-  for (; x < w; x++) {
-    int32_t a = na[x], c = nb[x];
-
-    cp[x] += a + (c << 16);
-    css[x] += a * a + c * c;
-    cab[x] += a * c;
-    if (sse)
-      *sse += (uint64_t) ((a - c) * (a - c));
-    if (out) {
-      a = oa[x];
-      c = ob[x];
-      cp[x] -= a + (c << 16);
-      css[x] -= a * a + c * c;
-      cab[x] -= a * c;
-    }
-  }
-  if (sse)
-    *sse += hsum_u (acc);
+  t[0] = d;
+  t[1] = madd16 (d, d64);
+  t[2] = madd16 (d, (vi) ((vu) d64 >> 15));
 }
 
-/* One row of windows from the column sums: its value, its windows added
- * in the phases of cq_ssim_box8_row (a vector of 8 windows is two of its
- * sums of 4 phases). */
-static double
-box8_row (const CqSimdSsimBand * b, const int32_t * cp, size_t cs)
+/* the same for one column */
+static inline void
+b8_terms1 (const uint8_t * a, const uint8_t * b, int32_t * t)
 {
-  const unsigned nw = b->width - 7;
-  const int32_t *css = cp + cs, *cab = cp + 2 * cs;
-  const vd k1 = (vd) { } + b->k1, k2 = (vd) { } + b->k2;
+  t[0] = a[0] + (b[0] << 16);
+  t[1] = 64 * (a[0] * a[0] + b[0] * b[0]);
+  t[2] = 128 * a[0] * b[0];
+}
+
+/* columns [X, X + 8): the next row's sums, the row's sums of 2 neighbours
+ * to h2; Σ (a - b)² of the window row's 8 image rows (from its sums) to
+ * *sse if p->sse */
+static inline void
+b8_update (const B8Pass * p, size_t X, vu * sse)
+{
+  vi t[3], old[3];
+  unsigned k;
+
+  b8_terms (p->ia + X, p->ib + X, t);
+  for (k = 0; k < 3; k++) {
+    int32_t *c = p->c[k] + X, *g = p->ring[k] + X;
+    vi o = ld32 (g);
+
+    old[k] = ld32 (c);
+    st32 (p->h2[k] + X, old[k] + ld32 (c + 1));
+    st32 (g, t[k]);
+    st32 (c, old[k] + t[k] - o);
+  }
+  if (p->sse)
+    *sse += (vu) (old[1] - old[2]) >> 6;
+}
+
+static inline void
+b8_update1 (const B8Pass * p, size_t X, uint64_t * sse)
+{
+  int32_t t[3], old[3];
+  unsigned k;
+
+  b8_terms1 (p->ia + X, p->ib + X, t);
+  for (k = 0; k < 3; k++) {
+    int32_t *c = p->c[k] + X, *g = p->ring[k] + X;
+
+    old[k] = c[0];
+    p->h2[k][X] = c[0] + c[1];
+    c[0] += t[k] - g[0];
+    g[0] = t[k];
+  }
+  if (p->sse)
+    *sse += (uint32_t) (old[1] - old[2]) >> 6;
+}
+
+/* the 8 windows at x from the sums of 2 neighbours, to vals + x */
+static inline void
+b8_windows (const B8Pass * p, size_t x, vd k1, vd k2, double *vals)
+{
+  vi w[3], pp, q, in1, in2, id2;
+  vd n1, n2, d1, d2, v;
+  unsigned k;
+
+  for (k = 0; k < 3; k++) {
+    const int32_t *h = p->h2[k] + x;
+
+    w[k] = (ld32 (h) + ld32 (h + 2)) + (ld32 (h + 4) + ld32 (h + 6));
+  }
+  /* Σa Σb and Σa² + Σb² by vpmaddwd of the halves of w[0] */
+  pp = madd16 (w[0], (vi) ((vu) w[0] >> 16));
+  q = madd16 (w[0], w[0]);
+  in1 = pp + pp;
+  in2 = w[2] - in1;
+  id2 = w[1] - q;
+  n1 = cvt_lo (in1) + k1;
+  n2 = cvt_lo (in2) + k2;
+  d1 = cvt_lo (q) + k1;
+  d2 = cvt_lo (id2) + k2;
+  v = (n1 * n2) / (d1 * d2);
+  memcpy (vals + x, &v, sizeof (v));
+  n1 = cvt_hi (in1) + k1;
+  n2 = cvt_hi (in2) + k2;
+  d1 = cvt_hi (q) + k1;
+  d2 = cvt_hi (id2) + k2;
+  v = (n1 * n2) / (d1 * d2);
+  memcpy (vals + x + V / 2, &v, sizeof (v));
+}
+
+/* the window at x, alone */
+static inline double
+b8_window1 (const B8Pass * p, size_t x)
+{
+  int64_t w[3];
+  unsigned k;
+
+  for (k = 0; k < 3; k++) {
+    const int32_t *h = p->h2[k] + x;
+
+    w[k] = (int64_t) h[0] + h[2] + h[4] + h[6];
+  }
+  return cq_ssim_box8_local (w[0] & 0xffff, w[0] >> 16, w[1] / 64,
+      w[2] / 128, p->k1, p->k2);
+}
+
+/* the value of a row of nw windows in vals, as cq_ssim_box8_row adds it:
+ * window x into phase x % 32, a vector of 4 a chain */
+static double
+b8_row_value (const double *vals, unsigned nw)
+{
   vd acc[CQ_SSIM_BOX8_PHASES / 4] = { };
   double phase[CQ_SSIM_BOX8_PHASES];
-  unsigned x, i, k;
+  unsigned x, k;
+
+  for (x = 0; x + CQ_SSIM_BOX8_PHASES <= nw; x += CQ_SSIM_BOX8_PHASES)
+    for (k = 0; k < CQ_SSIM_BOX8_PHASES / 4; k++)
+      acc[k] += ldd (vals + x + 4 * k);
+  memcpy (phase, acc, sizeof (phase));
+  for (; x < nw; x++)
+    phase[x % CQ_SSIM_BOX8_PHASES] += vals[x];
+  return cq_ssim_box8_row (phase);
+}
+
+/* one window row: its value; the next row's column sums; Σ (a - b)² of its
+ * 8 image rows to *sse_out if p->sse */
+static double
+b8_pass (const B8Pass * p, double *vals, uint64_t * sse_out)
+{
+  const vd k1 = (vd) { } + p->k1, k2 = (vd) { } + p->k2;
+  const unsigned w = p->w, nw = p->nw;
+  vu sse = { };
+  uint64_t sse1 = 0;
+  unsigned x, X = 0;
 
   for (x = 0; x + V <= nw; x += V) {
-    vd *a = acc + x % CQ_SSIM_BOX8_PHASES / 4;
-    vi w8[3], sp, sss, sab, p, q, in1, in2, id2;
-    vd n1, n2, d1, d2;
+    const unsigned end = x + B8_LAG + V < w ? x + B8_LAG + V : w;
 
-    /* Σ of 8 neighbours from eight shifted loads (AVX2's two-register
-     * shuffles are slower than the loads and adds they would replace) */
+    for (; X + V <= end; X += V)
+      b8_update (p, X, &sse);
+    for (; X < end && end == w; X++)
+      b8_update1 (p, X, &sse1);
+    b8_windows (p, x, k1, k2, vals);
+  }
+  for (; X + V <= w; X += V)
+    b8_update (p, X, &sse);
+  for (; X < w; X++)
+    b8_update1 (p, X, &sse1);
+  for (; x < nw; x++)
+    vals[x] = b8_window1 (p, x);
+  if (p->sse)
+    *sse_out += hsum_u (sse) + sse1;
+  return b8_row_value (vals, nw);
+}
+
+/* array j, of role r (c: 0 ... 2, h2: 3 ... 5, the ring's: 6 ... 8, the
+ * values: 9), in slot j of the scratch (CQ_CPU_SIMD_BOX8_SLOT ints each,
+ * from a 4 KB boundary), shifted by r · 448 bytes: the arrays a pass
+ * touches lie 112 columns apart modulo 4 KB. Packed one after the other
+ * (31 KB apart, -256 bytes modulo 4 KB), loads from one array waited on
+ * recent stores to another (4K aliasing): 6 % of the time. */
+static inline int32_t *
+b8_array (const CqSimdSsimBand * b, unsigned j, unsigned r)
+{
+  int32_t *base = (int32_t *) (((uintptr_t) b->scratch + 4095) &
+      ~(uintptr_t) 4095);
+
+  return base + j * CQ_CPU_SIMD_BOX8_SLOT (b->width) + r * 112 % 1024;
+}
+
+/* row y added to the column sums c, its terms to its ring slot */
+static void
+b8_add_row (const CqSimdSsimBand * b, int32_t ** c, unsigned y)
+{
+  const uint8_t *ra = b->ref + (size_t) y * b->ref_stride;
+  const uint8_t *rb = b->dist + (size_t) y * b->dist_stride;
+  int32_t *g[3];
+  unsigned X, k;
+
+  for (k = 0; k < 3; k++)
+    g[k] = b8_array (b, 6 + 3 * (y % 8) + k, 6 + k);
+  for (X = 0; X < b->width; X++) {
+    int32_t t[3];
+
+    b8_terms1 (ra + X, rb + X, t);
     for (k = 0; k < 3; k++) {
-      w8[k] = ld32 (cp + k * cs + x);
-      for (i = 1; i < 8; i++)
-        w8[k] += ld32 (cp + k * cs + x + i);
+      g[k][X] = t[k];
+      c[k][X] += t[k];
     }
-    sp = w8[0];
-    sss = w8[1];
-    sab = w8[2];
-    /* Σa and Σb are the halves of sp (below 2^15 each): Σa Σb and
-     * Σa² + Σb² by vpmaddwd, where three 32-bit multiplies were */
-    p = madd16 (sp, (vi) ((vu) sp >> 16));
-    q = madd16 (sp, sp);
-    in1 = 2 * p;
-    in2 = 2 * (64 * sab - p);
-    id2 = 64 * sss - q;
-    n1 = cvt_lo (in1) + k1;
-    n2 = cvt_lo (in2) + k2;
-    d1 = cvt_lo (q) + k1;
-    d2 = cvt_lo (id2) + k2;
-    a[0] += (n1 * n2) / (d1 * d2);
-    n1 = cvt_hi (in1) + k1;
-    n2 = cvt_hi (in2) + k2;
-    d1 = cvt_hi (q) + k1;
-    d2 = cvt_hi (id2) + k2;
-    a[1] += (n1 * n2) / (d1 * d2);
   }
-  memcpy (phase, acc, sizeof (phase));
-  for (; x < nw; x++) {
-    int64_t w[4] = { 0, 0, 0, 0 };
-
-    for (i = 0; i < 8; i++) {
-      w[0] += cp[x + i] & 0xffff;
-      w[1] += cp[x + i] >> 16;
-      w[2] += css[x + i];
-      w[3] += cab[x + i];
-    }
-    phase[x % CQ_SSIM_BOX8_PHASES] +=
-        cq_ssim_box8_local (w[0], w[1], w[2], w[3], b->k1, b->k2);
-  }
-  return cq_ssim_box8_row (phase);
 }
 
 double
 CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
 {
-  const size_t cs = (size_t) b->width + 64;
-  int32_t *ca = b->scratch;
+  const unsigned w = b->width, nw = w - 7;
+  int32_t *c[3], *h2[3];
+  double *vals = (double *) b8_array (b, 30, 9);
   uint64_t sse = 0;
   double sum = 0.0;
-  unsigned t, y;
+  /* Σ (a - b)² comes from the column sums of window rows t0, t0 + 8, ...
+   * while their 8 image rows are owned: rows [sse_y0, se) */
+  unsigned t, y, k, se = b->sse_y0;
 
-#define OWNED(y) ((y) >= b->sse_y0 && (y) < b->sse_y1)
+  for (k = 0; k < 3; k++) {
+    c[k] = b8_array (b, k, k);
+    h2[k] = b8_array (b, 3 + k, 3 + k);
+  }
   if (b->t0 < b->t1) {
-    memset (ca, 0, 3 * cs * sizeof (int32_t));
+    for (k = 0; k < 3; k++)
+      memset (c[k], 0, ((size_t) w + 1) * sizeof (int32_t));
     for (y = b->t0; y < b->t0 + 8; y++)
-      box8_cols (b, ca, cs, y, NULL, OWNED (y) ? &sse : NULL);
+      b8_add_row (b, c, y);
     for (t = b->t0; t < b->t1; t++) {
-      sum += box8_row (b, ca, cs);
-      if (t + 1 < b->t1)
-        box8_cols (b, ca, cs, t + 8, &t, OWNED (t + 8) ? &sse : NULL);
+      /* the last row moves no row: in = out */
+      const unsigned yi = t + 1 >= b->t1 ? t : t + 8;
+      const int take = (t - b->t0) % 8 == 0 && t == se && t + 8 <= b->sse_y1;
+      B8Pass p = { {c[0], c[1], c[2]}, {b8_array (b, 6 + 3 * (t % 8), 6),
+          b8_array (b, 7 + 3 * (t % 8), 7), b8_array (b, 8 + 3 * (t % 8), 8)},
+      {h2[0], h2[1], h2[2]},
+      b->ref + (size_t) yi * b->ref_stride,
+      b->dist + (size_t) yi * b->dist_stride, w, nw, take, b->k1, b->k2
+      };
+
+      sum += b8_pass (&p, vals, &sse);
+      if (take)
+        se += 8;
     }
   }
-  /* rows owned but not read (an empty band) */
-  for (y = b->sse_y0; y < b->sse_y1; y++)
-    if (!(b->t0 < b->t1 && y >= b->t0 && y < b->t1 + 7))
-      sse += sse_rows (b, y, y + 1);
-#undef OWNED
+  /* owned rows after the last 8 taken */
+  sse += sse_rows (b, se, b->sse_y1);
   *sse_out = sse;
   return sum;
 }
