@@ -644,13 +644,13 @@ plane_params (CqSsimCuda * cu, unsigned i, const unsigned char *ref,
       0xffffu;
   p.vec = ((uintptr_t) ref % align) == 0 && ((uintptr_t) dist % align) == 0
       && ref_pitch % align == 0 && dist_pitch % align == 0;
-  if (cu->window == CQ_SSIM_GAUSS11)
-    gauss_constants (p, (0.01 * peak) * (0.01 * peak),
-        (0.03 * peak) * (0.03 * peak));
-  else {
-    p.k1 = 4096.0 * (0.01 * peak) * (0.01 * peak);
-    p.k2 = 4032.0 * (0.03 * peak) * (0.03 * peak);
-  }
+  if (cu->window == CQ_SSIM_GAUSS11) {
+    double c1, c2;
+
+    cq_ssim_window_constants (pl, CQ_SSIM_GAUSS11, &c1, &c2);
+    gauss_constants (p, c1, c2);
+  } else
+    cq_ssim_window_constants (pl, CQ_SSIM_BOX8, &p.k1, &p.k2);
   p.c1 = CQ_SSIM_FFMPEG_C1 (peak);
   p.c2 = CQ_SSIM_FFMPEG_C2 (peak);
   p.rows = (int) pc->rows;
@@ -722,13 +722,11 @@ enqueue_msssim_old (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
     cudaStream_t stream, CqError * err)
 {
   PlaneCtx *pc = &cu->pl[i];
-  const double peak = cq_ssim_peak (&pc->plane);
   const dim3 block (cq::kSsimThreads), down_block (32, 8);
   cq::SsimParams p = p1;
   unsigned s;
 
-  p.k1 = (0.01 * peak) * (0.01 * peak);
-  p.k2 = (0.03 * peak) * (0.03 * peak);
+  cq_ssim_window_constants (&pc->plane, CQ_SSIM_GAUSS11, &p.k1, &p.k2);
   p.rows = cq::kGaussRows;
   p.tile_y0 = 0;
   for (s = 0; s < CQ_MSSSIM_SCALES; s++) {
@@ -807,10 +805,8 @@ enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
     cudaStream_t stream, CqError * err)
 {
   PlaneCtx *pc = &cu->pl[i];
-  const double peak = cq_ssim_peak (&pc->plane);
-  const double c1 = (0.01 * peak) * (0.01 * peak);
-  const double c2 = (0.03 * peak) * (0.03 * peak);
   const unsigned W = pc->plane.width, H = pc->plane.height;
+  double c1, c2;
   cq::SsimParams p = p1;
   unsigned s;
 
@@ -818,6 +814,7 @@ enqueue_msssim (CqSsimCuda * cu, unsigned i, const cq::SsimParams & p1,
     return CQ_OK;
   if (cu->old_kernels)
     return enqueue_msssim_old (cu, i, p1, stream, err);
+  cq_ssim_window_constants (&pc->plane, CQ_SSIM_GAUSS11, &c1, &c2);
   gauss_constants (p, c1, c2);
   p.tile_y0 = 0;
   p.partials2 = NULL;
