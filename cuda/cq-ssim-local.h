@@ -77,9 +77,9 @@ cq_ssim_box8_local (CQ_BOX8_INT sa, CQ_BOX8_INT sb, CQ_BOX8_INT sss,
 /* The CPU's order of addition for a row of box8 windows: window x goes into
  * running sum x % CQ_SSIM_BOX8_PHASES (each left to right), and the row's
  * value is those sums added by halves (cq_ssim_box8_row). The plain C and
- * every vectorised kernel follow it to the bit; a vector of 4, 8 or 16
- * windows adds into its sums with one addition, where a single chain left
- * to right took a transpose or a scalar addition a window. */
+ * every vectorised kernel follow it to the bit; a vector of 4 or 8 windows'
+ * values adds into its sums with one addition, where a single chain left
+ * to right took transposes or a scalar addition a window. */
 #define CQ_SSIM_BOX8_PHASES 32
 
 CQ_SSIM_FN double
