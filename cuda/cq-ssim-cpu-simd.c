@@ -255,6 +255,35 @@ CQ_SIMD_FN (cq_simd_ssim_ffmpeg) (const CqSimdSsimBand * b, uint64_t * sse_out)
   return sum;
 }
 
+/* ---- box8: one pass over the columns a window row, both sets ---- */
+
+typedef struct
+{
+  int32_t *c[3];                /* Σa + 65536 Σb, 64 Σ (a² + b²), 128 Σ ab
+                                 * of the row's windows, replaced by the
+                                 * next row's */
+  int32_t *ring[3];             /* the same terms of row out, then of row
+                                 * in */
+  int32_t *h2[3];               /* AVX2: the row's sums of columns x and
+                                 * x + 1 (AVX-512 keeps them in registers) */
+  const uint8_t *ia, *ib;       /* row in (ref, dist) */
+  unsigned w, nw;
+  int sse;                      /* whether Σ (a - b)² of the window row's 8
+                                 * image rows is taken */
+  double k1, k2;
+} B8Pass;
+
+/* Where a band's arrays are in its scratch: the column sums, ring slot
+ * 0's terms (slot r's ring_stride ints further on), the sums of 2
+ * columns, a row of values. */
+typedef struct
+{
+  int32_t *c[3], *ring[3], *h2[3];
+  size_t ring_stride;
+  size_t clear;                 /* ints of each column-sum row zeroed */
+  double *vals;
+} B8Layout;
+
 #if V == 16
 /* ---- box8, AVX-512: one pass over the columns a window row ----
  *
@@ -285,20 +314,6 @@ typedef __m512d zd;
 #define B8_EVEN ((__mmask16) 0x5555)
 #define B8_ODD ((__mmask16) 0xaaaa)
 #define B8_INLINE static inline __attribute__ ((always_inline))
-
-typedef struct
-{
-  int32_t *c[3];                /* Σa + 65536 Σb, 64 Σ (a² + b²), 64 Σ 2ab
-                                 * of the row's windows, replaced by the
-                                 * next row's */
-  int32_t *ring[3];             /* a + 65536 b, 64 (a² + b²), 128 ab of row
-                                 * out, then of row in */
-  const uint8_t *ia, *ib;       /* row in (ref, dist) */
-  unsigned w, nw;
-  int sse;                      /* whether Σ (a - b)² of the window row's 8
-                                 * image rows is taken */
-  double k1, k2;
-} B8Pass;
 
 /* a + 65536 b of the 16 columns at a and b (only the first of m's bits
  * when masked: the others 0) */
@@ -533,10 +548,28 @@ b8_pass (const B8Pass * p, double *vals, uint64_t * sse_out)
   return b8_row_value (vals, p->nw);
 }
 
-/* row y added to the column sums, its terms to the ring slot g */
+/* the band's arrays: rows of cs ints (a multiple of 16) from a 64-byte
+ * boundary */
 static void
-b8_add_row (const CqSimdSsimBand * b, int32_t * c, int32_t * g, size_t cs,
-    unsigned y)
+b8_layout (const CqSimdSsimBand * b, B8Layout * l)
+{
+  const size_t cs = ((size_t) b->width + 64 + 15) & ~(size_t) 15;
+  int32_t *c = (int32_t *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
+  unsigned k;
+
+  for (k = 0; k < 3; k++) {
+    l->c[k] = c + k * cs;
+    l->ring[k] = c + (3 + k) * cs;
+    l->h2[k] = NULL;
+  }
+  l->ring_stride = 3 * cs;
+  l->clear = cs;
+  l->vals = (double *) (c + 27 * cs);
+}
+
+/* row y added to the column sums, its terms to its ring slot */
+static void
+b8_add_row (const CqSimdSsimBand * b, const B8Layout * l, unsigned y)
 {
   const uint8_t *ra = b->ref + (size_t) y * b->ref_stride;
   const uint8_t *rb = b->dist + (size_t) y * b->dist_stride;
@@ -547,51 +580,12 @@ b8_add_row (const CqSimdSsimBand * b, int32_t * c, int32_t * g, size_t cs,
 
     b8_terms (ra + X, rb + X, b8_mask (X, b->width), 1, t);
     for (k = 0; k < 3; k++) {
-      int32_t *q = c + k * cs + X;
+      int32_t *q = l->c[k] + X;
 
-      _mm512_store_si512 (g + k * cs + X, t[k]);
+      _mm512_store_si512 (l->ring[k] + y % 8 * l->ring_stride + X, t[k]);
       _mm512_store_si512 (q, _mm512_add_epi32 (_mm512_load_si512 (q), t[k]));
     }
   }
-}
-
-double
-CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
-{
-  const unsigned w = b->width, nw = w - 7;
-  const size_t cs = ((size_t) w + 64 + 15) & ~(size_t) 15;
-  int32_t *c = (int32_t *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
-  int32_t *ring = c + 3 * cs;
-  double *vals = (double *) (ring + 3 * 8 * cs);
-  uint64_t sse = 0;
-  double sum = 0.0;
-  /* Σ (a - b)² comes from the column sums of window rows t0, t0 + 8, ...
-   * while their 8 image rows are owned: rows [sse_y0, se) */
-  unsigned t, y, se = b->sse_y0;
-
-  if (b->t0 < b->t1) {
-    memset (c, 0, 3 * cs * sizeof (int32_t));
-    for (y = b->t0; y < b->t0 + 8; y++)
-      b8_add_row (b, c, ring + 3 * (y % 8) * cs, cs, y);
-    for (t = b->t0; t < b->t1; t++) {
-      /* the last row moves no row: in = out */
-      const unsigned yi = t + 1 >= b->t1 ? t : t + 8;
-      const int take = (t - b->t0) % 8 == 0 && t == se && t + 8 <= b->sse_y1;
-      int32_t *g = ring + 3 * (t % 8) * cs;
-      B8Pass p = { {c, c + cs, c + 2 * cs}, {g, g + cs, g + 2 * cs},
-      b->ref + (size_t) yi * b->ref_stride,
-      b->dist + (size_t) yi * b->dist_stride, w, nw, take, b->k1, b->k2
-      };
-
-      sum += b8_pass (&p, vals, &sse);
-      if (take)
-        se += 8;
-    }
-  }
-  /* owned rows after the last 8 taken */
-  sse += sse_rows (b, se, b->sse_y1);
-  *sse_out = sse;
-  return sum;
 }
 
 #else /* V == 8 */
@@ -612,21 +606,6 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
  * the column sums, a window's 8 columns by 8 loads), 10-12 % less time. */
 
 #define B8_LAG 32
-
-typedef struct
-{
-  int32_t *c[3];                /* Σa + 65536 Σb, 64 Σ (a² + b²), 128 Σ ab
-                                 * of the row's windows, replaced by the
-                                 * next row's */
-  int32_t *ring[3];             /* the same terms of row out, then of row
-                                 * in */
-  int32_t *h2[3];               /* the row's sums of columns x and x + 1 */
-  const uint8_t *ia, *ib;       /* row in (ref, dist) */
-  unsigned w, nw;
-  int sse;                      /* whether Σ (a - b)² of the window row's 8
-                                 * image rows is taken */
-  double k1, k2;
-} B8Pass;
 
 /* a + 65536 b, 64 (a² + b²) and 128 ab of the 8 columns at a, b
  * (vpmaddwd of (a, b) with (64 a, 64 b) and with (128 b, 0); a window's
@@ -673,6 +652,7 @@ b8_update (const B8Pass * p, size_t X, vu * sse)
     *sse += (vu) (old[1] - old[2]) >> 6;
 }
 
+/* the same for column X alone (the last columns of a row) */
 static inline void
 b8_update1 (const B8Pass * p, size_t X, uint64_t * sse)
 {
@@ -790,76 +770,86 @@ b8_pass (const B8Pass * p, double *vals, uint64_t * sse_out)
   return b8_row_value (vals, nw);
 }
 
-/* array j, of role r (c: 0 ... 2, h2: 3 ... 5, the ring's: 6 ... 8, the
- * values: 9), in slot j of the scratch (CQ_CPU_SIMD_BOX8_SLOT ints each,
- * from a 4 KB boundary), shifted by r · 448 bytes: the arrays a pass
- * touches lie 112 columns apart modulo 4 KB. Packed one after the other
- * (31 KB apart, -256 bytes modulo 4 KB), loads from one array waited on
- * recent stores to another (4K aliasing): 6 % of the time. */
-static inline int32_t *
-b8_array (const CqSimdSsimBand * b, unsigned j, unsigned r)
+/* the band's arrays, each in its slot of the scratch
+ * (CQ_CPU_SIMD_BOX8_SLOT ints, from a 4 KB boundary) and shifted by its
+ * role r (c: 0 ... 2, h2: 3 ... 5, the ring's: 6 ... 8, the values: 9)
+ * times 448 bytes: the arrays a pass touches lie 112 columns apart modulo
+ * 4 KB. Packed one after the other (31 KB apart, -256 bytes modulo 4 KB),
+ * loads from one array waited on recent stores to another (4K aliasing):
+ * 6 % of the time. */
+static void
+b8_layout (const CqSimdSsimBand * b, B8Layout * l)
 {
+  const size_t slot = CQ_CPU_SIMD_BOX8_SLOT (b->width);
   int32_t *base = (int32_t *) (((uintptr_t) b->scratch + 4095) &
       ~(uintptr_t) 4095);
+  unsigned k;
 
-  return base + j * CQ_CPU_SIMD_BOX8_SLOT (b->width) + r * 112 % 1024;
+#define B8_ARRAY(j, r) (base + (j) * slot + (r) * 112 % 1024)
+  for (k = 0; k < 3; k++) {
+    l->c[k] = B8_ARRAY (k, k);
+    l->h2[k] = B8_ARRAY (3 + k, 3 + k);
+    l->ring[k] = B8_ARRAY (6 + k, 6 + k);
+  }
+  l->ring_stride = 3 * slot;
+  l->clear = (size_t) b->width + 1;
+  l->vals = (double *) B8_ARRAY (30, 9);
+#undef B8_ARRAY
 }
 
-/* row y added to the column sums c, its terms to its ring slot */
+/* row y added to the column sums, its terms to its ring slot */
 static void
-b8_add_row (const CqSimdSsimBand * b, int32_t ** c, unsigned y)
+b8_add_row (const CqSimdSsimBand * b, const B8Layout * l, unsigned y)
 {
   const uint8_t *ra = b->ref + (size_t) y * b->ref_stride;
   const uint8_t *rb = b->dist + (size_t) y * b->dist_stride;
-  int32_t *g[3];
   unsigned X, k;
 
-  for (k = 0; k < 3; k++)
-    g[k] = b8_array (b, 6 + 3 * (y % 8) + k, 6 + k);
   for (X = 0; X < b->width; X++) {
     int32_t t[3];
 
     b8_terms1 (ra + X, rb + X, t);
     for (k = 0; k < 3; k++) {
-      g[k][X] = t[k];
-      c[k][X] += t[k];
+      l->ring[k][y % 8 * l->ring_stride + X] = t[k];
+      l->c[k][X] += t[k];
     }
   }
 }
 
+#endif /* V */
+
+/* box8's band: the column sums of its first 8 rows, then a pass a window
+ * row, their values added in row order */
 double
 CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
 {
-  const unsigned w = b->width, nw = w - 7;
-  int32_t *c[3], *h2[3];
-  double *vals = (double *) b8_array (b, 30, 9);
+  B8Layout l;
   uint64_t sse = 0;
   double sum = 0.0;
   /* Σ (a - b)² comes from the column sums of window rows t0, t0 + 8, ...
    * while their 8 image rows are owned: rows [sse_y0, se) */
   unsigned t, y, k, se = b->sse_y0;
 
-  for (k = 0; k < 3; k++) {
-    c[k] = b8_array (b, k, k);
-    h2[k] = b8_array (b, 3 + k, 3 + k);
-  }
+  b8_layout (b, &l);
   if (b->t0 < b->t1) {
     for (k = 0; k < 3; k++)
-      memset (c[k], 0, ((size_t) w + 1) * sizeof (int32_t));
+      memset (l.c[k], 0, l.clear * sizeof (int32_t));
     for (y = b->t0; y < b->t0 + 8; y++)
-      b8_add_row (b, c, y);
+      b8_add_row (b, &l, y);
     for (t = b->t0; t < b->t1; t++) {
       /* the last row moves no row: in = out */
       const unsigned yi = t + 1 >= b->t1 ? t : t + 8;
+      const size_t g = t % 8 * l.ring_stride;
       const int take = (t - b->t0) % 8 == 0 && t == se && t + 8 <= b->sse_y1;
-      B8Pass p = { {c[0], c[1], c[2]}, {b8_array (b, 6 + 3 * (t % 8), 6),
-          b8_array (b, 7 + 3 * (t % 8), 7), b8_array (b, 8 + 3 * (t % 8), 8)},
-      {h2[0], h2[1], h2[2]},
+      B8Pass p = { {l.c[0], l.c[1], l.c[2]},
+      {l.ring[0] + g, l.ring[1] + g, l.ring[2] + g},
+      {l.h2[0], l.h2[1], l.h2[2]},
       b->ref + (size_t) yi * b->ref_stride,
-      b->dist + (size_t) yi * b->dist_stride, w, nw, take, b->k1, b->k2
+      b->dist + (size_t) yi * b->dist_stride, b->width, b->width - 7, take,
+      b->k1, b->k2
       };
 
-      sum += b8_pass (&p, vals, &sse);
+      sum += b8_pass (&p, l.vals, &sse);
       if (take)
         se += 8;
     }
@@ -869,5 +859,3 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
   *sse_out = sse;
   return sum;
 }
-
-#endif /* V */
