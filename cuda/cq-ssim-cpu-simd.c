@@ -280,7 +280,6 @@ typedef struct
 {
   int32_t *c[3], *ring[3], *h2[3];
   size_t ring_stride;
-  size_t clear;                 /* ints of each column-sum row zeroed */
   double *vals;
 } B8Layout;
 
@@ -563,7 +562,6 @@ b8_layout (const CqSimdSsimBand * b, B8Layout * l)
     l->h2[k] = NULL;
   }
   l->ring_stride = 3 * cs;
-  l->clear = cs;
   l->vals = (double *) (c + 27 * cs);
 }
 
@@ -792,7 +790,6 @@ b8_layout (const CqSimdSsimBand * b, B8Layout * l)
     l->ring[k] = B8_ARRAY (6 + k, 6 + k);
   }
   l->ring_stride = 3 * slot;
-  l->clear = (size_t) b->width + 1;
   l->vals = (double *) B8_ARRAY (30, 9);
 #undef B8_ARRAY
 }
@@ -832,8 +829,10 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
 
   b8_layout (b, &l);
   if (b->t0 < b->t1) {
+    /* the passes read the sums up to 57 columns past the plane (AVX-512's
+     * at the end of a row) */
     for (k = 0; k < 3; k++)
-      memset (l.c[k], 0, l.clear * sizeof (int32_t));
+      memset (l.c[k], 0, ((size_t) b->width + 64) * sizeof (int32_t));
     for (y = b->t0; y < b->t0 + 8; y++)
       b8_add_row (b, &l, y);
     for (t = b->t0; t < b->t1; t++) {
