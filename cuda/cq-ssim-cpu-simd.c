@@ -257,6 +257,8 @@ CQ_SIMD_FN (cq_simd_ssim_ffmpeg) (const CqSimdSsimBand * b, uint64_t * sse_out)
 
 /* ---- box8: one pass over the columns a window row, both sets ---- */
 
+#define B8_INLINE static inline __attribute__ ((always_inline))
+
 typedef struct
 {
   int32_t *c[3];                /* Σa + 65536 Σb, 64 Σ (a² + b²), 128 Σ ab
@@ -312,7 +314,6 @@ typedef __m512d zd;
 
 #define B8_EVEN ((__mmask16) 0x5555)
 #define B8_ODD ((__mmask16) 0xaaaa)
-#define B8_INLINE static inline __attribute__ ((always_inline))
 
 /* a + 65536 b of the 16 columns at a and b (only the first of m's bits
  * when masked: the others 0) */
@@ -630,7 +631,7 @@ b8_terms1 (const uint8_t * a, const uint8_t * b, int32_t * t)
 /* columns [X, X + 8): the next row's sums, the row's sums of 2 neighbours
  * to h2; Σ (a - b)² of the window row's 8 image rows (from its sums) to
  * *sse if take */
-static inline __attribute__ ((always_inline)) void
+B8_INLINE void
 b8_update (const B8Pass * p, size_t X, int take, vu * sse)
 {
   vi t[3], old[3];
@@ -739,7 +740,7 @@ b8_row_value (const double *vals, unsigned nw)
 
 /* the windows [0, xe), whole vectors, each step with the update of a whole
  * vector B8_LAG columns ahead (the updates of [0, B8_LAG) done) */
-static inline __attribute__ ((always_inline)) void
+B8_INLINE void
 b8_steady (const B8Pass * p, size_t xe, int take, vd k1, vd k2,
     double *vals, vu * sse)
 {
