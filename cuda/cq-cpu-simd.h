@@ -2,7 +2,8 @@
  *
  * The same kernels (cq-ssim-cpu-simd.c, cq-ssim-gauss-cpu-simd.c,
  * cq-ssim-u16-cpu-simd.c, cq-sharpness-cpu-simd.c, cq-rows-cpu-simd.c,
- * written with GCC vector extensions) are compiled twice on x86-64: with AVX2 and 8 32-bit lanes, and with AVX-512 and 16.
+ * written with GCC vector extensions) are compiled twice on x86-64: with
+ * AVX2 and 8 32-bit lanes, and with AVX-512 and 16.
  * cq_cpu_simd_kernels () picks, at run time, the widest set the CPU runs (and
  * CQ_CPU_SIMD allows), or none: then the plain C of cq-ssim-cpu.c and
  * cq-sharpness-cpu.c runs, which stays the definition.
