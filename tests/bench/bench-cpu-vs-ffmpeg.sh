@@ -12,13 +12,20 @@
 #
 # Per frame, in milliseconds of CPU time (user + sys, every thread), best of
 # REPEAT (default 5) passes over the 60 frames:
-#  - ours: tests/bench/bench-cpu-frames, frames already in memory, only the
-#    cq_ssim_cpu_measure / cq_sharpness_cpu_measure calls timed;
+#  - ours: tests/bench/bench-cpu-frames, only the cq_ssim_cpu_measure /
+#    cq_sharpness_cpu_measure calls timed; against FFmpeg with --hot (each
+#    pair copied, untimed, to a staging buffer just before it is measured:
+#    in the caches, as FFmpeg's read leaves a frame before its filter runs),
+#    and also without (the 60 pairs read from memory, 4 MB each);
 #  - FFmpeg: `ffmpeg ... -lavfi ssim -f null -` minus the same command
 #    without the filter (reading the two raw files and the null output), the
 #    frames read LOOPS (default 3) times, the two run alternately, best of
 #    REPEAT each; the filter uses FFmpeg's x86 SIMD (ssim_4x4_line,
 #    ssim_end_line) where the CPU has them;
+#  - FFmpeg's SSIM arithmetic alone, when `perf record` works: the ssim
+#    command's CPU samples in libavfilter (the filter's functions; the
+#    reading, copies and page faults are elsewhere), best of REPEAT. A
+#    stricter reference than the filter's whole cost above;
 #  - scikit-image (when there): structural_similarity with Gaussian weights
 #    (sigma 1.5, population covariance: our gauss11 window) on the first 12
 #    frames, process CPU time, against our gauss11;
@@ -132,6 +139,41 @@ print(f"{(best['ssim'] - best['none']) / frames * 1e3:.3f} "
 EOF
 }
 
+# FFmpeg's ssim command under perf record: libavfilter's CPU ms per frame,
+# best of REPEAT; nothing printed when perf cannot record
+ffmpeg_perf_ms () {
+  command -v perf >/dev/null 2>&1 || return 0
+  "$PY" - "$REPEAT" "$1" "$N" "$LOOPS" "$DIR" "$W" "$H" <<'EOF'
+import os, subprocess, sys, tempfile
+repeat, threads, n, loops, d, w, h = sys.argv[1:]
+repeat, n, loops = int(repeat), int(n), int(loops)
+freq = 4999
+cmd = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error",
+       "-threads", "1", "-filter_threads", threads]
+for name in ("ref", "dist"):
+    cmd += ["-stream_loop", str(loops - 1), "-f", "rawvideo", "-pix_fmt",
+            "gray", "-s", f"{w}x{h}", "-i", f"{d}/{name}.gray"]
+cmd += ["-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"]
+best = None
+with tempfile.TemporaryDirectory() as tmp:
+    data = os.path.join(tmp, "perf.data")
+    for _ in range(repeat):
+        r = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F",
+                            str(freq), "-o", data, "--"] + cmd,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if r.returncode != 0:
+            sys.exit(0)
+        rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "-n",
+                              "--sort", "dso"], capture_output=True,
+                             text=True).stdout
+        samples = sum(int(l.split()[1]) for l in rep.splitlines()
+                      if "libavfilter" in l and not l.startswith("#"))
+        if samples == 0:
+            sys.exit(0)
+        best = samples if best is None else min(best, samples)
+print(f"{best / freq / (n * loops) * 1e3:.3f}")
+EOF
+}
 ffmpeg_ssim_mean () {
   ffmpeg -nostdin -hide_banner -loglevel info -f rawvideo -pix_fmt gray \
       -s ${W}x${H} -i "$DIR/ref.gray" -f rawvideo -pix_fmt gray \
@@ -149,11 +191,22 @@ for threads in 1 "$NPROC"; do
   set -- $(ffmpeg_ms "$threads")
   ff=$1
   ff_total=$2
+  ffp=$(ffmpeg_perf_ms "$threads")
   for window in ffmpeg box8 gauss11; do
+    set -- $("$BENCH" --size ${W}x${H} --frames $N --threads "$threads" \
+        --repeat "$REPEAT" --ssim $window --hot "$DIR/ref.gray" \
+        "$DIR/dist.gray")
+    hot_cpu=$1
+    ratio=$("$PY" -c "print(f'{$1 / $ff:.2f}')")
+    echo "| ssim $window, frames hot (FFmpeg: the ssim filter; its whole command $ff_total) | $threads | $1 | $2 | $ff | $ratio |"
+    if [ -n "$ffp" ]; then
+      ratio=$("$PY" -c "print(f'{$hot_cpu / $ffp:.2f}')")
+      echo "| ssim $window, frames hot (FFmpeg: its SSIM functions alone, perf) | $threads | $hot_cpu | | $ffp | $ratio |"
+    fi
     set -- $("$BENCH" --size ${W}x${H} --frames $N --threads "$threads" \
         --repeat "$REPEAT" --ssim $window "$DIR/ref.gray" "$DIR/dist.gray")
     ratio=$("$PY" -c "print(f'{$1 / $ff:.2f}')")
-    echo "| ssim $window (FFmpeg: the ssim filter; its whole command $ff_total) | $threads | $1 | $2 | $ff | $ratio |"
+    echo "| ssim $window, frames from memory (FFmpeg: the ssim filter) | $threads | $1 | $2 | $ff | $ratio |"
   done
 done
 if "$PY" -c 'import skimage.metrics' 2>/dev/null; then
