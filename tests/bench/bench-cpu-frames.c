@@ -133,12 +133,12 @@ main (int argc, char **argv)
       return fail (&err);
   }
   if (hot) {
+    /* its pages are touched by the untimed pass -1's copies */
     stage = malloc (2 * frame);
     if (!stage) {
       fprintf (stderr, "cannot allocate the staging buffer\n");
       return 1;
     }
-    memset (stage, 0, 2 * frame);
   }
   /* pass -1, untimed: the buffers' pages and the worker threads are
    * there before the passes timed */
