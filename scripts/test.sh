@@ -15,17 +15,5 @@ fi
 ninja -C "$build" || exit 1
 meson test -C "$build" --print-errorlogs --suite cpu --suite gpu
 rc=$?
-python3 - "$build/meson-logs/testlog.json" <<'PY'
-import json, sys
-counts = {"OK": 0, "FAIL": 0, "SKIP": 0}
-for line in open(sys.argv[1]):
-    result = json.loads(line)["result"]
-    if result in ("OK", "EXPECTEDFAIL"):
-        counts["OK"] += 1
-    elif result == "SKIP":
-        counts["SKIP"] += 1
-    else:
-        counts["FAIL"] += 1
-print(f"{counts['OK']} passed, {counts['FAIL']} failed, {counts['SKIP']} skipped")
-PY
+python3 scripts/test-summary.py "$build/meson-logs/testlog.json"
 exit $rc
