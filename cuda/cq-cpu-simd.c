@@ -12,17 +12,11 @@
 size_t
 cq_cpu_simd_ssim_scratch (unsigned max_width)
 {
-  size_t w = (size_t) max_width + 64;
-  /* box8, AVX-512: 3 rows of int32 column sums, a ring of 8 rows' 3 terms
-   * and a row of doubles, 64-byte aligned; ffmpeg: 3 x 4 rows of block sums
-   * a quarter as wide */
-  size_t avx512 = 28 * (w + 64) * sizeof (int32_t) + w * sizeof (double);
-  /* box8, AVX2: the same and 3 rows of sums of 2 columns, in slots from a
-   * 4 KB boundary */
-  size_t avx2 = CQ_CPU_SIMD_BOX8_SLOTS * CQ_CPU_SIMD_BOX8_SLOT (max_width) *
-      sizeof (int32_t);
-
-  return (avx512 > avx2 ? avx512 : avx2) + 4096;
+  /* box8: 3 rows of int32 column sums, 3 of sums of 2 columns, a ring of
+   * 8 rows' 3 terms and a row of doubles, in slots from a 4 KB boundary;
+   * ffmpeg's 3 x 4 rows of block sums a quarter as wide fit in them */
+  return CQ_CPU_SIMD_BOX8_SLOTS * CQ_CPU_SIMD_BOX8_SLOT (max_width) *
+      sizeof (int32_t) + 4096;
 }
 
 size_t

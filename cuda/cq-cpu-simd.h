@@ -136,7 +136,7 @@ size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
 /* Widest plane the kernels take (lane sums stay within 32 bits). */
 #define CQ_CPU_SIMD_MAX_WIDTH 16384
 
-/* AVX2 box8: ints a slot of the scratch holds (an array of a plane w wide,
+/* box8: ints a slot of the scratch holds (an array of a plane w wide,
  * shifted by up to 1008 ints), and the slots it takes */
 #define CQ_CPU_SIMD_BOX8_SLOT(w) (((size_t) (w) + 64 + 1024 + 1023) & \
     ~(size_t) 1023)

@@ -285,6 +285,32 @@ typedef struct
   double *vals;
 } B8Layout;
 
+/* the band's arrays (both sets), each in its slot of the scratch
+ * (CQ_CPU_SIMD_BOX8_SLOT ints, from a 4 KB boundary) and shifted by its
+ * role r (c: 0 ... 2, h2: 3 ... 5 (AVX2's), the ring's: 6 ... 8, the
+ * values: 9) times 448 bytes: the arrays a pass touches lie 112 columns
+ * apart modulo 4 KB. Packed one after the other (31 KB apart, -256 bytes
+ * modulo 4 KB), AVX2's loads from one array waited on recent stores to
+ * another (4K aliasing): 6 % of the time. */
+static void
+b8_layout (const CqSimdSsimBand * b, B8Layout * l)
+{
+  const size_t slot = CQ_CPU_SIMD_BOX8_SLOT (b->width);
+  int32_t *base = (int32_t *) (((uintptr_t) b->scratch + 4095) &
+      ~(uintptr_t) 4095);
+  unsigned k;
+
+#define B8_ARRAY(j, r) (base + (j) * slot + (r) * 112 % 1024)
+  for (k = 0; k < 3; k++) {
+    l->c[k] = B8_ARRAY (k, k);
+    l->h2[k] = B8_ARRAY (3 + k, 3 + k);
+    l->ring[k] = B8_ARRAY (6 + k, 6 + k);
+  }
+  l->ring_stride = 3 * slot;
+  l->vals = (double *) B8_ARRAY (30, 9);
+#undef B8_ARRAY
+}
+
 #if V == 16
 /* ---- box8, AVX-512: one pass over the columns a window row ----
  *
@@ -548,24 +574,6 @@ b8_pass (const B8Pass * p, double *vals, uint64_t * sse_out)
   return b8_row_value (vals, p->nw);
 }
 
-/* the band's arrays: rows of cs ints (a multiple of 16) from a 64-byte
- * boundary */
-static void
-b8_layout (const CqSimdSsimBand * b, B8Layout * l)
-{
-  const size_t cs = ((size_t) b->width + 64 + 15) & ~(size_t) 15;
-  int32_t *c = (int32_t *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
-  unsigned k;
-
-  for (k = 0; k < 3; k++) {
-    l->c[k] = c + k * cs;
-    l->ring[k] = c + (3 + k) * cs;
-    l->h2[k] = NULL;
-  }
-  l->ring_stride = 3 * cs;
-  l->vals = (double *) (c + 27 * cs);
-}
-
 /* row y added to the column sums, its terms to its ring slot */
 static void
 b8_add_row (const CqSimdSsimBand * b, const B8Layout * l, unsigned y)
@@ -800,32 +808,6 @@ b8_pass (const B8Pass * pass, double *vals, uint64_t * sse_out)
   if (p->sse)
     *sse_out += hsum_u (sse) + sse1;
   return b8_row_value (vals, nw);
-}
-
-/* the band's arrays, each in its slot of the scratch
- * (CQ_CPU_SIMD_BOX8_SLOT ints, from a 4 KB boundary) and shifted by its
- * role r (c: 0 ... 2, h2: 3 ... 5, the ring's: 6 ... 8, the values: 9)
- * times 448 bytes: the arrays a pass touches lie 112 columns apart modulo
- * 4 KB. Packed one after the other (31 KB apart, -256 bytes modulo 4 KB),
- * loads from one array waited on recent stores to another (4K aliasing):
- * 6 % of the time. */
-static void
-b8_layout (const CqSimdSsimBand * b, B8Layout * l)
-{
-  const size_t slot = CQ_CPU_SIMD_BOX8_SLOT (b->width);
-  int32_t *base = (int32_t *) (((uintptr_t) b->scratch + 4095) &
-      ~(uintptr_t) 4095);
-  unsigned k;
-
-#define B8_ARRAY(j, r) (base + (j) * slot + (r) * 112 % 1024)
-  for (k = 0; k < 3; k++) {
-    l->c[k] = B8_ARRAY (k, k);
-    l->h2[k] = B8_ARRAY (3 + k, 3 + k);
-    l->ring[k] = B8_ARRAY (6 + k, 6 + k);
-  }
-  l->ring_stride = 3 * slot;
-  l->vals = (double *) B8_ARRAY (30, 9);
-#undef B8_ARRAY
 }
 
 /* row y added to the column sums, its terms to its ring slot */
