@@ -111,10 +111,12 @@ fi
 # FFmpeg's ssim filter: CPU seconds (user + sys) of `ffmpeg ... -lavfi ssim
 # -f null -` and of the same without the filter, run alternately REPEAT times
 # over the frames read LOOPS times (-stream_loop); prints the filter's CPU ms
-# per frame (the difference of the two minima) and the whole command's.
+# per frame (the difference of the two minima) and the whole command's,
+# then, when perf can record, the ssim command's CPU ms per frame in
+# libavfilter (the filter's functions), best of REPEAT.
 ffmpeg_ms () {
   "$PY" - "$REPEAT" "$1" "$N" "$LOOPS" "$DIR" "$W" "$H" <<'EOF'
-import resource, subprocess, sys
+import os, resource, shutil, subprocess, sys, tempfile
 
 repeat, threads, n, loops, d, w, h = sys.argv[1:]
 repeat, n, loops = int(repeat), int(n), int(loops)
@@ -125,6 +127,7 @@ for name in ("ref", "dist"):
              "gray", "-s", f"{w}x{h}", "-i", f"{d}/{name}.gray"]
 cmds = {"ssim": base + ["-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"],
         "none": base + ["-map", "0:v", "-map", "1:v", "-f", "null", "-"]}
+frames = n * loops
 best = {}
 for _ in range(repeat):
     for k, cmd in cmds.items():
@@ -133,47 +136,42 @@ for _ in range(repeat):
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
         best[k] = min(best.get(k, t), t)
-frames = n * loops
-print(f"{(best['ssim'] - best['none']) / frames * 1e3:.3f} "
-      f"{best['ssim'] / frames * 1e3:.2f}")
+out = [f"{(best['ssim'] - best['none']) / frames * 1e3:.3f}",
+       f"{best['ssim'] / frames * 1e3:.2f}"]
+
+
+def perf_ms():
+    """libavfilter's CPU ms a frame of the ssim command, or None"""
+    if not shutil.which("perf"):
+        return None
+    freq, fewest = 4999, None
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "perf.data")
+        for _ in range(repeat):
+            r = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock",
+                                "-F", str(freq), "-o", data, "--"]
+                               + cmds["ssim"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+            if r.returncode != 0:
+                return None
+            rep = subprocess.run(["perf", "report", "-i", data, "--stdio",
+                                  "-n", "--sort", "dso"],
+                                 capture_output=True, text=True).stdout
+            samples = sum(int(l.split()[1]) for l in rep.splitlines()
+                          if "libavfilter" in l and not l.startswith("#"))
+            if samples == 0:
+                return None
+            fewest = samples if fewest is None else min(fewest, samples)
+    return fewest / freq / frames * 1e3
+
+
+ms = perf_ms()
+if ms is not None:
+    out.append(f"{ms:.3f}")
+print(" ".join(out))
 EOF
 }
 
-# FFmpeg's ssim command under perf record: libavfilter's CPU ms per frame,
-# best of REPEAT; nothing printed when perf cannot record
-ffmpeg_perf_ms () {
-  command -v perf >/dev/null 2>&1 || return 0
-  "$PY" - "$REPEAT" "$1" "$N" "$LOOPS" "$DIR" "$W" "$H" <<'EOF'
-import os, subprocess, sys, tempfile
-repeat, threads, n, loops, d, w, h = sys.argv[1:]
-repeat, n, loops = int(repeat), int(n), int(loops)
-freq = 4999
-cmd = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error",
-       "-threads", "1", "-filter_threads", threads]
-for name in ("ref", "dist"):
-    cmd += ["-stream_loop", str(loops - 1), "-f", "rawvideo", "-pix_fmt",
-            "gray", "-s", f"{w}x{h}", "-i", f"{d}/{name}.gray"]
-cmd += ["-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"]
-best = None
-with tempfile.TemporaryDirectory() as tmp:
-    data = os.path.join(tmp, "perf.data")
-    for _ in range(repeat):
-        r = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock", "-F",
-                            str(freq), "-o", data, "--"] + cmd,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if r.returncode != 0:
-            sys.exit(0)
-        rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "-n",
-                              "--sort", "dso"], capture_output=True,
-                             text=True).stdout
-        samples = sum(int(l.split()[1]) for l in rep.splitlines()
-                      if "libavfilter" in l and not l.startswith("#"))
-        if samples == 0:
-            sys.exit(0)
-        best = samples if best is None else min(best, samples)
-print(f"{best / freq / (n * loops) * 1e3:.3f}")
-EOF
-}
 ffmpeg_ssim_mean () {
   ffmpeg -nostdin -hide_banner -loglevel info -f rawvideo -pix_fmt gray \
       -s ${W}x${H} -i "$DIR/ref.gray" -f rawvideo -pix_fmt gray \
@@ -191,7 +189,7 @@ for threads in 1 "$NPROC"; do
   set -- $(ffmpeg_ms "$threads")
   ff=$1
   ff_total=$2
-  ffp=$(ffmpeg_perf_ms "$threads")
+  ffp=${3:-}
   for window in ffmpeg box8 gauss11; do
     set -- $("$BENCH" --size ${W}x${H} --frames $N --threads "$threads" \
         --repeat "$REPEAT" --ssim $window --hot "$DIR/ref.gray" \
