@@ -10,13 +10,19 @@
 #include <string.h>
 
 size_t
-cq_cpu_simd_ssim_scratch (unsigned max_width)
+cq_cpu_simd_ssim_scratch (unsigned max_width, unsigned max_height)
 {
-  /* box8: 3 rows of int32 column sums, 3 of sums of 2 columns, a ring of
-   * 8 rows' 3 terms and a row of doubles, in slots from a 4 KB boundary;
-   * ffmpeg's 3 x 4 rows of block sums a quarter as wide fit in them */
-  return CQ_CPU_SIMD_BOX8_SLOTS * CQ_CPU_SIMD_BOX8_SLOT (max_width) *
+  /* AVX-512's box8: 3 rows of int32 column sums, 3 of sums of 2 columns, a
+   * ring of 8 rows' 3 terms and a row of doubles, in slots from a 4 KB
+   * boundary; ffmpeg's 3 x 4 rows of block sums a quarter as wide fit in
+   * them */
+  size_t rows = CQ_CPU_SIMD_BOX8_SLOTS * CQ_CPU_SIMD_BOX8_SLOT (max_width) *
       sizeof (int32_t) + 4096;
+  /* AVX2's box8: the band's rows' running sums, then a strip's arrays */
+  size_t strips = (size_t) max_height * CQ_SSIM_BOX8_PHASES *
+      sizeof (double) + CQ_CPU_SIMD_BOX8_STRIP_BYTES + 64;
+
+  return rows > strips ? rows : strips;
 }
 
 size_t

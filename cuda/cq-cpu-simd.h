@@ -124,8 +124,9 @@ typedef struct
 /* The kernels to use, or NULL for the plain C. */
 const CqSimdKernels *cq_cpu_simd_kernels (void);
 
-/* Bytes of CqSimdSsimBand.scratch for planes up to max_width samples wide. */
-size_t cq_cpu_simd_ssim_scratch (unsigned max_width);
+/* Bytes of CqSimdSsimBand.scratch for planes up to max_width samples wide
+ * and max_height high. */
+size_t cq_cpu_simd_ssim_scratch (unsigned max_width, unsigned max_height);
 
 /* Bytes of CqSimdPlaneBand.scratch for gauss11 (the same for every
  * plane), and for box8 on unpacked rows of planes up to max_height rows
@@ -147,8 +148,17 @@ size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
 #define CQ_CPU_SIMD_GAUSS_ROWS 4
 #define CQ_CPU_SIMD_GAUSS_CHUNK 16
 
-/* box8 on unpacked rows: windows a strip (walked down the band) */
+/* box8 on unpacked rows, and AVX2's on 8-bit planes: windows a strip
+ * (walked down the band) */
 #define CQ_CPU_SIMD_BOX8_STRIP 256
+/* AVX2's 8-bit box8: ints a row of a strip's arrays holds (its windows'
+ * columns, 8 past them and what the last vector's loads reach), and its
+ * arrays: 3 rows of column sums, 3 of sums of 2, a ring of 8 rows' 3
+ * terms, and a row of doubles */
+#define CQ_CPU_SIMD_BOX8_STRIP_COLS (CQ_CPU_SIMD_BOX8_STRIP + 32)
+#define CQ_CPU_SIMD_BOX8_STRIP_BYTES \
+    (30 * CQ_CPU_SIMD_BOX8_STRIP_COLS * sizeof (int32_t) + \
+    CQ_CPU_SIMD_BOX8_STRIP_COLS * sizeof (double))
 
 #define CQ_CPU_SIMD_DECLARE(suffix) \
   double cq_simd_ssim_box8_##suffix (const CqSimdSsimBand * band, \

@@ -275,6 +275,7 @@ typedef struct
   double k1, k2;
 } B8Pass;
 
+#if V == 16
 /* Where a band's arrays are in its scratch: the column sums, ring slot
  * 0's terms (slot r's ring_stride ints further on), the sums of 2
  * columns, a row of values. */
@@ -310,6 +311,7 @@ b8_layout (const CqSimdSsimBand * b, B8Layout * l)
   l->vals = (double *) B8_ARRAY (30, 9);
 #undef B8_ARRAY
 }
+#endif
 
 #if V == 16
 /* ---- box8, AVX-512: one pass over the columns a window row ----
@@ -597,20 +599,21 @@ b8_add_row (const CqSimdSsimBand * b, const B8Layout * l, unsigned y)
 
 #else /* V == 8 */
 
-/* ---- box8, AVX2: one pass over the columns a window row ----
+/* ---- box8, AVX2: the band in strips, one pass a window row ----
  *
- * As AVX-512's pass: the row's column sums are read once and replaced in
- * place by the next row's (row in added, row out's terms taken back from a
- * ring of 8 rows), and the row's windows are evaluated in the same loop,
- * B8_LAG columns behind, so that the update's µops run beside the
- * divisions. AVX2 has no shift across its two 128-bit halves in one µop,
- * so the sums of 2 neighbouring columns go through a row in memory (h2,
- * written by the update) and a window's 8 columns are four of them, loaded
- * unaligned; the lag keeps those loads clear of stores still in flight.
- * The window expression is cq_ssim_box8_local's, 4 windows a vector of
- * doubles (vcvtdq2pd from each half). The values of a row then go into its
- * running sums (cq_ssim_box8_row). Against the kernel before (a pass for
- * the column sums, a window's 8 columns by 8 loads), 10-12 % less time. */
+ * The band goes in strips of CQ_CPU_SIMD_BOX8_STRIP windows, each walked
+ * down the band (see cq_simd_ssim_box8 below). A strip's pass over a window
+ * row reads its column sums once and replaces them in place by the next
+ * row's (row in added, row out's terms taken back from a ring of 8 rows),
+ * and evaluates the row's windows in the same loop, B8_LAG columns behind,
+ * so that the update's µops run beside the divisions. AVX2 has no shift
+ * across its two 128-bit halves in one µop, so the sums of 2 neighbouring
+ * columns go through a row in memory (h2, written by the update) and a
+ * window's 8 columns are four of them, loaded unaligned; the lag keeps
+ * those loads clear of stores still in flight. The window expression is
+ * cq_ssim_box8_local's, 4 windows a vector of doubles (vcvtdq2pd from each
+ * half). The values of a strip's row go into the row's running sums
+ * (cq_ssim_box8_row), carried from strip to strip. */
 
 #define B8_LAG 32
 
@@ -637,46 +640,39 @@ b8_terms1 (const uint8_t * a, const uint8_t * b, int32_t * t)
 }
 
 /* columns [X, X + 8): the next row's sums, the row's sums of 2 neighbours
- * to h2; Σ (a - b)² of the window row's 8 image rows (from its sums) to
- * *sse if take */
+ * to h2 */
 B8_INLINE void
-b8_update (const B8Pass * p, size_t X, int take, vu * sse)
+b8_update (const B8Pass * p, size_t X)
 {
-  vi t[3], old[3];
+  vi t[3];
   unsigned k;
 
   b8_terms (p->ia + X, p->ib + X, t);
   for (k = 0; k < 3; k++) {
     int32_t *c = p->c[k] + X, *g = p->ring[k] + X;
-    vi o = ld32 (g);
+    vi o = ld32 (g), old = ld32 (c);
 
-    old[k] = ld32 (c);
-    st32 (p->h2[k] + X, old[k] + ld32 (c + 1));
+    st32 (p->h2[k] + X, old + ld32 (c + 1));
     st32 (g, t[k]);
-    st32 (c, old[k] + t[k] - o);
+    st32 (c, old + t[k] - o);
   }
-  if (take)
-    *sse += (vu) (old[1] - old[2]) >> 6;
 }
 
 /* the same for column X alone (the last columns of a row) */
 static inline void
-b8_update1 (const B8Pass * p, size_t X, uint64_t * sse)
+b8_update1 (const B8Pass * p, size_t X)
 {
-  int32_t t[3], old[3];
+  int32_t t[3];
   unsigned k;
 
   b8_terms1 (p->ia + X, p->ib + X, t);
   for (k = 0; k < 3; k++) {
     int32_t *c = p->c[k] + X, *g = p->ring[k] + X;
 
-    old[k] = c[0];
     p->h2[k][X] = c[0] + c[1];
     c[0] += t[k] - g[0];
     g[0] = t[k];
   }
-  if (p->sse)
-    *sse += (uint32_t) (old[1] - old[2]) >> 6;
 }
 
 /* the 8 windows at x from the sums of 2 neighbours, to vals + x */
@@ -728,109 +724,231 @@ b8_window1 (const B8Pass * p, size_t x)
       w[2] / 128, p->k1, p->k2);
 }
 
-/* the value of a row of nw windows in vals, as cq_ssim_box8_row adds it:
- * window x into phase x % 32, a vector of 4 a chain */
-static double
-b8_row_value (const double *vals, unsigned nw)
+/* nw windows' values in vals added on to their row's running sums (window
+ * x into phase x % 32, as cq_ssim_box8_row adds them; the strip starts at
+ * a multiple of 32), a vector of 4 a chain */
+static void
+b8_row_phases (const double *vals, unsigned nw, double *phase)
 {
-  vd acc[CQ_SSIM_BOX8_PHASES / 4] = { };
-  double phase[CQ_SSIM_BOX8_PHASES];
+  vd acc[CQ_SSIM_BOX8_PHASES / 4];
   unsigned x, k;
 
+  for (k = 0; k < CQ_SSIM_BOX8_PHASES / 4; k++)
+    acc[k] = ldd (phase + 4 * k);
   for (x = 0; x + CQ_SSIM_BOX8_PHASES <= nw; x += CQ_SSIM_BOX8_PHASES)
     for (k = 0; k < CQ_SSIM_BOX8_PHASES / 4; k++)
       acc[k] += ldd (vals + x + 4 * k);
-  memcpy (phase, acc, sizeof (phase));
+  for (k = 0; k < CQ_SSIM_BOX8_PHASES / 4; k++)
+    stdd (phase + 4 * k, acc[k]);
   for (; x < nw; x++)
     phase[x % CQ_SSIM_BOX8_PHASES] += vals[x];
-  return cq_ssim_box8_row (phase);
 }
 
 /* the windows [0, xe), whole vectors, each step with the update of a whole
  * vector B8_LAG columns ahead (the updates of [0, B8_LAG) done) */
 B8_INLINE void
-b8_steady (const B8Pass * p, size_t xe, int take, vd k1, vd k2,
-    double *vals, vu * sse)
+b8_steady (const B8Pass * p, size_t xe, vd k1, vd k2, double *vals)
 {
   size_t x;
 
   for (x = 0; x < xe; x += V) {
-    b8_update (p, x + B8_LAG, take, sse);
+    b8_update (p, x + B8_LAG);
     b8_windows (p, x, k1, k2, vals);
   }
 }
 
-/* one window row: its value; the next row's column sums; Σ (a - b)² of its
- * 8 image rows to *sse_out if p->sse.
+/* one window row of a strip: its values added on to the row's running
+ * sums phase; the next row's column sums.
  *
  * The pass works on a copy of *pass, which the arrays' stores cannot alias,
  * and its steady part is a loop of its own: with the row's ends in the same
  * loop, GCC kept the arrays' pointers on the stack and reloaded them a
  * step (about 40 scalar instructions a step on the vector ports' ALUs,
  * 10-13 % of the time). */
-static double
-b8_pass (const B8Pass * pass, double *vals, uint64_t * sse_out)
+static void
+b8_pass (const B8Pass * pass, double *vals, double *phase)
 {
   const B8Pass pc = *pass, *p = &pc;
   const vd k1 = (vd) { } + p->k1, k2 = (vd) { } + p->k2;
   const unsigned w = p->w, nw = p->nw;
-  vu sse = { };
-  uint64_t sse1 = 0;
   unsigned x = 0, X = 0;
 
   if (nw >= V && w >= B8_LAG + V) {
     const unsigned last = nw - V < w - B8_LAG - V ? nw - V : w - B8_LAG - V;
 
     for (; X < B8_LAG; X += V)
-      b8_update (p, X, p->sse, &sse);
+      b8_update (p, X);
     x = (last / V + 1) * V;
-    if (p->sse)
-      b8_steady (p, x, 1, k1, k2, vals, &sse);
-    else
-      b8_steady (p, x, 0, k1, k2, vals, &sse);
+    b8_steady (p, x, k1, k2, vals);
     X = x + B8_LAG;
   }
   for (; x + V <= nw; x += V) {
     const unsigned end = x + B8_LAG + V < w ? x + B8_LAG + V : w;
 
     for (; X + V <= end; X += V)
-      b8_update (p, X, p->sse, &sse);
+      b8_update (p, X);
     for (; X < end && end == w; X++)
-      b8_update1 (p, X, &sse1);
+      b8_update1 (p, X);
     b8_windows (p, x, k1, k2, vals);
   }
   for (; X + V <= w; X += V)
-    b8_update (p, X, p->sse, &sse);
+    b8_update (p, X);
   for (; X < w; X++)
-    b8_update1 (p, X, &sse1);
+    b8_update1 (p, X);
   for (; x < nw; x++)
     vals[x] = b8_window1 (p, x);
-  if (p->sse)
-    *sse_out += hsum_u (sse) + sse1;
-  return b8_row_value (vals, nw);
+  b8_row_phases (vals, nw, phase);
 }
 
-/* row y added to the column sums, its terms to its ring slot */
-static void
-b8_add_row (const CqSimdSsimBand * b, const B8Layout * l, unsigned y)
+/* Σ (a - b)² of a window row's 8 image rows over its first n columns, from
+ * their column sums 64 Σ (a² + b²) and 128 Σ ab */
+static uint64_t
+b8_cols_sse (const int32_t * c1, const int32_t * c2, unsigned n)
 {
-  const uint8_t *ra = b->ref + (size_t) y * b->ref_stride;
-  const uint8_t *rb = b->dist + (size_t) y * b->dist_stride;
+  vu acc = { };
+  uint64_t sum = 0;
+  unsigned X;
+
+  for (X = 0; X + V <= n; X += V)
+    acc += (vu) (ld32 (c1 + X) - ld32 (c2 + X)) >> 6;
+  for (; X < n; X++)
+    sum += (uint32_t) (c1[X] - c2[X]) >> 6;
+  return sum + hsum_u (acc);
+}
+
+/* columns [x0, x0 + n) of row y added to the column sums, their terms to
+ * the row's ring slot (the arrays' column 0 is x0) */
+static void
+b8_add_row (const CqSimdSsimBand * b, int32_t * const *c,
+    int32_t * const *ring, size_t ring_stride, unsigned x0, unsigned n,
+    unsigned y)
+{
+  const uint8_t *ra = b->ref + (size_t) y * b->ref_stride + x0;
+  const uint8_t *rb = b->dist + (size_t) y * b->dist_stride + x0;
+  const size_t slot = y % 8 * ring_stride;
   unsigned X, k;
 
-  for (X = 0; X < b->width; X++) {
+  for (X = 0; X + V <= n; X += V) {
+    vi t[3];
+
+    b8_terms (ra + X, rb + X, t);
+    for (k = 0; k < 3; k++) {
+      st32 (ring[k] + slot + X, t[k]);
+      st32 (c[k] + X, ld32 (c[k] + X) + t[k]);
+    }
+  }
+  for (; X < n; X++) {
     int32_t t[3];
 
     b8_terms1 (ra + X, rb + X, t);
     for (k = 0; k < 3; k++) {
-      l->ring[k][y % 8 * l->ring_stride + X] = t[k];
-      l->c[k][X] += t[k];
+      ring[k][slot + X] = t[k];
+      c[k][X] += t[k];
     }
   }
 }
 
+#if V == 8
+/* ---- box8, AVX2: the band in strips ----
+ *
+ * The band goes in strips of CQ_CPU_SIMD_BOX8_STRIP windows, each walked
+ * down the band with its arrays (column sums, sums of 2, ring of 8 rows'
+ * terms, values: rows of CQ_CPU_SIMD_BOX8_STRIP_COLS) near the core; a
+ * strip's pass updates 8 columns past its windows (whole vectors: the 7
+ * it needs and one more) where the plane has them. The rows a strip reads
+ * are fetched B8_AHEAD passes ahead: down a strip the hardware prefetchers
+ * do not follow them. Each window row's running sums are carried from
+ * strip to strip, so that its windows are added in the plain C's order,
+ * and Σ (a - b)² is taken from the column sums of the columns a strip owns
+ * (its windows' first columns; the last strip: to the plane's edge). On
+ * Zen 3, 5-10 % less time than passes over whole rows (docs/benchmarks.md,
+ * twenty-fourth session). */
+#define B8_STRIP CQ_CPU_SIMD_BOX8_STRIP
+#define B8_STRIP_COLS CQ_CPU_SIMD_BOX8_STRIP_COLS
+#define B8_AHEAD 4
+#if B8_STRIP % CQ_SSIM_BOX8_PHASES
+#error "a strip must start at the first of box8's running sums"
+#endif
+
+double
+CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
+{
+  const unsigned nw = b->width - 7, rows = b->t1 - b->t0;
+  double *row = (double *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
+  int32_t *arrays = (int32_t *) (row + (size_t) rows * CQ_SSIM_BOX8_PHASES);
+  int32_t *c[3], *h2[3], *ring[3];
+  double *vals = (double *) (arrays + 30 * B8_STRIP_COLS);
+  const size_t ring_stride = 3 * B8_STRIP_COLS;
+  uint64_t sse = 0;
+  double sum = 0.0;
+  unsigned x0, t, y, k, se = b->sse_y0;
+
+  if (b->t0 >= b->t1) {
+    *sse_out = sse_rows (b, b->sse_y0, b->sse_y1);
+    return 0.0;
+  }
+  for (k = 0; k < 3; k++) {
+    c[k] = arrays + k * B8_STRIP_COLS;
+    h2[k] = arrays + (3 + k) * B8_STRIP_COLS;
+    ring[k] = arrays + (6 + k) * B8_STRIP_COLS;
+  }
+  memset (row, 0, (size_t) rows * CQ_SSIM_BOX8_PHASES * sizeof (double));
+  for (x0 = 0; x0 < nw; x0 += B8_STRIP) {
+    const int last = nw - x0 <= B8_STRIP;
+    const unsigned ns = last ? nw - x0 : B8_STRIP;
+    const unsigned cols = last ? b->width - x0 : B8_STRIP + 8;
+    const unsigned own = last ? cols : B8_STRIP;
+
+    se = b->sse_y0;
+    for (k = 0; k < 3; k++)
+      memset (c[k], 0, B8_STRIP_COLS * sizeof (int32_t));
+    for (y = b->t0; y < b->t0 + 8; y++)
+      b8_add_row (b, c, ring, ring_stride, x0, cols, y);
+    for (t = b->t0; t < b->t1; t++) {
+      /* the last row moves no row: in = out */
+      const unsigned yi = t + 1 >= b->t1 ? t : t + 8;
+      const size_t g = t % 8 * ring_stride;
+      B8Pass p = { {c[0], c[1], c[2]},
+      {ring[0] + g, ring[1] + g, ring[2] + g},
+      {h2[0], h2[1], h2[2]},
+      b->ref + (size_t) yi * b->ref_stride + x0,
+      b->dist + (size_t) yi * b->dist_stride + x0, cols, ns, 0,
+      b->k1, b->k2
+      };
+
+      /* the strip's columns of the rows a few passes ahead: down a strip
+       * the hardware prefetchers do not follow the rows */
+      if (t + 8 + B8_AHEAD < b->height) {
+        const uint8_t *na = p.ia + B8_AHEAD * b->ref_stride;
+        const uint8_t *nb = p.ib + B8_AHEAD * b->dist_stride;
+        unsigned X;
+
+        for (X = 0; X < cols; X += 64) {
+          __builtin_prefetch (na + X);
+          __builtin_prefetch (nb + X);
+        }
+        __builtin_prefetch (na + cols - 1);
+        __builtin_prefetch (nb + cols - 1);
+      }
+      if ((t - b->t0) % 8 == 0 && t == se && t + 8 <= b->sse_y1) {
+        sse += b8_cols_sse (c[1], c[2], own);
+        se += 8;
+      }
+      b8_pass (&p, vals, row + (size_t) (t - b->t0) * CQ_SSIM_BOX8_PHASES);
+    }
+  }
+  for (t = 0; t < rows; t++)
+    sum += cq_ssim_box8_row (row + (size_t) t * CQ_SSIM_BOX8_PHASES);
+  /* owned rows after the last 8 taken */
+  sse += sse_rows (b, se, b->sse_y1);
+  *sse_out = sse;
+  return sum;
+}
+#endif
+
 #endif /* V */
 
+#if V == 16
 /* box8's band: the column sums of its first 8 rows, then a pass a window
  * row, their values added in row order */
 double
@@ -874,3 +992,4 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
   *sse_out = sse;
   return sum;
 }
+#endif

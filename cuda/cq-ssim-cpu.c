@@ -745,7 +745,7 @@ cq_ssim_cpu_new (CqSsimWindow window, const CqSsimPlane * planes,
     if (!b->cols || !b->vert)
       goto oom;
     if (cpu->simd && window != CQ_SSIM_GAUSS11) {
-      size_t n = cq_cpu_simd_ssim_scratch (max_w);
+      size_t n = cq_cpu_simd_ssim_scratch (max_w, max_h);
 
       if (n < cq_cpu_simd_box8_u16_scratch (max_h))
         n = cq_cpu_simd_box8_u16_scratch (max_h);

@@ -365,6 +365,16 @@ main (void)
   /* box8 and ffmpeg on unpacked rows (and 8-bit planes), sizes around the
    * vector widths and the strips */
   ssim_sweep (CQ_SSIM_BOX8, 8, 30, 8, 20, 30, 600, 100);
+  /* 8-bit box8 around the strips' edges (AVX2 walks the band in strips of
+   * CQ_CPU_SIMD_BOX8_STRIP windows): the last strip with 0 to 9 windows
+   * past the others and a part of a vector of columns */
+  for (w = CQ_CPU_SIMD_BOX8_STRIP + 2; w <= CQ_CPU_SIMD_BOX8_STRIP + 17; w++)
+    ssim_case (CQ_SSIM_BOX8, w, 9 + w % 13, next () % 9, next () % 4,
+        1 + w % 3, next () % 4, next () % 4, 8, 0);
+  for (w = 2 * CQ_CPU_SIMD_BOX8_STRIP + 5; w <= 2 * CQ_CPU_SIMD_BOX8_STRIP + 9;
+      w++)
+    ssim_case (CQ_SSIM_BOX8, w, 30 + w % 7, next () % 9, next () % 4,
+        1 + w % 3, next () % 4, next () % 4, 8, 0);
   ssim_sweep (CQ_SSIM_FFMPEG, 8, 40, 8, 20, 30, 600, 100);
   for (i = 0; i < 3; i++) {
     ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 2, 2, 16, 0);
