@@ -290,12 +290,35 @@ cq_test_backend (const gchar * env, const gchar ** backend)
   return -1;
 }
 
-/* gst_check_init, then the backend as cq_test_backend. */
+/* Whether this build's plugin is in the registry; if not (it failed to
+ * load: a library it links is missing, say), says so: the element suites
+ * then fail at once instead of failing check by check, where a check's
+ * failure leaves its pipeline running and the program can hang at exit. */
+static inline gboolean
+cq_test_have_plugin (void)
+{
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (),
+      "cudaquality");
+
+  if (!plugin) {
+    g_printerr ("FAIL: the cudaquality plugin is not in the registry (did "
+        "it fail to load? GST_PLUGIN_PATH_1_0=%s; the warnings above say "
+        "why)\n", g_getenv ("GST_PLUGIN_PATH_1_0"));
+    return FALSE;
+  }
+  gst_object_unref (plugin);
+  return TRUE;
+}
+
+/* gst_check_init, the plugin (exit status 1 without it), then the backend
+ * as cq_test_backend. */
 static inline int
 cq_test_init (int *argc, char ***argv, const gchar * env,
     const gchar ** backend)
 {
   gst_check_init (argc, argv);
+  if (!cq_test_have_plugin ())
+    return 1;
   return cq_test_backend (env, backend);
 }
 

@@ -686,6 +686,8 @@ main (int argc, char **argv)
     if (g_str_equal (argv[i], "--quick"))
       quick = TRUE;
   gst_check_init (NULL, NULL);
+  if (!cq_test_have_plugin ())
+    return 1;
   if (cq_cuda_device_count (&err) < 1) {
     g_print ("SKIP: %s\n", err.message);
     return 77;
