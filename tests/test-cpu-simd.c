@@ -375,6 +375,10 @@ main (void)
       w++)
     ssim_case (CQ_SSIM_BOX8, w, 30 + w % 7, next () % 9, next () % 4,
         1 + w % 3, next () % 4, next () % 4, 8, 0);
+  /* tall and narrow: a band's running sums outweigh the full-row arrays in
+   * the scratch */
+  ssim_case (CQ_SSIM_BOX8, 64, 1500, 0, 0, 1, 0, 3, 8, 0);
+  ssim_case (CQ_SSIM_BOX8, 300, 2100, 5, 1, 2, 3, 0, 8, 0);
   ssim_sweep (CQ_SSIM_FFMPEG, 8, 40, 8, 20, 30, 600, 100);
   for (i = 0; i < 3; i++) {
     ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 2, 2, 16, 0);
