@@ -270,8 +270,9 @@ typedef struct
                                  * x + 1 (AVX-512 keeps them in registers) */
   const uint8_t *ia, *ib;       /* row in (ref, dist) */
   unsigned w, nw;
-  int sse;                      /* whether Σ (a - b)² of the window row's 8
-                                 * image rows is taken */
+  int sse;                      /* AVX-512: whether Σ (a - b)² of the window
+                                 * row's 8 image rows is taken (AVX2's strip
+                                 * walk takes it itself) */
   double k1, k2;
 } B8Pass;
 
@@ -311,9 +312,7 @@ b8_layout (const CqSimdSsimBand * b, B8Layout * l)
   l->vals = (double *) B8_ARRAY (30, 9);
 #undef B8_ARRAY
 }
-#endif
 
-#if V == 16
 /* ---- box8, AVX-512: one pass over the columns a window row ----
  *
  * Each pass reads the column sums of its window row from memory once and,
@@ -597,13 +596,56 @@ b8_add_row (const CqSimdSsimBand * b, const B8Layout * l, unsigned y)
   }
 }
 
+/* box8's band: the column sums of its first 8 rows, then a pass a window
+ * row, their values added in row order */
+double
+CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
+{
+  B8Layout l;
+  uint64_t sse = 0;
+  double sum = 0.0;
+  /* Σ (a - b)² comes from the column sums of window rows t0, t0 + 8, ...
+   * while their 8 image rows are owned: rows [sse_y0, se) */
+  unsigned t, y, k, se = b->sse_y0;
+
+  b8_layout (b, &l);
+  if (b->t0 < b->t1) {
+    /* the passes read the sums up to 57 columns past the plane (AVX-512's
+     * at the end of a row) */
+    for (k = 0; k < 3; k++)
+      memset (l.c[k], 0, ((size_t) b->width + 64) * sizeof (int32_t));
+    for (y = b->t0; y < b->t0 + 8; y++)
+      b8_add_row (b, &l, y);
+    for (t = b->t0; t < b->t1; t++) {
+      /* the last row moves no row: in = out */
+      const unsigned yi = t + 1 >= b->t1 ? t : t + 8;
+      const size_t g = t % 8 * l.ring_stride;
+      const int take = (t - b->t0) % 8 == 0 && t == se && t + 8 <= b->sse_y1;
+      B8Pass p = { {l.c[0], l.c[1], l.c[2]},
+      {l.ring[0] + g, l.ring[1] + g, l.ring[2] + g},
+      {l.h2[0], l.h2[1], l.h2[2]},
+      b->ref + (size_t) yi * b->ref_stride,
+      b->dist + (size_t) yi * b->dist_stride, b->width, b->width - 7, take,
+      b->k1, b->k2
+      };
+
+      sum += b8_pass (&p, l.vals, &sse);
+      if (take)
+        se += 8;
+    }
+  }
+  /* owned rows after the last 8 taken */
+  sse += sse_rows (b, se, b->sse_y1);
+  *sse_out = sse;
+  return sum;
+}
+
 #else /* V == 8 */
 
-/* ---- box8, AVX2: the band in strips, one pass a window row ----
+/* ---- box8, AVX2: one pass a window row of a strip ----
  *
- * The band goes in strips of CQ_CPU_SIMD_BOX8_STRIP windows, each walked
- * down the band (see cq_simd_ssim_box8 below). A strip's pass over a window
- * row reads its column sums once and replaces them in place by the next
+ * (The strips: cq_simd_ssim_box8 below.) A strip's pass over a window row
+ * reads its column sums once and replaces them in place by the next
  * row's (row in added, row out's terms taken back from a ring of 8 rows),
  * and evaluates the row's windows in the same loop, B8_LAG columns behind,
  * so that the update's µops run beside the divisions. AVX2 has no shift
@@ -848,7 +890,6 @@ b8_add_row (const CqSimdSsimBand * b, int32_t * const *c,
   }
 }
 
-#if V == 8
 /* ---- box8, AVX2: the band in strips ----
  *
  * The band goes in strips of CQ_CPU_SIMD_BOX8_STRIP windows, each walked
@@ -944,52 +985,5 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
   *sse_out = sse;
   return sum;
 }
-#endif
 
 #endif /* V */
-
-#if V == 16
-/* box8's band: the column sums of its first 8 rows, then a pass a window
- * row, their values added in row order */
-double
-CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
-{
-  B8Layout l;
-  uint64_t sse = 0;
-  double sum = 0.0;
-  /* Σ (a - b)² comes from the column sums of window rows t0, t0 + 8, ...
-   * while their 8 image rows are owned: rows [sse_y0, se) */
-  unsigned t, y, k, se = b->sse_y0;
-
-  b8_layout (b, &l);
-  if (b->t0 < b->t1) {
-    /* the passes read the sums up to 57 columns past the plane (AVX-512's
-     * at the end of a row) */
-    for (k = 0; k < 3; k++)
-      memset (l.c[k], 0, ((size_t) b->width + 64) * sizeof (int32_t));
-    for (y = b->t0; y < b->t0 + 8; y++)
-      b8_add_row (b, &l, y);
-    for (t = b->t0; t < b->t1; t++) {
-      /* the last row moves no row: in = out */
-      const unsigned yi = t + 1 >= b->t1 ? t : t + 8;
-      const size_t g = t % 8 * l.ring_stride;
-      const int take = (t - b->t0) % 8 == 0 && t == se && t + 8 <= b->sse_y1;
-      B8Pass p = { {l.c[0], l.c[1], l.c[2]},
-      {l.ring[0] + g, l.ring[1] + g, l.ring[2] + g},
-      {l.h2[0], l.h2[1], l.h2[2]},
-      b->ref + (size_t) yi * b->ref_stride,
-      b->dist + (size_t) yi * b->dist_stride, b->width, b->width - 7, take,
-      b->k1, b->k2
-      };
-
-      sum += b8_pass (&p, l.vals, &sse);
-      if (take)
-        se += 8;
-    }
-  }
-  /* owned rows after the last 8 taken */
-  sse += sse_rows (b, se, b->sse_y1);
-  *sse_out = sse;
-  return sum;
-}
-#endif
