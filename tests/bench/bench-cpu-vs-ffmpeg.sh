@@ -31,6 +31,13 @@
 #    frames, process CPU time, against our gauss11;
 #  - OpenCV (when python3-opencv is there): cv2.Laplacian(f, cv2.CV_64F).var()
 #    per frame, process CPU time.
+#  - the same ratios round by round: ROUNDS (default 7) rounds, each running
+#    FFmpeg's ssim command, the command without the filter, the ssim command
+#    under perf record (when perf works), then ours on the same frames hot
+#    (one pass each); the median and range of the rounds' ratios. On a host whose speed drifts from minute to minute (a VM with
+#    neighbours), the best-of figures above come from different minutes and
+#    their ratio moves with the drift; each round's ratio compares runs
+#    seconds apart.
 # One thread (-filter_threads 1, --threads 1, cv2.setNumThreads(1)) and all
 # (the host's online CPUs). CQ_CPU_SIMD=none in the environment forces our
 # plain C, CQ_CPU_SIMD=avx2 caps our kernels at AVX2, for comparison.
@@ -38,10 +45,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 set -e
 BENCH=${BENCH:-tests/bench/bench-cpu-frames}
+HERE=$(dirname "$0")
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 DIR=${1:-${TMPDIR:-/tmp}/cq-bench-frames}
 REPEAT=${REPEAT:-5}
+ROUNDS=${ROUNDS:-7}
 LOOPS=${LOOPS:-3}
 W=1920
 H=1080
@@ -108,68 +117,17 @@ EOF
   rm -f "$DIR/dist.mkv"
 fi
 
-# FFmpeg's ssim filter: CPU seconds (user + sys) of `ffmpeg ... -lavfi ssim
-# -f null -` and of the same without the filter, run alternately REPEAT times
-# over the frames read LOOPS times (-stream_loop); prints the filter's CPU ms
-# per frame (the difference of the two minima) and the whole command's,
-# then, when perf can record, the ssim command's CPU ms per frame in
-# libavfilter (the filter's functions), best of REPEAT.
+# FFmpeg's cost (ffmpeg-ssim-cost.py): "best" prints the filter's CPU ms a
+# frame, its whole command's and, when perf can record, its SSIM functions';
+# "rounds" prints ours against those round by round, a table row each.
 ffmpeg_ms () {
-  "$PY" - "$REPEAT" "$1" "$N" "$LOOPS" "$DIR" "$W" "$H" <<'EOF'
-import os, resource, shutil, subprocess, sys, tempfile
+  "$PY" "$HERE/ffmpeg-ssim-cost.py" best "$REPEAT" "$1" "$N" "$LOOPS" "$DIR" \
+      "$W" "$H"
+}
 
-repeat, threads, n, loops, d, w, h = sys.argv[1:]
-repeat, n, loops = int(repeat), int(n), int(loops)
-base = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error",
-        "-threads", "1", "-filter_threads", threads]
-for name in ("ref", "dist"):
-    base += ["-stream_loop", str(loops - 1), "-f", "rawvideo", "-pix_fmt",
-             "gray", "-s", f"{w}x{h}", "-i", f"{d}/{name}.gray"]
-cmds = {"ssim": base + ["-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"],
-        "none": base + ["-map", "0:v", "-map", "1:v", "-f", "null", "-"]}
-frames = n * loops
-best = {}
-for _ in range(repeat):
-    for k, cmd in cmds.items():
-        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-        best[k] = min(best.get(k, t), t)
-out = [f"{(best['ssim'] - best['none']) / frames * 1e3:.3f}",
-       f"{best['ssim'] / frames * 1e3:.2f}"]
-
-
-def perf_ms():
-    """libavfilter's CPU ms a frame of the ssim command, or None"""
-    if not shutil.which("perf"):
-        return None
-    freq, fewest = 4999, None
-    with tempfile.TemporaryDirectory() as tmp:
-        data = os.path.join(tmp, "perf.data")
-        for _ in range(repeat):
-            r = subprocess.run(["perf", "record", "-q", "-e", "cpu-clock",
-                                "-F", str(freq), "-o", data, "--"]
-                               + cmds["ssim"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-            if r.returncode != 0:
-                return None
-            rep = subprocess.run(["perf", "report", "-i", data, "--stdio",
-                                  "-n", "--sort", "dso"],
-                                 capture_output=True, text=True).stdout
-            samples = sum(int(l.split()[1]) for l in rep.splitlines()
-                          if "libavfilter" in l and not l.startswith("#"))
-            if samples == 0:
-                return None
-            fewest = samples if fewest is None else min(fewest, samples)
-    return fewest / freq / frames * 1e3
-
-
-ms = perf_ms()
-if ms is not None:
-    out.append(f"{ms:.3f}")
-print(" ".join(out))
-EOF
+ratio_rounds () {
+  "$PY" "$HERE/ffmpeg-ssim-cost.py" rounds "$ROUNDS" "$1" "$N" "$LOOPS" \
+      "$DIR" "$W" "$H" "$BENCH"
 }
 
 ffmpeg_ssim_mean () {
@@ -267,6 +225,14 @@ EOF
 else
   echo "(no python3-opencv: sharpness against OpenCV skipped)"
 fi
+echo
+echo "ours (frames hot) / FFmpeg, each round's ratio of runs seconds apart:"
+echo
+echo "| measure | threads | median ratio | range | rounds |"
+echo "|---|---|---|---|---|"
+for threads in 1 "$NPROC"; do
+  ratio_rounds "$threads"
+done
 echo
 set -- $("$BENCH" --size ${W}x${H} --frames $N --threads 0 --repeat 1 \
     --ssim ffmpeg "$DIR/ref.gray" "$DIR/dist.gray")
