@@ -30,11 +30,12 @@
 #    (sigma 1.5, population covariance: our gauss11 window) on the first 12
 #    frames, process CPU time, against our gauss11;
 #  - OpenCV (when python3-opencv is there): cv2.Laplacian(f, cv2.CV_64F).var()
-#    per frame, process CPU time.
-#  - the same ratios round by round: ROUNDS (default 7) rounds, each running
-#    FFmpeg's ssim command, the command without the filter, the ssim command
-#    under perf record (when perf works), then ours on the same frames hot
-#    (one pass each); the median and range of the rounds' ratios. On a host whose speed drifts from minute to minute (a VM with
+#    per frame, process CPU time;
+#  - the ssim ratios again round by round: ROUNDS (default 7) rounds, each
+#    running FFmpeg's ssim command, the command without the filter, the ssim
+#    command under perf record (when perf works), then ours on the same
+#    frames hot (one pass each); the median and range of the rounds' ratios.
+#    On a host whose speed drifts from minute to minute (a VM with
 #    neighbours), the best-of figures above come from different minutes and
 #    their ratio moves with the drift; each round's ratio compares runs
 #    seconds apart.
