@@ -152,13 +152,14 @@ size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
  * (walked down the band) */
 #define CQ_CPU_SIMD_BOX8_STRIP 256
 /* AVX2's 8-bit box8: ints a row of a strip's arrays holds (its windows'
- * columns, 8 past them and what the last vector's loads reach), and its
- * arrays: 3 rows of column sums, 3 of sums of 2, a ring of 8 rows' 3
- * terms, and a row of doubles */
+ * columns, 8 past them and what the last vector's loads reach), its rows
+ * of ints (3 of column sums, 3 of sums of 2, a ring of 8 rows' 3 terms),
+ * and its arrays: those rows, then a row of doubles */
 #define CQ_CPU_SIMD_BOX8_STRIP_COLS (CQ_CPU_SIMD_BOX8_STRIP + 32)
+#define CQ_CPU_SIMD_BOX8_STRIP_INT_ROWS (3 + 3 + 8 * 3)
 #define CQ_CPU_SIMD_BOX8_STRIP_BYTES \
-    (30 * CQ_CPU_SIMD_BOX8_STRIP_COLS * sizeof (int32_t) + \
-    CQ_CPU_SIMD_BOX8_STRIP_COLS * sizeof (double))
+    (CQ_CPU_SIMD_BOX8_STRIP_INT_ROWS * CQ_CPU_SIMD_BOX8_STRIP_COLS * \
+    sizeof (int32_t) + CQ_CPU_SIMD_BOX8_STRIP_COLS * sizeof (double))
 
 #define CQ_CPU_SIMD_DECLARE(suffix) \
   double cq_simd_ssim_box8_##suffix (const CqSimdSsimBand * band, \

@@ -918,7 +918,8 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
   double *row = (double *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
   int32_t *arrays = (int32_t *) (row + (size_t) rows * CQ_SSIM_BOX8_PHASES);
   int32_t *c[3], *h2[3], *ring[3];
-  double *vals = (double *) (arrays + 30 * B8_STRIP_COLS);
+  double *vals = (double *) (arrays +
+      CQ_CPU_SIMD_BOX8_STRIP_INT_ROWS * B8_STRIP_COLS);
   const size_t ring_stride = 3 * B8_STRIP_COLS;
   uint64_t sse = 0;
   double sum = 0.0;
