@@ -130,6 +130,26 @@ cvtf_hi (vf v)
 CQ_SIMD_LOAD_STORE (vi, int32_t, ld32, st32)
 CQ_SIMD_LOAD_STORE (vd, double, ldd, stdd)
 
+/* lanes of 32-bit integers in pairs over a ‖ b: (a0 + a1, a2 + a3, ...,
+ * b0 + b1, ...) */
+static inline vi
+pair_sums (vi a, vi b)
+{
+#if V == 8
+  const vi even = { 0, 2, 4, 6, 8, 10, 12, 14 };
+  const vi odd = { 1, 3, 5, 7, 9, 11, 13, 15 };
+#else
+  const vi even = { 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
+    30
+  };
+  const vi odd = { 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29,
+    31
+  };
+#endif
+
+  return __builtin_shuffle (a, b, even) + __builtin_shuffle (a, b, odd);
+}
+
 /* 64-bit integer lanes of a register (V / 2) */
 typedef int64_t vdl __attribute__ ((vector_size (4 * V)));
 

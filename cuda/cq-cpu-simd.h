@@ -66,6 +66,8 @@ typedef struct
   const void *ref, *dist;       /* sample (0, 0) of each plane */
   size_t ref_stride, dist_stride;       /* in samples */
   unsigned width, height;       /* gauss11: >= 11; box8: >= 8 */
+  unsigned depth;               /* U16: the samples' bits (values below
+                                 * 2^depth) */
   unsigned t0, t1;              /* window rows [t0, t1) */
   unsigned sse_y1;              /* 8-bit: Σ (a - b)² of rows [t0, sse_y1) */
   const double *gauss;          /* the 11 weights */

@@ -23,25 +23,6 @@
 #include "cq-cpu-simd-vec.h"
 #include "cq-ssim-local.h"
 
-#if V == 8
-#define EVEN { 0, 2, 4, 6, 8, 10, 12, 14 }
-#define ODD { 1, 3, 5, 7, 9, 11, 13, 15 }
-#elif V == 16
-#define EVEN { 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30 }
-#define ODD { 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31 }
-#else
-#error "CQ_SIMD_LANES must be 8 or 16"
-#endif
-
-/* lanes in pairs: (a0 + a1, a2 + a3, ..., b0 + b1, ...) */
-static inline vi
-pair_sums (vi a, vi b)
-{
-  const vi even = EVEN, odd = ODD;
-
-  return __builtin_shuffle (a, b, even) + __builtin_shuffle (a, b, odd);
-}
-
 /* Σ (a - b)² over columns [x0, w) of one row, plain. */
 static inline uint64_t
 sse_tail (const uint8_t * ra, const uint8_t * rb, unsigned x0, unsigned w)

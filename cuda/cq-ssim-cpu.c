@@ -482,6 +482,7 @@ simd_source (const CqSsimBand * band, CqSimdPlaneBand * s)
   memset (s, 0, sizeof (*s));
   s->width = p->width;
   s->height = p->height;
+  s->depth = p->layout.depth;
   if (use_simd (band->cpu, p)) {
     s->samples = CQ_SIMD_SAMPLES_U8;
     s->ref = band->ref + p->offset;

@@ -115,9 +115,242 @@ windows_row (const CqSimdPlaneBand * b, const double *cols, double *pairs,
   }
 }
 
+/* ---- box8 of samples of at most 12 bits: 32-bit sums ----
+ * A window's Σ (a² + b²) is then at most 64 · 2 · 4095² = 2,146,435,200
+ * < 2^31, so every sum the plain C takes in int64 fits a 32-bit lane: V
+ * columns a vector instead of D. Up to 10 bits a window's Σa and Σb are
+ * below 2^16 and share a lane (a + 65536 b), as the 8-bit kernels pack
+ * them. A row's pass over the strip's column sums takes the row's sums of
+ * 2 neighbouring columns before it moves them on (row t + 8 in, row t
+ * out); then its windows, whose four sums go to the expression as exact
+ * doubles, as windows_row has them. */
+
+/* ints a row of the strip's sums: S + 7 columns, and what the last
+ * vector's loads reach past them */
+#define CWI (S + 4 * V + 8)
+#define I32_INLINE static inline __attribute__ ((always_inline))
+#define I32_AHEAD 4
+
+/* The column sums' terms of V samples a, b: with packed a + 65536 b, else a
+ * and b; then a² + b² and ab (vpmaddwd: both below 2^15). nq of them. */
+I32_INLINE void
+terms_i32 (const uint16_t * a, const uint16_t * b, int packed, vi * t)
+{
+  const vi va = ld16 (a), vb = ld16 (b), d = pack16 (va, vb);
+  unsigned q = 0;
+
+  if (packed)
+    t[q++] = d;
+  else {
+    t[q++] = va;
+    t[q++] = vb;
+  }
+  t[q++] = madd16 (d, d);
+  t[q] = madd16 (d, (vi) ((vu) d >> 16));
+}
+
+/* the same for one column */
+I32_INLINE void
+terms1_i32 (int32_t a, int32_t b, int packed, int32_t * t)
+{
+  unsigned q = 0;
+
+  if (packed)
+    t[q++] = a + 65536 * b;
+  else {
+    t[q++] = a;
+    t[q++] = b;
+  }
+  t[q++] = a * a + b * b;
+  t[q] = a * b;
+}
+
+/* Row y's terms at columns x0 ... x0 + nc - 1 added to the strip's column
+ * sums cols (rows of CWI ints). */
+I32_INLINE void
+cols_add_i32 (const CqSimdPlaneBand * b, int32_t * cols, unsigned x0,
+    unsigned nc, unsigned y, int packed)
+{
+  const unsigned nq = packed ? 3 : 4;
+  const uint16_t *ra = (const uint16_t *) b->ref + x0 +
+      (size_t) y * b->ref_stride;
+  const uint16_t *rb = (const uint16_t *) b->dist + x0 +
+      (size_t) y * b->dist_stride;
+  unsigned x, q;
+
+  for (x = 0; x + V <= nc; x += V) {
+    vi t[4];
+
+    terms_i32 (ra + x, rb + x, packed, t);
+    for (q = 0; q < nq; q++)
+      st32 (cols + q * CWI + x, ld32 (cols + q * CWI + x) + t[q]);
+  }
+  for (; x < nc; x++) {
+    int32_t t[4];
+
+    terms1_i32 (ra[x], rb[x], packed, t);
+    for (q = 0; q < nq; q++)
+      cols[q * CWI + x] += t[q];
+  }
+}
+
+/* Window row t's sums of 2 neighbouring columns into pairs, for the first
+ * np columns (a multiple of V); with step, the column sums (of nc
+ * columns) then moved on to row t + 1. */
+I32_INLINE void
+pass_i32 (const CqSimdPlaneBand * b, int32_t * cols, int32_t * pairs,
+    unsigned x0, unsigned nc, unsigned np, unsigned t, int step, int packed)
+{
+  const unsigned nq = packed ? 3 : 4;
+  const uint16_t *ra = (const uint16_t *) b->ref + x0;
+  const uint16_t *rb = (const uint16_t *) b->dist + x0;
+  const uint16_t *ia = ra + (size_t) (t + 8) * b->ref_stride;
+  const uint16_t *ib = rb + (size_t) (t + 8) * b->dist_stride;
+  const uint16_t *oa = ra + (size_t) t * b->ref_stride;
+  const uint16_t *ob = rb + (size_t) t * b->dist_stride;
+  unsigned x = 0, xv, q;
+
+  if (step)
+    for (; x + V <= nc; x += V) {
+      vi ti[4], to[4];
+
+      terms_i32 (ia + x, ib + x, packed, ti);
+      terms_i32 (oa + x, ob + x, packed, to);
+      for (q = 0; q < nq; q++) {
+        int32_t *c = cols + q * CWI + x;
+        const vi old = ld32 (c);
+
+        /* c + 1 is still row t's: the next vector's sums move on after */
+        st32 (pairs + q * CWI + x, old + ld32 (c + 1));
+        st32 (c, old + (ti[q] - to[q]));
+      }
+    }
+  /* the rest of the pairs from row t's sums, before they move on */
+  for (xv = x; x < np; x += V)
+    for (q = 0; q < nq; q++)
+      st32 (pairs + q * CWI + x, ld32 (cols + q * CWI + x) +
+          ld32 (cols + q * CWI + x + 1));
+  if (step)
+    for (x = xv; x < nc; x++) {
+      int32_t ti[4], to[4];
+
+      terms1_i32 (ia[x], ib[x], packed, ti);
+      terms1_i32 (oa[x], ob[x], packed, to);
+      for (q = 0; q < nq; q++)
+        cols[q * CWI + x] += ti[q] - to[q];
+    }
+}
+
+/* The n windows of a row from its sums of 2 columns, added to the row's
+ * running sums phase (the strip starts at a multiple of their number). */
+I32_INLINE void
+windows_i32 (const CqSimdPlaneBand * b, const int32_t * pairs, unsigned n,
+    int packed, double *phase)
+{
+  const unsigned nq = packed ? 3 : 4;
+  const vd k1 = (vd) { } + b->c1, k2 = (vd) { } + b->c2;
+  double loc[D];
+  unsigned x, q, h, l;
+
+  for (x = 0; x < n; x += V) {
+    vu s[4];
+    vi w[4];
+
+    /* packed, Σa + 65536 Σb wraps past 2^31: unsigned */
+    for (q = 0; q < nq; q++) {
+      const int32_t *r = pairs + q * CWI + x;
+
+      s[q] = ((vu) ld32 (r) + (vu) ld32 (r + 2)) +
+          ((vu) ld32 (r + 4) + (vu) ld32 (r + 6));
+    }
+    if (packed) {
+      w[0] = (vi) (s[0] & 0xffff);
+      w[1] = (vi) (s[0] >> 16);
+      w[2] = (vi) s[1];
+      w[3] = (vi) s[2];
+    } else
+      for (q = 0; q < 4; q++)
+        w[q] = (vi) s[q];
+    for (h = 0; h < 2 && x + h * D < n; h++) {
+      const unsigned xh = x + h * D, end = n - xh < D ? n - xh : D;
+      const vd sa = h ? cvt_hi (w[0]) : cvt_lo (w[0]);
+      const vd sb = h ? cvt_hi (w[1]) : cvt_lo (w[1]);
+      const vd sss = h ? cvt_hi (w[2]) : cvt_lo (w[2]);
+      const vd sab = h ? cvt_hi (w[3]) : cvt_lo (w[3]);
+      /* cq_ssim_box8_local's integers (exact), then its factors */
+      const vd p = sa * sb, sq = sa * sa + sb * sb;
+      const vd n1 = 2.0 * p + k1, n2 = 2.0 * (64.0 * sab - p) + k2;
+      const vd d1 = sq + k1, d2 = (64.0 * sss - sq) + k2;
+
+      if (end == D) {
+        double *ph = phase + xh % CQ_SSIM_BOX8_PHASES;
+
+        stdd (ph, ldd (ph) + (n1 * n2) / (d1 * d2));
+      } else {
+        stdd (loc, (n1 * n2) / (d1 * d2));
+        for (l = 0; l < end; l++)
+          phase[(xh + l) % CQ_SSIM_BOX8_PHASES] += loc[l];
+      }
+    }
+  }
+}
+
+I32_INLINE double
+box8_i32 (const CqSimdPlaneBand * b, int packed)
+{
+  const unsigned n = b->width - 7, rows = b->t1 - b->t0;
+  double *row = (double *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
+  int32_t *cols = (int32_t *) (row + (size_t) rows * CQ_SSIM_BOX8_PHASES);
+  int32_t *pairs = cols + 4 * CWI;
+  double sum = 0.0;
+  unsigned x0, t, y;
+
+  memset (row, 0, (size_t) rows * CQ_SSIM_BOX8_PHASES * sizeof (double));
+  for (x0 = 0; x0 < n; x0 += S) {
+    const unsigned ns = n - x0 < S ? n - x0 : S;
+    /* pairs as far as the last vector of windows reads */
+    const unsigned np = (ns + V - 1) / V * V + 8;
+
+    memset (cols, 0, 4 * CWI * sizeof (int32_t));
+    for (y = b->t0; y < b->t0 + 8; y++)
+      cols_add_i32 (b, cols, x0, ns + 7, y, packed);
+    for (t = b->t0; t < b->t1; t++) {
+      /* the strip's columns of the row I32_AHEAD passes ahead: down a
+       * strip the hardware prefetchers do not follow the rows */
+      if (t + 8 + I32_AHEAD < b->height) {
+        const uint16_t *na = (const uint16_t *) b->ref + x0 +
+            (size_t) (t + 8 + I32_AHEAD) * b->ref_stride;
+        const uint16_t *nb = (const uint16_t *) b->dist + x0 +
+            (size_t) (t + 8 + I32_AHEAD) * b->dist_stride;
+        unsigned X;
+
+        for (X = 0; X < ns + 7; X += 32) {
+          __builtin_prefetch (na + X);
+          __builtin_prefetch (nb + X);
+        }
+        __builtin_prefetch (na + ns + 6);
+        __builtin_prefetch (nb + ns + 6);
+      }
+      pass_i32 (b, cols, pairs, x0, ns + 7, np, t, t + 1 < b->t1, packed);
+      windows_i32 (b, pairs, ns, packed,
+          row + (size_t) (t - b->t0) * CQ_SSIM_BOX8_PHASES);
+    }
+  }
+  for (t = 0; t < rows; t++)
+    sum += cq_ssim_box8_row (row + (size_t) t * CQ_SSIM_BOX8_PHASES);
+  return sum;
+}
+
+static double
+box8_u16_i32 (const CqSimdPlaneBand * b)
+{
+  return b->depth <= 10 ? box8_i32 (b, 1) : box8_i32 (b, 0);
+}
+
 /* A band in strips of S windows, each walked down the band's rows with its
  * column sums in L1; each row's running sums carried from strip to strip,
- * so that its windows are added in the plain C's order. */
+ * so that its windows are added in the plain C's order. Samples of at most
+ * 12 bits sum in 32-bit lanes (box8_u16_i32), wider ones in doubles. */
 double
 CQ_SIMD_FN (cq_simd_ssim_box8_u16) (const CqSimdPlaneBand * b)
 {
@@ -130,6 +363,8 @@ CQ_SIMD_FN (cq_simd_ssim_box8_u16) (const CqSimdPlaneBand * b)
 
   if (b->t0 >= b->t1)
     return 0.0;
+  if (b->depth <= 12)
+    return box8_u16_i32 (b);
   memset (row, 0, (size_t) rows * CQ_SSIM_BOX8_PHASES * sizeof (double));
   for (x0 = 0; x0 < n; x0 += S) {
     const unsigned ns = n - x0 < S ? n - x0 : S;
@@ -157,15 +392,15 @@ CQ_SIMD_FN (cq_simd_ssim_box8_u16) (const CqSimdPlaneBand * b)
 typedef float vfh __attribute__ ((vector_size (2 * V)));
 
 /* The 4x4 block sums of block row by into blocks[q * bw + bx] (q: Σa, Σb,
- * Σa² + Σb², Σab), for the first n4 blocks and up to D - 1 more (zeros past
- * the plane); exact. */
+ * Σa² + Σb², Σab), for the blocks from bx0 (a multiple of D) to n4 and up
+ * to D - 1 more (zeros past the plane); exact. */
 static void
-ffmpeg_blocks (const CqSimdPlaneBand * b, unsigned by, unsigned n4,
-    double *blocks, size_t bw)
+ffmpeg_blocks (const CqSimdPlaneBand * b, unsigned by, unsigned bx0,
+    unsigned n4, double *blocks, size_t bw)
 {
   unsigned bx, j, i, q;
 
-  for (bx = 0; bx < n4; bx += D) {
+  for (bx = bx0; bx < n4; bx += D) {
     vd blk[4] = { };
 
     if (4 * (bx + D) <= b->width) {
@@ -223,6 +458,61 @@ ffmpeg_blocks (const CqSimdPlaneBand * b, unsigned by, unsigned n4,
   }
 }
 
+/* ffmpeg_blocks of a whole row (samples of any depth) */
+static void
+ffmpeg_blocks_d (const CqSimdPlaneBand * b, unsigned by, unsigned n4,
+    double *blocks, size_t bw)
+{
+  ffmpeg_blocks (b, by, 0, n4, blocks, bw);
+}
+
+/* The same for samples of at most 12 bits: a block's sums in 32-bit lanes
+ * (a window's, four blocks, stay below 2^31 as box8's do), V blocks a step
+ * from the column sums of their 4 rows, then the doubles the windows
+ * take; the row's last blocks as ffmpeg_blocks has them. */
+static void
+ffmpeg_blocks_i32 (const CqSimdPlaneBand * b, unsigned by, unsigned n4,
+    double *blocks, size_t bw)
+{
+  const uint16_t *ra[4], *rb[4];
+  unsigned bx, j, i, h, q;
+
+  for (j = 0; j < 4; j++) {
+    ra[j] = (const uint16_t *) b->ref + (4 * (size_t) by + j) * b->ref_stride;
+    rb[j] = (const uint16_t *) b->dist + (4 * (size_t) by + j) * b->dist_stride;
+  }
+  for (bx = 0; bx + V <= n4; bx += V) {
+    vi half[2][4];
+
+    /* columns 4 bx + 2 h V ... in pairs of vectors, each pair's column
+     * sums in pairs */
+    for (h = 0; h < 2; h++) {
+      vi c[2][4] = { };
+
+      for (i = 0; i < 2; i++)
+        for (j = 0; j < 4; j++) {
+          const size_t x = 4 * (size_t) bx + (2 * h + i) * V;
+          const vi a = ld16 (ra[j] + x), bb = ld16 (rb[j] + x);
+          const vi d = pack16 (a, bb);
+
+          c[i][0] += a;
+          c[i][1] += bb;
+          c[i][2] += madd16 (d, d);
+          c[i][3] += madd16 (d, (vi) ((vu) d >> 16));
+        }
+      for (q = 0; q < 4; q++)
+        half[h][q] = pair_sums (c[0][q], c[1][q]);
+    }
+    for (q = 0; q < 4; q++) {
+      const vi s = pair_sums (half[0][q], half[1][q]);
+
+      stdd (blocks + q * bw + bx, cvt_lo (s));
+      stdd (blocks + q * bw + bx + D, cvt_hi (s));
+    }
+  }
+  ffmpeg_blocks (b, by, bx, n4, blocks, bw);
+}
+
 double
 CQ_SIMD_FN (cq_simd_ssim_ffmpeg_u16) (const CqSimdPlaneBand * b)
 {
@@ -231,6 +521,8 @@ CQ_SIMD_FN (cq_simd_ssim_ffmpeg_u16) (const CqSimdPlaneBand * b)
   double *top = (double *) (((uintptr_t) b->scratch + 63) & ~(uintptr_t) 63);
   double *bottom = top + 4 * bw, *tmp;
   const vd c1 = (vd) { } + b->c1, c2 = (vd) { } + b->c2;
+  void (*blocks) (const CqSimdPlaneBand *, unsigned, unsigned, double *,
+      size_t) = b->depth <= 12 ? ffmpeg_blocks_i32 : ffmpeg_blocks_d;
   double sum = 0.0;
   unsigned by, x, q, l;
 
@@ -238,11 +530,11 @@ CQ_SIMD_FN (cq_simd_ssim_ffmpeg_u16) (const CqSimdPlaneBand * b)
     return 0.0;
   /* the last windows' lanes past the plane read zeros */
   memset (top, 0, 8 * bw * sizeof (double));
-  ffmpeg_blocks (b, b->t0, w4, top, bw);
+  blocks (b, b->t0, w4, top, bw);
   for (by = b->t0; by < b->t1; by++) {
     double row = 0.0;
 
-    ffmpeg_blocks (b, by + 1, w4, bottom, bw);
+    blocks (b, by + 1, w4, bottom, bw);
     for (x = 0; x < n; x += D) {
       const unsigned end = n - x < D ? n - x : D;
       vd s[4], vars, covar;

@@ -45,7 +45,8 @@ set_level (const char *level)
 }
 
 /* Fills h rows of stride bytes: kind 0 random, 1 constant v, 2 salt and
- * pepper, 3 smooth gradient with noise. */
+ * pepper, 3 smooth gradient with noise, 4 all 255 (the largest sample of
+ * every depth), 5 255 with one byte in 8 at 254. */
 static void
 fill (uint8_t * p, unsigned h, size_t stride, int kind, uint8_t v)
 {
@@ -64,6 +65,12 @@ fill (uint8_t * p, unsigned h, size_t stride, int kind, uint8_t v)
           break;
         case 2:
           *s = next () & 1 ? 255 : 0;
+          break;
+        case 4:
+          *s = 255;
+          break;
+        case 5:
+          *s = next () % 8 ? 255 : 254;
           break;
         default:
           *s = (uint8_t) ((x * 3 + y * 5) / 4 + (next () & 7));
@@ -384,6 +391,16 @@ main (void)
     ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 2, 2, 16, 0);
     ssim_case (CQ_SSIM_BOX8, 300 + i, 40 + i, 0, 0, 2, 1, 1, 16, 0);
   }
+  /* box8 and ffmpeg on unpacked rows at the largest sums of their 32-bit
+   * lanes (12 bits: a window's Σ (a² + b²) up to 64 · 2 · 4095², below
+   * 2^31; up to 10 bits box8's Σa and Σb share a lane, up to 65,472 each):
+   * both planes at or near their largest value, 10, 12 and 16 bits and
+   * RGB's gray, sizes across the strips' edges */
+  for (i = 0; i < 32; i++)
+    ssim_case (i % 2 ? CQ_SSIM_FFMPEG : CQ_SSIM_BOX8, i < 16 ? 8 + 21 * i :
+        CQ_CPU_SIMD_BOX8_STRIP + i, 8 + 5 * (i % 7), i % 5, i % 4, 1 + i % 3,
+        i % 8 < 4 ? 4 : 5, i % 4 < 2 ? 4 : 5, i / 2 % 4 == 0 ? 10 :
+        i / 2 % 4 == 1 ? 12 : i / 2 % 4 == 2 ? 16 : 24, 0);
   /* RGB and BGRx planes (converted to gray by the kernels), every window */
   for (i = 0; i < 30; i++)
     ssim_case (i % 3 == 0 ? CQ_SSIM_GAUSS11 : i % 3 == 1 ? CQ_SSIM_BOX8 :
