@@ -50,7 +50,8 @@ static const CqSimdKernels avx2 = {
   cq_simd_ssim_gauss11_avx2, cq_simd_ssim_ms_down_avx2,
   cq_simd_ssim_box8_u16_avx2, cq_simd_ssim_ffmpeg_u16_avx2,
   cq_simd_sharpness_avx2,
-  cq_simd_sharpness_rows_avx2, cq_simd_gray_rgb8_row_avx2
+  cq_simd_sharpness_rows_avx2, cq_simd_gray_rgb8_row_avx2,
+  cq_simd_unpack_row_avx2, cq_simd_sse_u16_row_avx2
 };
 
 static const CqSimdKernels avx512 = {
@@ -58,7 +59,8 @@ static const CqSimdKernels avx512 = {
   cq_simd_ssim_gauss11_avx512, cq_simd_ssim_ms_down_avx512,
   cq_simd_ssim_box8_u16_avx512, cq_simd_ssim_ffmpeg_u16_avx512,
   cq_simd_sharpness_avx512,
-  cq_simd_sharpness_rows_avx512, cq_simd_gray_rgb8_row_avx512
+  cq_simd_sharpness_rows_avx512, cq_simd_gray_rgb8_row_avx512,
+  cq_simd_unpack_row_avx512, cq_simd_sse_u16_row_avx512
 };
 #endif
 

@@ -121,6 +121,13 @@ typedef struct
   void (*gray_rgb8_row) (const uint8_t * row, unsigned stride,
       unsigned r_offset, unsigned g_offset, unsigned b_offset,
       unsigned width, uint16_t * out);
+  /* A row of a GRAY8 or GRAY16 plane (samples stride bytes apart) as
+   * cq_gray8_row / cq_gray16_strided_row unpack it, and cq_sse_u16_row's
+   * Σ (a - b)² of two unpacked rows. */
+  void (*unpack_row) (const CqLayout * layout, unsigned stride,
+      const uint8_t * row, unsigned width, uint16_t * out);
+  uint64_t (*sse_u16_row) (const uint16_t * a, const uint16_t * b,
+      unsigned width);
 } CqSimdKernels;
 
 /* The kernels to use, or NULL for the plain C. */
@@ -184,7 +191,11 @@ size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
       __int128 * lap_sum, uint64_t * hist, uint16_t * rows); \
   void cq_simd_gray_rgb8_row_##suffix (const uint8_t * row, unsigned stride, \
       unsigned r_offset, unsigned g_offset, unsigned b_offset, \
-      unsigned width, uint16_t * out);
+      unsigned width, uint16_t * out); \
+  void cq_simd_unpack_row_##suffix (const CqLayout * layout, unsigned stride, \
+      const uint8_t * row, unsigned width, uint16_t * out); \
+  uint64_t cq_simd_sse_u16_row_##suffix (const uint16_t * a, \
+      const uint16_t * b, unsigned width);
 
 CQ_CPU_SIMD_DECLARE (avx2)
 CQ_CPU_SIMD_DECLARE (avx512)

@@ -64,6 +64,72 @@ cq_gray16_row (const uint8_t * row, unsigned shift, unsigned depth,
     out[i] = (uint16_t) ((word >> shift) & mask);
   }
 }
+
+/* The same for samples ss bytes apart: P010's interleaved chroma (4) and
+ * the rest, each stride a loop of its own. */
+static inline void
+cq_gray16_strided_row (const uint8_t * row, unsigned ss, unsigned shift,
+    unsigned depth, unsigned width, uint16_t * out)
+{
+  const unsigned mask = (1u << depth) - 1;
+  size_t i;
+
+  if (ss == 2) {
+    cq_gray16_row (row, shift, depth, width, out);
+    return;
+  }
+  for (i = 0; i < width; i++) {
+    const uint8_t *s = row + (ss == 4 ? 4 * i : ss * i);
+
+    out[i] = (uint16_t) (((s[0] | s[1] << 8) >> shift) & mask);
+  }
+}
+
+/* A row of 8-bit samples ss bytes apart into out: interleaved chroma (2),
+ * RGB's channels (3, 4) and the rest, each stride a loop of its own, which
+ * compilers vectorise for a constant stride. */
+static inline void
+cq_gray8_row (const uint8_t * row, unsigned ss, unsigned width, uint16_t * out)
+{
+  unsigned x;
+
+  switch (ss) {
+    case 1:
+      for (x = 0; x < width; x++)
+        out[x] = row[x];
+      break;
+    case 2:
+      for (x = 0; x < width; x++)
+        out[x] = row[2 * (size_t) x];
+      break;
+    case 3:
+      for (x = 0; x < width; x++)
+        out[x] = row[3 * (size_t) x];
+      break;
+    case 4:
+      for (x = 0; x < width; x++)
+        out[x] = row[4 * (size_t) x];
+      break;
+    default:
+      for (x = 0; x < width; x++)
+        out[x] = row[(size_t) x * ss];
+  }
+}
+
+/* Σ (a - b)² of two rows of 16-bit samples (each square below 2^32). */
+static inline uint64_t
+cq_sse_u16_row (const uint16_t * a, const uint16_t * b, unsigned width)
+{
+  uint64_t sse = 0;
+  unsigned x;
+
+  for (x = 0; x < width; x++) {
+    uint32_t d = (uint32_t) ((int32_t) a[x] - (int32_t) b[x]);
+
+    sse += (uint32_t) (d * d);
+  }
+  return sse;
+}
 #endif
 
 #endif /* CQ_LOCAL_H */

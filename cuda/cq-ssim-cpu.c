@@ -99,32 +99,20 @@ fetch_sample (const CqSsimPlane * p, const uint8_t * row, unsigned x)
   return 0;
 }
 
-/* Σ (a - b)² of a row's unpacked samples (in a loop the compiler
- * vectorises: each square is below 2^32). */
-static uint64_t
-row_sse (const uint16_t * da, const uint16_t * db, unsigned w)
-{
-  uint64_t sse = 0;
-  unsigned x;
-
-  for (x = 0; x < w; x++) {
-    uint32_t d = (uint32_t) ((int32_t) da[x] - (int32_t) db[x]);
-
-    sse += (uint32_t) (d * d);
-  }
-  return sse;
-}
-
-/* Phase 1: unpack the band's rows of both frames and sum (a - b)². Packed
- * 16-bit words (GRAY16 with a sample stride of 2: P010's and GRAY16's
- * luma) and 8-bit samples take loops the compiler vectorises, RGB the
- * vectorised kernels' conversion where the CPU has them (the same values). */
+/* Phase 1: unpack the band's rows of both frames and sum (a - b)². GRAY8
+ * and GRAY16 samples take the loops of cq-local.h, a loop a sample stride,
+ * which the compiler vectorises (where the CPU has them, compiled for its
+ * instruction set: cq-cpu-simd.h), RGB the vectorised kernels'
+ * conversion; the same values. */
 static void
 band_unpack (CqSsimBand * band)
 {
   const CqSsimPlane *p = band->plane;
   const CqLayout *l = &p->layout;
+  const CqSimdKernels *simd = band->cpu->simd;
   const unsigned w = p->width, ss = p->sample_stride;
+  /* rows cq_gray8_row or cq_gray16_strided_row unpacks */
+  const int gray_rows = l->kind != CQ_LAYOUT_RGB8;
   unsigned y0, y1, y, x;
   uint64_t sse = 0;
 
@@ -135,26 +123,29 @@ band_unpack (CqSsimBand * band)
     uint16_t *da = band->a + (size_t) y * w;
     uint16_t *db = band->b + (size_t) y * w;
 
-    if (l->kind == CQ_LAYOUT_GRAY16 && ss == 2) {
-      cq_gray16_row (ra, l->shift, l->depth, w, da);
-      cq_gray16_row (rb, l->shift, l->depth, w, db);
-    } else if (l->kind == CQ_LAYOUT_GRAY8) {
-      for (x = 0; x < w; x++) {
-        da[x] = ra[(size_t) x * ss];
-        db[x] = rb[(size_t) x * ss];
+    if (gray_rows) {
+      if (simd) {
+        simd->unpack_row (l, ss, ra, w, da);
+        simd->unpack_row (l, ss, rb, w, db);
+      } else if (l->kind == CQ_LAYOUT_GRAY16) {
+        cq_gray16_strided_row (ra, ss, l->shift, l->depth, w, da);
+        cq_gray16_strided_row (rb, ss, l->shift, l->depth, w, db);
+      } else {
+        cq_gray8_row (ra, ss, w, da);
+        cq_gray8_row (rb, ss, w, db);
       }
-    } else if (l->kind == CQ_LAYOUT_RGB8 && band->cpu->simd) {
-      band->cpu->simd->gray_rgb8_row (ra - p->offset, ss, l->r_offset,
-          l->g_offset, l->b_offset, w, da);
-      band->cpu->simd->gray_rgb8_row (rb - p->offset, ss, l->r_offset,
-          l->g_offset, l->b_offset, w, db);
+    } else if (l->kind == CQ_LAYOUT_RGB8 && simd) {
+      simd->gray_rgb8_row (ra - p->offset, ss, l->r_offset, l->g_offset,
+          l->b_offset, w, da);
+      simd->gray_rgb8_row (rb - p->offset, ss, l->r_offset, l->g_offset,
+          l->b_offset, w, db);
     } else {
       for (x = 0; x < w; x++) {
         da[x] = (uint16_t) fetch_sample (p, ra - p->offset, x);
         db[x] = (uint16_t) fetch_sample (p, rb - p->offset, x);
       }
     }
-    sse += row_sse (da, db, w);
+    sse += simd ? simd->sse_u16_row (da, db, w) : cq_sse_u16_row (da, db, w);
   }
   band->sse = sse;
 }

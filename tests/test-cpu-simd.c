@@ -255,6 +255,74 @@ ssim_mixed_planes (CqSsimWindow window, unsigned threads)
   free (b);
 }
 
+/* An interleaved plane (samples ss bytes apart: NV12's chroma, RGB's
+ * channels, P010's chroma) against the same samples side by side (GRAY8
+ * at stride 1, GRAY16 at 2): the same sums at every level, so that the
+ * strided unpacking (cq_gray8_row, cq_gray16_strided_row) is checked
+ * against the one the frames' own kernels take. */
+static void
+ssim_strided_case (CqSsimWindow window, unsigned w, unsigned h, unsigned ss,
+    unsigned offset, unsigned depth, unsigned threads)
+{
+  const unsigned bytes = depth > 8 ? 2 : 1;
+  const size_t ds = (size_t) w * bytes + 3, is = (size_t) w * ss + 5;
+  uint8_t *da = malloc (ds * h), *db = malloc (ds * h);
+  uint8_t *ia = malloc (is * h), *ib = malloc (is * h);
+  CqSsimPlane pd = cq_test_gray8_plane (w, h), pi;
+  CqSsimPlaneSums dense, inter;
+  CqError err;
+  unsigned l, x, y, k;
+
+  fill (da, h, ds, 0, 0);
+  fill (db, h, ds, 3, 0);
+  fill (ia, h, is, 2, 0);
+  fill (ib, h, is, 0, 0);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      for (k = 0; k < bytes; k++) {
+        ia[y * is + offset + (size_t) x * ss + k] = da[y * ds + x * bytes + k];
+        ib[y * is + offset + (size_t) x * ss + k] = db[y * ds + x * bytes + k];
+      }
+  pd.layout = case_layout (depth);
+  pd.sample_stride = bytes;
+  pi = pd;
+  pi.sample_stride = ss;
+  pi.offset = offset;
+  for (l = 0; l < N_LEVELS; l++) {
+    const void *a1[1] = { da }, *b1[1] = { db }, *a2[1] = { ia }, *b2[1] = {
+    ib};
+    size_t s1[1] = { ds }, s2[1] = { is };
+    CqSsimCpu *cd, *ci;
+
+    set_level (levels[l]);
+    cd = cq_ssim_cpu_new (window, &pd, 1, threads, &err);
+    ci = cq_ssim_cpu_new (window, &pi, 1, threads, &err);
+    if (!cd || !ci || cq_ssim_cpu_measure (cd, a1, s1, b1, s1, &dense,
+            &err) != CQ_OK || cq_ssim_cpu_measure (ci, a2, s2, b2, s2,
+            &inter, &err) != CQ_OK) {
+      fprintf (stderr, "FAIL: strided %s %ux%u: %s\n",
+          cq_ssim_window_name (window), w, h, err.message);
+      failures++;
+    } else if (memcmp (&dense.ssim_sum, &inter.ssim_sum, sizeof (double))
+        != 0 || dense.sse != inter.sse) {
+      fprintf (stderr, "FAIL: %s %ux%u depth %u, samples %u bytes apart, "
+          "CQ_CPU_SIMD=%s: Σssim %.17g sse %llu, side by side %.17g %llu\n",
+          cq_ssim_window_name (window), w, h, depth, ss,
+          levels[l] ? levels[l] : "(unset)", inter.ssim_sum,
+          (unsigned long long) inter.sse, dense.ssim_sum,
+          (unsigned long long) dense.sse);
+      failures++;
+    }
+    cq_ssim_cpu_free (cd);
+    cq_ssim_cpu_free (ci);
+  }
+  cases++;
+  free (da);
+  free (db);
+  free (ia);
+  free (ib);
+}
+
 /* Columns of pixels of bpp bytes, 0, 0, the largest value, the largest
  * value, and so on: Gx = ±4 m at every pixel, Tenengrad's largest sum for
  * a frame. */
@@ -401,6 +469,17 @@ main (void)
         CQ_CPU_SIMD_BOX8_STRIP + i, 8 + 5 * (i % 7), i % 5, i % 4, 1 + i % 3,
         i % 8 < 4 ? 4 : 5, i % 4 < 2 ? 4 : 5, i / 2 % 4 == 0 ? 10 :
         i / 2 % 4 == 1 ? 12 : i / 2 % 4 == 2 ? 16 : 24, 0);
+  /* interleaved planes against the same samples side by side: 8-bit
+   * samples 2, 3 and 4 bytes apart, 10 and 16-bit ones 4 and 6 */
+  for (i = 0; i < 30; i++) {
+    static const unsigned ss8[] = { 2, 3, 4 }, ss16[] = { 4, 6 };
+    const unsigned depth = i % 3 == 0 ? 8 : i % 3 == 1 ? 10 : 16;
+    const unsigned ss = depth == 8 ? ss8[i / 3 % 3] : ss16[i / 3 % 2];
+
+    ssim_strided_case (i % 5 == 0 ? CQ_SSIM_GAUSS11 : i % 2 ? CQ_SSIM_BOX8 :
+        CQ_SSIM_FFMPEG, 11 + next () % 300, 11 + next () % 40, ss,
+        next () % (ss - (depth > 8 ? 1 : 0)), depth, 1 + next () % 3);
+  }
   /* RGB and BGRx planes (converted to gray by the kernels), every window */
   for (i = 0; i < 30; i++)
     ssim_case (i % 3 == 0 ? CQ_SSIM_GAUSS11 : i % 3 == 1 ? CQ_SSIM_BOX8 :
