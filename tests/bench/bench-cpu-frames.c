@@ -9,8 +9,8 @@
  * them), and the mean score.
  *
  *   bench-cpu-frames --size WxH --frames N --threads T
- *       (--ssim box8|ffmpeg|gauss11 [--msssim] | --sharpness default|all)
- *       [--repeat R] [--hot] REF.gray [DIST.gray]
+ *       (--ssim box8|ffmpeg|gauss11 [--msssim] [--layout L]
+ *        | --sharpness default|all) [--repeat R] [--hot] REF.gray [DIST.gray]
  *
  * --hot copies each frame (pair) to a staging buffer, untimed, just before
  * measuring it there, and times the measure calls alone: the frame is in
@@ -21,7 +21,12 @@
  * arithmetic.
  *
  * --msssim adds MS-SSIM to each pair's SSIM (the mean score is then the
- * MS-SSIM's). Output, one line: `cpu_ms_per_frame wall_ms_per_frame
+ * MS-SSIM's). --layout (SSIM only) stores the frames, once read, as
+ * another layout's plane: gray10, gray12, gray16 (GRAY16 of that depth,
+ * the 8-bit value in the high bits and hashed noise below), nv12-uv (8-bit
+ * samples 2 bytes apart), p010-uv (10-bit words 4 bytes apart, in the
+ * high bits) or rgbx (R = G = B, 4 bytes a pixel); gray8 (the default)
+ * keeps them. Output, one line: `cpu_ms_per_frame wall_ms_per_frame
  * mean_score`.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -64,6 +69,61 @@ load (const char *path, size_t bytes)
   return data;
 }
 
+/* The frames of data (n of w x h 8-bit samples, dist: the second file) as
+ * planes of layout name, into *plane; NULL for an unknown name. */
+static uint8_t *
+convert (const uint8_t * data, size_t n, unsigned w, unsigned h, int dist,
+    const char *name, CqSsimPlane * plane, unsigned *bytes)
+{
+  const size_t count = n * w * h;
+  unsigned depth = 0, bpp;
+  uint8_t *out;
+  size_t i;
+
+  *plane = cq_test_gray8_plane (w, h);
+  if (strcmp (name, "gray10") == 0 || strcmp (name, "gray12") == 0 ||
+      strcmp (name, "gray16") == 0)
+    depth = (unsigned) atoi (name + 4);
+  else if (strcmp (name, "p010-uv") == 0)
+    depth = 10;
+  else if (strcmp (name, "nv12-uv") != 0 && strcmp (name, "rgbx") != 0)
+    return NULL;
+  bpp = strcmp (name, "p010-uv") == 0 || strcmp (name, "rgbx") == 0 ? 4 : 2;
+  out = malloc (count * bpp);
+  if (!out)
+    return NULL;
+  memset (out, 7, count * bpp);
+  for (i = 0; i < count; i++) {
+    uint8_t *px = out + i * bpp;
+    const unsigned noise = (unsigned) (i * 2654435761u) >> (dist ? 24 : 20);
+
+    if (strcmp (name, "rgbx") == 0)
+      px[0] = px[1] = px[2] = data[i];
+    else if (strcmp (name, "nv12-uv") == 0)
+      px[0] = data[i];
+    else {
+      const unsigned shift = name[0] == 'p' ? 6 : 0;
+      const unsigned v = ((unsigned) data[i] << (depth - 8)) |
+          (noise & ((1u << (depth - 8)) - 1));
+
+      px[0] = (uint8_t) (v << shift);
+      px[1] = (uint8_t) ((v << shift) >> 8);
+    }
+  }
+  if (strcmp (name, "rgbx") == 0) {
+    const CqLayout rgbx = { CQ_LAYOUT_RGB8, 8, 0, 4, 0, 1, 2 };
+
+    plane->layout = rgbx;
+  } else if (depth) {
+    plane->layout.kind = CQ_LAYOUT_GRAY16;
+    plane->layout.depth = depth;
+    plane->layout.shift = name[0] == 'p' ? 6 : 0;
+  }
+  plane->sample_stride = bpp;
+  *bytes = bpp;
+  return out;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -71,6 +131,8 @@ main (int argc, char **argv)
   int hot = 0;
   uint8_t *stage = NULL;
   const char *ssim = NULL, *sharp = NULL, *files[2] = { NULL, NULL };
+  const char *layout = "gray8";
+  unsigned bytes = 1;
   CqSsimWindow window = CQ_SSIM_FFMPEG;
   double best_cpu = 1e30, best_wall = 1e30, score = 0;
   uint8_t *ref, *dist = NULL;
@@ -98,13 +160,15 @@ main (int argc, char **argv)
       hot = 1;
     else if (strcmp (argv[i], "--msssim") == 0)
       msssim = 1;
+    else if (strcmp (argv[i], "--layout") == 0 && i + 1 < argc)
+      layout = argv[++i];
     else if (nf < 2)
       files[nf++] = argv[i];
   if (!w || !h || !frames || !files[0] || (ssim && !files[1])
       || (!ssim && !sharp)) {
     fprintf (stderr, "usage: %s --size WxH --frames N --threads T "
-        "(--ssim box8|ffmpeg|gauss11 [--msssim] | --sharpness default|all) "
-        "[--repeat R] [--hot] REF.gray [DIST.gray]\n", argv[0]);
+        "(--ssim box8|ffmpeg|gauss11 [--msssim] [--layout L] | --sharpness "
+        "default|all) [--repeat R] [--hot] REF.gray [DIST.gray]\n", argv[0]);
     return 2;
   }
   frame = (size_t) w * h;
@@ -116,8 +180,22 @@ main (int argc, char **argv)
   }
 
   if (ssim) {
-    const CqSsimPlane p = cq_test_gray8_plane (w, h);
+    CqSsimPlane p = cq_test_gray8_plane (w, h);
 
+    if (strcmp (layout, "gray8") != 0) {
+      uint8_t *r2 = convert (ref, frames, w, h, 0, layout, &p, &bytes);
+      uint8_t *d2 = convert (dist, frames, w, h, 1, layout, &p, &bytes);
+
+      if (!r2 || !d2) {
+        fprintf (stderr, "unknown layout %s (or out of memory)\n", layout);
+        return 2;
+      }
+      free (ref);
+      free (dist);
+      ref = r2;
+      dist = d2;
+      frame *= bytes;
+    }
     ssim_cpu = cq_ssim_cpu_new (window, &p, 1, threads, &err);
     if (!ssim_cpu || (msssim
             && cq_ssim_cpu_set_msssim (ssim_cpu, 1, &err) != CQ_OK))
@@ -163,7 +241,7 @@ main (int argc, char **argv)
       }
       if (ssim) {
         const void *a[1] = { fa }, *b[1] = { fb };
-        size_t st[1] = { w };
+        size_t st[1] = { (size_t) w * bytes };
         CqSsimPlaneSums sums;
 
         if (cq_ssim_cpu_measure (ssim_cpu, a, st, b, st, &sums, &err) != CQ_OK)
