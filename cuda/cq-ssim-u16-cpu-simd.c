@@ -68,6 +68,30 @@ cols_row (const CqSimdPlaneBand * b, double *cols, unsigned x0, unsigned nc,
   }
 }
 
+/* The values of windows x ... x + end - 1 (end <= D) from their sums as
+ * exact doubles, added to the row's running sums phase: the integers of
+ * cq_ssim_box8_local (exact), then its factors. */
+static inline void
+box8_values (vd sa, vd sb, vd sss, vd sab, vd k1, vd k2, unsigned x,
+    unsigned end, double *phase)
+{
+  const vd p = sa * sb, sq = sa * sa + sb * sb;
+  const vd n1 = 2.0 * p + k1, n2 = 2.0 * (64.0 * sab - p) + k2;
+  const vd d1 = sq + k1, d2 = (64.0 * sss - sq) + k2;
+  double loc[D];
+  unsigned l;
+
+  if (end == D) {
+    double *ph = phase + x % CQ_SSIM_BOX8_PHASES;
+
+    stdd (ph, ldd (ph) + (n1 * n2) / (d1 * d2));
+  } else {
+    stdd (loc, (n1 * n2) / (d1 * d2));
+    for (l = 0; l < end; l++)
+      phase[(x + l) % CQ_SSIM_BOX8_PHASES] += loc[l];
+  }
+}
+
 /* The strip's n windows of one row from its column sums, added to the
  * row's running sums phase (the strip starts at a multiple of their
  * number); pairs (rows of CW doubles) is scratch. */
@@ -76,8 +100,7 @@ windows_row (const CqSimdPlaneBand * b, const double *cols, double *pairs,
     unsigned n, double *phase)
 {
   const vd k1 = (vd) { } + b->c1, k2 = (vd) { } + b->c2;
-  double loc[D];
-  unsigned x, q, l;
+  unsigned x, q;
 
   /* sums of 2 neighbouring columns, as far as the last block reads */
   for (q = 0; q < 4; q++)
@@ -85,33 +108,15 @@ windows_row (const CqSimdPlaneBand * b, const double *cols, double *pairs,
       stdd (pairs + q * CW + x, ldd (cols + q * CW + x) +
           ldd (cols + q * CW + x + 1));
   for (x = 0; x < n; x += D) {
-    vd s[4], p, sq, two_p, two_cov, var, n1, n2, d1, d2;
-    unsigned end = n - x < D ? n - x : D;
+    vd s[4];
 
     for (q = 0; q < 4; q++) {
       const double *r = pairs + q * CW + x;
 
       s[q] = (ldd (r) + ldd (r + 2)) + (ldd (r + 4) + ldd (r + 6));
     }
-    /* cq_ssim_box8_local's integers (exact), then its factors */
-    p = s[0] * s[1];
-    sq = s[0] * s[0] + s[1] * s[1];
-    two_p = 2.0 * p;
-    two_cov = 2.0 * (64.0 * s[3] - p);
-    var = 64.0 * s[2] - sq;
-    n1 = two_p + k1;
-    n2 = two_cov + k2;
-    d1 = sq + k1;
-    d2 = var + k2;
-    if (end == D) {
-      double *ph = phase + x % CQ_SSIM_BOX8_PHASES;
-
-      stdd (ph, ldd (ph) + (n1 * n2) / (d1 * d2));
-    } else {
-      stdd (loc, (n1 * n2) / (d1 * d2));
-      for (l = 0; l < end; l++)
-        phase[(x + l) % CQ_SSIM_BOX8_PHASES] += loc[l];
-    }
+    box8_values (s[0], s[1], s[2], s[3], k1, k2, x, n - x < D ? n - x : D,
+        phase);
   }
 }
 
@@ -249,8 +254,7 @@ windows_i32 (const CqSimdPlaneBand * b, const int32_t * pairs, unsigned n,
 {
   const unsigned nq = packed ? 3 : 4;
   const vd k1 = (vd) { } + b->c1, k2 = (vd) { } + b->c2;
-  double loc[D];
-  unsigned x, q, h, l;
+  unsigned x, q, h;
 
   for (x = 0; x < n; x += V) {
     vu s[4];
@@ -272,25 +276,13 @@ windows_i32 (const CqSimdPlaneBand * b, const int32_t * pairs, unsigned n,
       for (q = 0; q < 4; q++)
         w[q] = (vi) s[q];
     for (h = 0; h < 2 && x + h * D < n; h++) {
-      const unsigned xh = x + h * D, end = n - xh < D ? n - xh : D;
-      const vd sa = h ? cvt_hi (w[0]) : cvt_lo (w[0]);
-      const vd sb = h ? cvt_hi (w[1]) : cvt_lo (w[1]);
-      const vd sss = h ? cvt_hi (w[2]) : cvt_lo (w[2]);
-      const vd sab = h ? cvt_hi (w[3]) : cvt_lo (w[3]);
-      /* cq_ssim_box8_local's integers (exact), then its factors */
-      const vd p = sa * sb, sq = sa * sa + sb * sb;
-      const vd n1 = 2.0 * p + k1, n2 = 2.0 * (64.0 * sab - p) + k2;
-      const vd d1 = sq + k1, d2 = (64.0 * sss - sq) + k2;
+      const unsigned xh = x + h * D;
 
-      if (end == D) {
-        double *ph = phase + xh % CQ_SSIM_BOX8_PHASES;
-
-        stdd (ph, ldd (ph) + (n1 * n2) / (d1 * d2));
-      } else {
-        stdd (loc, (n1 * n2) / (d1 * d2));
-        for (l = 0; l < end; l++)
-          phase[(xh + l) % CQ_SSIM_BOX8_PHASES] += loc[l];
-      }
+      box8_values (h ? cvt_hi (w[0]) : cvt_lo (w[0]),
+          h ? cvt_hi (w[1]) : cvt_lo (w[1]),
+          h ? cvt_hi (w[2]) : cvt_lo (w[2]),
+          h ? cvt_hi (w[3]) : cvt_lo (w[3]), k1, k2, xh,
+          n - xh < D ? n - xh : D, phase);
     }
   }
 }
