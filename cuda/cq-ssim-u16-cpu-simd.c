@@ -199,9 +199,9 @@ cols_add_i32 (const CqSimdPlaneBand * b, int32_t * cols, unsigned x0,
   }
 }
 
-/* Window row t's sums of 2 neighbouring columns into pairs, for the first
- * np columns (a multiple of V); with step, the column sums (of nc
- * columns) then moved on to row t + 1. */
+/* Window row t's sums of 2 neighbouring columns into pairs, whole vectors
+ * up to np columns at least; with step, the column sums (of nc columns)
+ * then moved on to row t + 1. */
 I32_INLINE void
 pass_i32 (const CqSimdPlaneBand * b, int32_t * cols, int32_t * pairs,
     unsigned x0, unsigned nc, unsigned np, unsigned t, int step, int packed)
