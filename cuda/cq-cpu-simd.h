@@ -127,7 +127,7 @@ typedef struct
   void (*unpack_row) (const CqLayout * layout, unsigned stride,
       const uint8_t * row, unsigned width, uint16_t * out);
   uint64_t (*sse_u16_row) (const uint16_t * a, const uint16_t * b,
-      unsigned width);
+      unsigned width, unsigned depth);
 } CqSimdKernels;
 
 /* The kernels to use, or NULL for the plain C. */
@@ -195,7 +195,7 @@ size_t cq_cpu_simd_box8_u16_scratch (unsigned max_height);
   void cq_simd_unpack_row_##suffix (const CqLayout * layout, unsigned stride, \
       const uint8_t * row, unsigned width, uint16_t * out); \
   uint64_t cq_simd_sse_u16_row_##suffix (const uint16_t * a, \
-      const uint16_t * b, unsigned width);
+      const uint16_t * b, unsigned width, unsigned depth);
 
 CQ_CPU_SIMD_DECLARE (avx2)
 CQ_CPU_SIMD_DECLARE (avx512)

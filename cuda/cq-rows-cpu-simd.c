@@ -79,7 +79,7 @@ CQ_SIMD_FN (cq_simd_unpack_row) (const CqLayout * layout, unsigned stride,
 
 uint64_t
 CQ_SIMD_FN (cq_simd_sse_u16_row) (const uint16_t * a, const uint16_t * b,
-    unsigned width)
+    unsigned width, unsigned depth)
 {
-  return cq_sse_u16_row (a, b, width);
+  return cq_sse_u16_row (a, b, width, depth);
 }

@@ -145,7 +145,8 @@ band_unpack (CqSsimBand * band)
         db[x] = (uint16_t) fetch_sample (p, rb - p->offset, x);
       }
     }
-    sse += simd ? simd->sse_u16_row (da, db, w) : cq_sse_u16_row (da, db, w);
+    sse += simd ? simd->sse_u16_row (da, db, w, l->depth) :
+        cq_sse_u16_row (da, db, w, l->depth);
   }
   band->sse = sse;
 }

@@ -106,6 +106,42 @@ case_layout (unsigned depth)
   return l;
 }
 
+/* Sample x of a row of plane p, decoded here on its own (not by the
+ * library's code): GRAY8 bytes, GRAY16 little-endian words shifted and
+ * masked to their depth, RGB8's gray (299 R + 587 G + 114 B + 500) / 1000. */
+static unsigned
+naive_sample (const CqSsimPlane * p, const uint8_t * row, unsigned x)
+{
+  const uint8_t *s = row + (size_t) x * p->sample_stride;
+
+  if (p->layout.kind == CQ_LAYOUT_RGB8)
+    return (299u * s[p->layout.r_offset] + 587u * s[p->layout.g_offset] +
+        114u * s[p->layout.b_offset] + 500u) / 1000u;
+  if (p->layout.kind == CQ_LAYOUT_GRAY16)
+    return ((s[p->offset] | (unsigned) s[p->offset + 1] << 8) >>
+        p->layout.shift) & ((1u << p->layout.depth) - 1);
+  return s[p->offset];
+}
+
+/* Σ (a - b)² of the plane pair (rows stride bytes apart from a and b), in
+ * 64 bits, a sample at a time: the reference for every layout's SSE. */
+static uint64_t
+naive_sse (const CqSsimPlane * p, const uint8_t * a, const uint8_t * b,
+    size_t stride)
+{
+  uint64_t sse = 0;
+  unsigned x, y;
+
+  for (y = 0; y < p->height; y++)
+    for (x = 0; x < p->width; x++) {
+      const int64_t d = (int64_t) naive_sample (p, a + y * stride, x) -
+          naive_sample (p, b + y * stride, x);
+
+      sse += (uint64_t) (d * d);
+    }
+  return sse;
+}
+
 /* A window's SSIM and, where msssim, MS-SSIM's five scales (gauss11), for
  * a plane of a case depth: 8-bit planes are read straight from the frames,
  * the others from the plain C's unpacked rows. */
@@ -144,8 +180,18 @@ ssim_case (CqSsimWindow window, unsigned w, unsigned h, size_t pad,
       goto out;
     }
     cq_ssim_cpu_free (cpu);
-    if (l == 0)
+    if (l == 0) {
+      const uint64_t sse = naive_sse (&p, a + offset, b + offset, stride);
+
+      if (sums[0].sse != sse) {
+        fprintf (stderr, "FAIL: %s %ux%u depth %u stride %zu offset %u: "
+            "the plain C's Σ (a - b)² %llu, a sample at a time %llu\n",
+            cq_ssim_window_name (window), w, h, depth, stride, offset,
+            (unsigned long long) sums[0].sse, (unsigned long long) sse);
+        failures++;
+      }
       continue;
+    }
     for (s = 0; msssim && s < CQ_MSSSIM_SCALES; s++)
       if (memcmp (&sums[l].ms_sum[s], &sums[0].ms_sum[s],
               sizeof (double)) != 0) {
@@ -289,8 +335,8 @@ ssim_strided_case (CqSsimWindow window, unsigned w, unsigned h, unsigned ss,
   pi.sample_stride = ss;
   pi.offset = offset;
   for (l = 0; l < N_LEVELS; l++) {
-    const void *a1[1] = { da }, *b1[1] = { db }, *a2[1] = { ia }, *b2[1] = {
-    ib};
+    const void *a1[1] = { da }, *b1[1] = { db };
+    const void *a2[1] = { ia }, *b2[1] = { ib };
     size_t s1[1] = { ds }, s2[1] = { is };
     CqSsimCpu *cd, *ci;
 
