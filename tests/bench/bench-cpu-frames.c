@@ -9,7 +9,7 @@
  * them), and the mean score.
  *
  *   bench-cpu-frames --size WxH --frames N --threads T
- *       (--ssim box8|ffmpeg|gauss11 [--msssim] [--layout L]
+ *       (--ssim box8|ffmpeg|gauss11 [--msssim] [--layout L | --pix-fmt F]
  *        | --sharpness default|all) [--repeat R] [--hot] REF.gray [DIST.gray]
  *
  * --hot copies each frame (pair) to a staging buffer, untimed, just before
@@ -26,7 +26,9 @@
  * the 8-bit value in the high bits and hashed noise below), nv12-uv (8-bit
  * samples 2 bytes apart), p010-uv (10-bit words 4 bytes apart, in the
  * high bits) or rgbx (R = G = B, 4 bytes a pixel); gray8 (the default)
- * keeps them. Output, one line: `cpu_ms_per_frame wall_ms_per_frame
+ * keeps them. --pix-fmt gray10le, gray12le or gray16le (SSIM only) reads
+ * the files as raw frames of that FFmpeg format instead (2 bytes a
+ * sample, the value in the low bits), as FFmpeg reads them. Output, one line: `cpu_ms_per_frame wall_ms_per_frame
  * mean_score`.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -131,8 +133,8 @@ main (int argc, char **argv)
   int hot = 0;
   uint8_t *stage = NULL;
   const char *ssim = NULL, *sharp = NULL, *files[2] = { NULL, NULL };
-  const char *layout = "gray8";
-  unsigned bytes = 1;
+  const char *layout = "gray8", *pix_fmt = "gray";
+  unsigned bytes = 1, depth = 0;
   CqSsimWindow window = CQ_SSIM_FFMPEG;
   double best_cpu = 1e30, best_wall = 1e30, score = 0;
   uint8_t *ref, *dist = NULL;
@@ -162,16 +164,31 @@ main (int argc, char **argv)
       msssim = 1;
     else if (strcmp (argv[i], "--layout") == 0 && i + 1 < argc)
       layout = argv[++i];
+    else if (strcmp (argv[i], "--pix-fmt") == 0 && i + 1 < argc)
+      pix_fmt = argv[++i];
     else if (nf < 2)
       files[nf++] = argv[i];
   if (!w || !h || !frames || !files[0] || (ssim && !files[1])
       || (!ssim && !sharp)) {
     fprintf (stderr, "usage: %s --size WxH --frames N --threads T "
-        "(--ssim box8|ffmpeg|gauss11 [--msssim] [--layout L] | --sharpness "
-        "default|all) [--repeat R] [--hot] REF.gray [DIST.gray]\n", argv[0]);
+        "(--ssim box8|ffmpeg|gauss11 [--msssim] [--layout L | --pix-fmt F] "
+        "| --sharpness default|all) [--repeat R] [--hot] REF.gray "
+        "[DIST.gray]\n", argv[0]);
     return 2;
   }
-  frame = (size_t) w * h;
+  if (strcmp (pix_fmt, "gray") != 0) {
+    /* raw 16-bit frames */
+    depth = strcmp (pix_fmt, "gray10le") == 0 ? 10 :
+        strcmp (pix_fmt, "gray12le") == 0 ? 12 :
+        strcmp (pix_fmt, "gray16le") == 0 ? 16 : 0;
+    if (!ssim || strcmp (layout, "gray8") != 0 || !depth) {
+      fprintf (stderr, "--pix-fmt takes gray10le, gray12le or gray16le, "
+          "with --ssim and without --layout (not %s)\n", pix_fmt);
+      return 2;
+    }
+    bytes = 2;
+  }
+  frame = (size_t) w * h * bytes;
   ref = load (files[0], frame * frames);
   if (ssim) {
     dist = load (files[1], frame * frames);
@@ -182,7 +199,11 @@ main (int argc, char **argv)
   if (ssim) {
     CqSsimPlane p = cq_test_gray8_plane (w, h);
 
-    if (strcmp (layout, "gray8") != 0) {
+    if (depth) {
+      p.layout.kind = CQ_LAYOUT_GRAY16;
+      p.layout.depth = depth;
+      p.sample_stride = 2;
+    } else if (strcmp (layout, "gray8") != 0) {
       uint8_t *r2 = convert (ref, frames, w, h, 0, layout, &p, &bytes);
       uint8_t *d2 = convert (dist, frames, w, h, 1, layout, &p, &bytes);
 

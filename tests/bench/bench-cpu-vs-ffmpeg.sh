@@ -38,7 +38,11 @@
 #    On a host whose speed drifts from minute to minute (a VM with
 #    neighbours), the best-of figures above come from different minutes and
 #    their ratio moves with the drift; each round's ratio compares runs
-#    seconds apart.
+#    seconds apart;
+#  - the same rounds on 10-bit frames: the 60 pairs as gray10le (FFmpeg's
+#    own conversion, made once, kept in FRAME_DIR), which FFmpeg's filter
+#    runs in C (its x86 SIMD is 8-bit only) and ours reads with
+#    bench-cpu-frames --pix-fmt gray10le (GRAY16, 10 bits).
 # One thread (-filter_threads 1, --threads 1, cv2.setNumThreads(1)) and all
 # (the host's online CPUs). CQ_CPU_SIMD=none in the environment forces our
 # plain C, CQ_CPU_SIMD=avx2 caps our kernels at AVX2, for comparison.
@@ -126,15 +130,18 @@ ffmpeg_ms () {
       "$W" "$H"
 }
 
+# ratio_rounds THREADS [PIX_FMT]
 ratio_rounds () {
   "$PY" "$HERE/ffmpeg-ssim-cost.py" rounds "$ROUNDS" "$1" "$N" "$LOOPS" \
-      "$DIR" "$W" "$H" "$BENCH"
+      "$DIR" "$W" "$H" "$BENCH" ${2:-gray}
 }
 
+# ffmpeg_ssim_mean [PIX_FMT]
 ffmpeg_ssim_mean () {
-  ffmpeg -nostdin -hide_banner -loglevel info -f rawvideo -pix_fmt gray \
-      -s ${W}x${H} -i "$DIR/ref.gray" -f rawvideo -pix_fmt gray \
-      -s ${W}x${H} -i "$DIR/dist.gray" -lavfi "[0:v][1:v]ssim" -f null - 2>&1 |
+  fmt=${1:-gray}
+  ffmpeg -nostdin -hide_banner -loglevel info -f rawvideo -pix_fmt $fmt \
+      -s ${W}x${H} -i "$DIR/ref.$fmt" -f rawvideo -pix_fmt $fmt \
+      -s ${W}x${H} -i "$DIR/dist.$fmt" -lavfi "[0:v][1:v]ssim" -f null - 2>&1 |
     sed -n 's/.*SSIM Y:\([0-9.]*\) .*/\1/p'
 }
 
@@ -238,3 +245,24 @@ echo
 set -- $("$BENCH" --size ${W}x${H} --frames $N --threads 0 --repeat 1 \
     --ssim ffmpeg "$DIR/ref.gray" "$DIR/dist.gray")
 echo "mean SSIM Y over the frames: ours (window=ffmpeg) $3, FFmpeg $(ffmpeg_ssim_mean)"
+
+for name in ref dist; do
+  if [ ! -s "$DIR/$name.gray10le" ]; then
+    ffmpeg -nostdin -hide_banner -loglevel error -y -f rawvideo -pix_fmt gray \
+        -s ${W}x${H} -i "$DIR/$name.gray" -f rawvideo -pix_fmt gray10le \
+        "$DIR/$name.gray10le"
+  fi
+done
+echo
+echo "10-bit frames (gray10le, FFmpeg's conversion of the same frames; its filter in C):"
+echo "ours (frames hot) / FFmpeg, each round's ratio of runs seconds apart:"
+echo
+echo "| measure | threads | median ratio | range | rounds |"
+echo "|---|---|---|---|---|"
+for threads in 1 "$NPROC"; do
+  ratio_rounds "$threads" gray10le
+done
+echo
+set -- $("$BENCH" --size ${W}x${H} --frames $N --threads 0 --repeat 1 \
+    --ssim ffmpeg --pix-fmt gray10le "$DIR/ref.gray10le" "$DIR/dist.gray10le")
+echo "mean SSIM Y over the 10-bit frames: ours (window=ffmpeg) $3, FFmpeg $(ffmpeg_ssim_mean gray10le)"

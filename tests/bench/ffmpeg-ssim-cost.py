@@ -11,12 +11,16 @@
       filter's functions; the reading, copies and page faults are
       elsewhere), best of REPEAT.
 
-  ffmpeg-ssim-cost.py rounds ROUNDS THREADS N LOOPS DIR W H BENCH
+  ffmpeg-ssim-cost.py rounds ROUNDS THREADS N LOOPS DIR W H BENCH [PIX_FMT]
       ROUNDS rounds, each of the ssim command, the command without it, the
       ssim command under perf record (when perf works) and BENCH (our
       bench-cpu-frames) once a window, frames hot; a markdown table row a
       window and reference: the median and range of the rounds' ratios
       (ours / FFmpeg's), each of runs seconds apart.
+
+  The frames are DIR/ref.gray and DIR/dist.gray; with PIX_FMT (gray10le,
+  gray12le, gray16le) DIR/ref.PIX_FMT and DIR/dist.PIX_FMT, read as raw
+  frames of that format by both (bench-cpu-frames --pix-fmt).
 
 SPDX-License-Identifier: LGPL-2.1-or-later
 """
@@ -31,13 +35,18 @@ import tempfile
 PERF_HZ = 4999
 
 
-def commands(threads, loops, d, w, h):
+def frame_file(d, name, pix_fmt):
+    """a frame file of DIR"""
+    return f"{d}/{name}.{pix_fmt}"
+
+
+def commands(threads, loops, d, w, h, pix_fmt="gray"):
     """the ssim command and the same without the filter"""
     base = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error",
             "-threads", "1", "-filter_threads", threads]
     for name in ("ref", "dist"):
         base += ["-stream_loop", str(loops - 1), "-f", "rawvideo", "-pix_fmt",
-                 "gray", "-s", f"{w}x{h}", "-i", f"{d}/{name}.gray"]
+                 pix_fmt, "-s", f"{w}x{h}", "-i", frame_file(d, name, pix_fmt)]
     return (base + ["-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"],
             base + ["-map", "0:v", "-map", "1:v", "-f", "null", "-"])
 
@@ -90,8 +99,10 @@ def best(repeat, threads, n, loops, d, w, h):
     print(" ".join(out))
 
 
-def rounds(count, threads, n, loops, d, w, h, bench):
-    ssim, none = commands(threads, loops, d, w, h)
+def rounds(count, threads, n, loops, d, w, h, bench, pix_fmt="gray"):
+    ssim, none = commands(threads, loops, d, w, h, pix_fmt)
+    fmt_args = [] if pix_fmt == "gray" else ["--pix-fmt", pix_fmt]
+    bits = "" if pix_fmt == "gray" else f" {pix_fmt}"
     frames = n * loops
     windows = ("ffmpeg", "box8")
     refs = {"filter": "the ssim filter",
@@ -107,14 +118,16 @@ def rounds(count, threads, n, loops, d, w, h, bench):
                 out = subprocess.run(
                     [bench, "--size", f"{w}x{h}", "--frames", str(n),
                      "--threads", threads, "--repeat", "1", "--ssim", k,
-                     "--hot", f"{d}/ref.gray", f"{d}/dist.gray"],
+                     "--hot"] + fmt_args + [frame_file(d, "ref", pix_fmt),
+                                         frame_file(d, "dist", pix_fmt)],
                     check=True, capture_output=True, text=True).stdout
                 for r, t in ff.items():
                     if t > 0:
                         ratios[k, r].append(float(out.split()[0]) / t)
     for (k, r), v in ratios.items():
         if v:
-            print(f"| ssim {k}, frames hot (FFmpeg: {refs[r]}) | {threads} | "
+            print(f"| ssim {k}{bits}, frames hot (FFmpeg: {refs[r]}) | "
+                  f"{threads} | "
                   f"{statistics.median(v):.2f} | {min(v):.2f}-{max(v):.2f} "
                   f"| {len(v)} |")
 
@@ -125,6 +138,6 @@ if __name__ == "__main__":
     if mode == "best":
         best(*args)
     elif mode == "rounds":
-        rounds(*args, sys.argv[9])
+        rounds(*args, *sys.argv[9:11])
     else:
         sys.exit(f"unknown mode {mode}")
