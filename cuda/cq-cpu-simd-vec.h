@@ -130,6 +130,20 @@ cvtf_hi (vf v)
 CQ_SIMD_LOAD_STORE (vi, int32_t, ld32, st32)
 CQ_SIMD_LOAD_STORE (vd, double, ldd, stdd)
 
+/* The cache lines of the n bytes at p (a strip's part of a row, a few
+ * passes ahead: down a strip the hardware prefetchers do not follow the
+ * rows). */
+static inline void
+prefetch_span (const void *p, size_t n)
+{
+  const char *c = (const char *) p;
+  size_t i;
+
+  for (i = 0; i < n; i += 64)
+    __builtin_prefetch (c + i);
+  __builtin_prefetch (c + n - 1);
+}
+
 /* lanes of 32-bit integers in pairs over a ‖ b: (a0 + a1, a2 + a3, ...,
  * b0 + b1, ...) */
 static inline vi

@@ -116,6 +116,18 @@ cq_gray8_row (const uint8_t * row, unsigned ss, unsigned width, uint16_t * out)
   }
 }
 
+/* A GRAY16 (words) or GRAY8 row of samples ss bytes apart, unpacked: the
+ * one dispatch of the plain C's and the vectorised kernels' copies. */
+static inline void
+cq_gray_row (int words, const uint8_t * row, unsigned ss, unsigned shift,
+    unsigned depth, unsigned width, uint16_t * out)
+{
+  if (words)
+    cq_gray16_strided_row (row, ss, shift, depth, width, out);
+  else
+    cq_gray8_row (row, ss, width, out);
+}
+
 /* Σ (a - b)² of two rows of samples of depth bits (each square below
  * 2^32). Up to 12 bits the squares of a chunk of 128 add in 32 bits
  * (below 2^31), a loop of 16-bit products that compilers vectorise as

@@ -70,11 +70,8 @@ void
 CQ_SIMD_FN (cq_simd_unpack_row) (const CqLayout * layout, unsigned stride,
     const uint8_t * row, unsigned width, uint16_t * out)
 {
-  if (layout->kind == CQ_LAYOUT_GRAY16)
-    cq_gray16_strided_row (row, stride, layout->shift, layout->depth, width,
-        out);
-  else
-    cq_gray8_row (row, stride, width, out);
+  cq_gray_row (layout->kind == CQ_LAYOUT_GRAY16, row, stride, layout->shift,
+      layout->depth, width, out);
 }
 
 uint64_t

@@ -939,19 +939,10 @@ CQ_SIMD_FN (cq_simd_ssim_box8) (const CqSimdSsimBand * b, uint64_t * sse_out)
       b->k1, b->k2
       };
 
-      /* the strip's columns of the rows a few passes ahead: down a strip
-       * the hardware prefetchers do not follow the rows */
+      /* the strip's columns of the rows B8_AHEAD passes ahead */
       if (t + 8 + B8_AHEAD < b->height) {
-        const uint8_t *na = p.ia + B8_AHEAD * b->ref_stride;
-        const uint8_t *nb = p.ib + B8_AHEAD * b->dist_stride;
-        unsigned X;
-
-        for (X = 0; X < cols; X += 64) {
-          __builtin_prefetch (na + X);
-          __builtin_prefetch (nb + X);
-        }
-        __builtin_prefetch (na + cols - 1);
-        __builtin_prefetch (nb + cols - 1);
+        prefetch_span (p.ia + B8_AHEAD * b->ref_stride, cols);
+        prefetch_span (p.ib + B8_AHEAD * b->dist_stride, cols);
       }
       if ((t - b->t0) % 8 == 0 && t == se && t + 8 <= b->sse_y1) {
         sse += b8_cols_sse (c[1], c[2], own);

@@ -111,8 +111,7 @@ band_unpack (CqSsimBand * band)
   const CqLayout *l = &p->layout;
   const CqSimdKernels *simd = band->cpu->simd;
   const unsigned w = p->width, ss = p->sample_stride;
-  /* rows cq_gray8_row or cq_gray16_strided_row unpacks */
-  const int gray_rows = l->kind != CQ_LAYOUT_RGB8;
+  const int words = l->kind == CQ_LAYOUT_GRAY16;
   unsigned y0, y1, y, x;
   uint64_t sse = 0;
 
@@ -123,18 +122,13 @@ band_unpack (CqSsimBand * band)
     uint16_t *da = band->a + (size_t) y * w;
     uint16_t *db = band->b + (size_t) y * w;
 
-    if (gray_rows) {
-      if (simd) {
-        simd->unpack_row (l, ss, ra, w, da);
-        simd->unpack_row (l, ss, rb, w, db);
-      } else if (l->kind == CQ_LAYOUT_GRAY16) {
-        cq_gray16_strided_row (ra, ss, l->shift, l->depth, w, da);
-        cq_gray16_strided_row (rb, ss, l->shift, l->depth, w, db);
-      } else {
-        cq_gray8_row (ra, ss, w, da);
-        cq_gray8_row (rb, ss, w, db);
-      }
-    } else if (l->kind == CQ_LAYOUT_RGB8 && simd) {
+    if (l->kind != CQ_LAYOUT_RGB8 && simd) {
+      simd->unpack_row (l, ss, ra, w, da);
+      simd->unpack_row (l, ss, rb, w, db);
+    } else if (l->kind != CQ_LAYOUT_RGB8) {
+      cq_gray_row (words, ra, ss, l->shift, l->depth, w, da);
+      cq_gray_row (words, rb, ss, l->shift, l->depth, w, db);
+    } else if (simd) {
       simd->gray_rgb8_row (ra - p->offset, ss, l->r_offset, l->g_offset,
           l->b_offset, w, da);
       simd->gray_rgb8_row (rb - p->offset, ss, l->r_offset, l->g_offset,

@@ -307,21 +307,14 @@ box8_i32 (const CqSimdPlaneBand * b, int packed)
     for (y = b->t0; y < b->t0 + 8; y++)
       cols_add_i32 (b, cols, x0, ns + 7, y, packed);
     for (t = b->t0; t < b->t1; t++) {
-      /* the strip's columns of the row I32_AHEAD passes ahead: down a
-       * strip the hardware prefetchers do not follow the rows */
+      /* the strip's columns of the row I32_AHEAD passes ahead */
       if (t + 8 + I32_AHEAD < b->height) {
-        const uint16_t *na = (const uint16_t *) b->ref + x0 +
-            (size_t) (t + 8 + I32_AHEAD) * b->ref_stride;
-        const uint16_t *nb = (const uint16_t *) b->dist + x0 +
-            (size_t) (t + 8 + I32_AHEAD) * b->dist_stride;
-        unsigned X;
+        const size_t y = t + 8 + I32_AHEAD;
 
-        for (X = 0; X < ns + 7; X += 32) {
-          __builtin_prefetch (na + X);
-          __builtin_prefetch (nb + X);
-        }
-        __builtin_prefetch (na + ns + 6);
-        __builtin_prefetch (nb + ns + 6);
+        prefetch_span ((const uint16_t *) b->ref + x0 + y * b->ref_stride,
+            2 * (ns + 7));
+        prefetch_span ((const uint16_t *) b->dist + x0 + y * b->dist_stride,
+            2 * (ns + 7));
       }
       pass_i32 (b, cols, pairs, x0, ns + 7, np, t, t + 1 < b->t1, packed);
       windows_i32 (b, pairs, ns, packed,
