@@ -78,6 +78,9 @@ convert (const uint8_t * data, size_t n, unsigned w, unsigned h, int dist,
     const char *name, CqSsimPlane * plane, unsigned *bytes)
 {
   const size_t count = n * w * h;
+  const int rgbx = strcmp (name, "rgbx") == 0;
+  const int p010 = strcmp (name, "p010-uv") == 0;
+  const unsigned shift = p010 ? 6 : 0;
   unsigned depth = 0, bpp;
   uint8_t *out;
   size_t i;
@@ -86,11 +89,11 @@ convert (const uint8_t * data, size_t n, unsigned w, unsigned h, int dist,
   if (strcmp (name, "gray10") == 0 || strcmp (name, "gray12") == 0 ||
       strcmp (name, "gray16") == 0)
     depth = (unsigned) atoi (name + 4);
-  else if (strcmp (name, "p010-uv") == 0)
+  else if (p010)
     depth = 10;
-  else if (strcmp (name, "nv12-uv") != 0 && strcmp (name, "rgbx") != 0)
+  else if (strcmp (name, "nv12-uv") != 0 && !rgbx)
     return NULL;
-  bpp = strcmp (name, "p010-uv") == 0 || strcmp (name, "rgbx") == 0 ? 4 : 2;
+  bpp = p010 || rgbx ? 4 : 2;
   out = malloc (count * bpp);
   if (!out)
     return NULL;
@@ -99,12 +102,11 @@ convert (const uint8_t * data, size_t n, unsigned w, unsigned h, int dist,
     uint8_t *px = out + i * bpp;
     const unsigned noise = (unsigned) (i * 2654435761u) >> (dist ? 24 : 20);
 
-    if (strcmp (name, "rgbx") == 0)
+    if (rgbx)
       px[0] = px[1] = px[2] = data[i];
-    else if (strcmp (name, "nv12-uv") == 0)
+    else if (!depth)
       px[0] = data[i];
     else {
-      const unsigned shift = name[0] == 'p' ? 6 : 0;
       const unsigned v = ((unsigned) data[i] << (depth - 8)) |
           (noise & ((1u << (depth - 8)) - 1));
 
@@ -112,14 +114,14 @@ convert (const uint8_t * data, size_t n, unsigned w, unsigned h, int dist,
       px[1] = (uint8_t) ((v << shift) >> 8);
     }
   }
-  if (strcmp (name, "rgbx") == 0) {
-    const CqLayout rgbx = { CQ_LAYOUT_RGB8, 8, 0, 4, 0, 1, 2 };
+  if (rgbx) {
+    const CqLayout layout = { CQ_LAYOUT_RGB8, 8, 0, 4, 0, 1, 2 };
 
-    plane->layout = rgbx;
+    plane->layout = layout;
   } else if (depth) {
     plane->layout.kind = CQ_LAYOUT_GRAY16;
     plane->layout.depth = depth;
-    plane->layout.shift = name[0] == 'p' ? 6 : 0;
+    plane->layout.shift = shift;
   }
   plane->sample_stride = bpp;
   *bytes = bpp;
