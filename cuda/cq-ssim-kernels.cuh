@@ -953,15 +953,17 @@ struct GaussWalk
   }
 };
 
-/* The gauss11 kernels' walk down a tile through an 11-row ring: body (k,
- * y) for each frame row y the tile reads, k = (y - gw.y0) % 11 its slot
- * (a constant once the loop is unrolled, so the ring stays in registers). */
-template < typename F > __device__ __forceinline__ void
+/* The gauss11 kernels' walk down a tile through a ring of N >= 11 rows:
+ * body (k, y) for each frame row y the tile reads, k = (y - gw.y0) % N its
+ * slot (a constant once the loop is unrolled, so the ring stays in
+ * registers). */
+template < int N = 11, typename F > __device__ __forceinline__ void
 gauss_ring_walk (const GaussWalk & gw, F body)
 {
-  for (int base = gw.y0; base < gw.read_end; base += 11) {
+  static_assert (N >= 11, "a ring holds a window's 11 rows");
+  for (int base = gw.y0; base < gw.read_end; base += N) {
 #pragma unroll
-    for (int k = 0; k < 11; k++) {
+    for (int k = 0; k < N; k++) {
       const int y = base + k;
 
       if (y >= gw.read_end)
@@ -1501,9 +1503,10 @@ g2_ring_row (G2Quantity < T, PAIRED > (&slot)[4], unsigned a, unsigned b,
 }
 
 /* The four quantities' vertical sums of the row whose last sample row is
- * in slot k of the ring, into column t of s_row. */
-__device__ __forceinline__ void
-g2_vertical (const double (&ring)[11][4], int k, double (*s_row)[kG2Stride],
+ * in slot k of the ring of N rows (row y - j in slot (k + N - j) % N),
+ * into column t of s_row. */
+template < int N > __device__ __forceinline__ void
+g2_vertical (const double (&ring)[N][4], int k, double (*s_row)[kG2Stride],
     int t)
 {
 #pragma unroll
@@ -1511,27 +1514,27 @@ g2_vertical (const double (&ring)[11][4], int k, double (*s_row)[kG2Stride],
     double v = 0.0;
 #pragma unroll
     for (int i = 0; i < 11; i++)
-      v = fma (c_gauss[i], ring[(k + 1 + i) % 11][q], v);
+      v = fma (c_gauss[i], ring[(k + N - 10 + i) % N][q], v);
     s_row[q][g2_col (t)] = v;
   }
 }
 
 /* The same from 8-bit samples' integer quantities, the taps paired. */
-__device__ __forceinline__ void
-g2_vertical (const unsigned (&ring)[11][4], int k,
+template < int N > __device__ __forceinline__ void
+g2_vertical (const unsigned (&ring)[N][4], int k,
     double (*s_row)[kG2Stride], int t)
 {
 #pragma unroll
   for (int q = 0; q < 4; q++) {
     const unsigned high = q < 2 ? kG2MeanHigh : kG2MomentHigh;
     double v = fma (c_gauss[5],
-        __hiloint2double ((int) (high + ring[(k + 6) % 11][q]), 0),
+        __hiloint2double ((int) (high + ring[(k + N - 5) % N][q]), 0),
         c_g2_offset[q < 2 ? 0 : 1]);
 #pragma unroll
     for (int i = 0; i < 5; i++)
       v = fma (c_gauss[i], __hiloint2double ((int) (high +
-                  ring[(k + 1 + i) % 11][q] + ring[(k + 11 - i) % 11][q]), 0),
-          v);
+                  ring[(k + N - 10 + i) % N][q] + ring[(k + N - i) % N][q]),
+              0), v);
     s_row[q][g2_col (t)] = v;
   }
 }

@@ -48,11 +48,19 @@ constexpr int kWsRegs = 65536 / (kWsBlocks * kWsThreads);     /* 128 */
  * 200 / 56 82.6, 216 / 40 93.0, 232 / 24 376) */
 constexpr int kWsVertRegs = 200;
 constexpr int kWsHorzRegs = 2 * kWsRegs - kWsVertRegs;
+/* the column warps' ring of quantities: 12 rows (11 in use), so that a
+ * row's slot of s_v, its barriers and the barriers on the ring of samples
+ * fall on the same unrolled copy every time, their addresses constants
+ * (ncu: with 11, 13 of the column warps' 121 instructions a row computed
+ * them; H200, 4K: 83.6-83.7 -> 81.3-81.4 µs, 16-bit 88.9-89.0 -> 87.9) */
+constexpr int kWsRing = 12;
 /* rows between the column warps' barriers on the ring of samples (H100,
- * 4K: 8 rows 83.5-83.6 µs, 16-bit 88.7; every slot group, 4 rows, as
- * gauss2 does: 83.4-84.1, 90.4) */
-constexpr int kWsRawSync = 8;
+ * 4K, ring of 11: 8 rows 83.5-83.6 µs, 16-bit 88.7; every slot group, 4
+ * rows, as gauss2 does: 83.4-84.1, 90.4) */
+constexpr int kWsRawSync = 6;
 constexpr int kWsAhead = g2_ahead (kWsRawSync);
+static_assert (kWsRing % kG2Group == 0 && kWsRing % kWsRawSync == 0,
+    "a ring slot's s_v slot and ring barrier are the same every round");
 
 /* Shared-memory barrier objects (mbarrier, compute capability 9.0): an
  * arrival does not wait, a wait names the parity of the phase it waits
@@ -138,7 +146,7 @@ ssim_gauss2ws_kernel (SsimParams p)
     const G2Ring < T, kWsAhead > rg (p, gw.x0, &s_raw[0][0][0]);
     const unsigned full_at = mbar_at (s_full), empty_at = mbar_at (s_empty),
         raw_at = mbar_at (&s_rawbar);
-    G2Quantity < T, true > ring[11][4];
+    G2Quantity < T, true > ring[kWsRing][4];
     /* 8-bit: squared differences of at most 10 + kWsRawSync rows, moved
      * into sse at each barrier on the ring of samples (below 2^32) */
     typename std::conditional < sizeof (T) == 1, unsigned,
@@ -150,11 +158,14 @@ ssim_gauss2ws_kernel (SsimParams p)
     mbar_arrive (raw_at);
     mbar_wait (raw_at, raw_phase++ & 1);
     rg.take (p, &s_raw[0][0][0], gw.y0, na, nb);
-    gauss_ring_walk (gw,[&](int k, int y) {
+    gauss_ring_walk < kWsRing > (gw,[&](int k, int y) {
         rg.ahead (p, gw, y);
         g2_ring_row < T, true > (ring[k], na, nb, gw, y, rows_sse);
         if (y - gw.y0 >= 10) {
-          const int i = y - gw.y0 - 10, r = i & (kG2Group - 1);
+          /* window row i = y - y0 - 10, congruent to k + kWsRing - 10
+           * modulo the ring: its slot r a constant */
+          const int i = y - gw.y0 - 10, ik = k + kWsRing - 10;
+          const int r = ik % kG2Group;
 
           if (i >= kG2Group)
             mbar_wait (empty_at + 8 * r, ((i >> 2) - 1) & 1);
@@ -162,7 +173,7 @@ ssim_gauss2ws_kernel (SsimParams p)
           mbar_arrive (full_at + 8 * r);
           /* the ring's rows up to y + kWsRawSync copied and visible to
            * every vertical warp */
-          if (i % kWsRawSync == kWsRawSync - 1) {
+          if (ik % kWsRawSync == kWsRawSync - 1) {
             g2_async_wait < kWsAhead - kWsRawSync > ();
             mbar_arrive (raw_at);
             mbar_wait (raw_at, raw_phase++ & 1);
