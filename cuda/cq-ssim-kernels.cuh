@@ -57,6 +57,8 @@ __constant__ double c_gauss[11];
 /* the paired g2_vertical's offsets (set in gauss2ws's module, the one
  * that pairs: cq_ssim_ws_set_weights) */
 __constant__ double c_g2_offset[2];
+/* and the second moments' weights there, 4 w[0..5] */
+__constant__ double c_g2_moment_w[6];
 
 struct SsimPlaneOut
 {
@@ -1456,10 +1458,12 @@ g2_quantities (unsigned a, unsigned b, double (&x)[4])
  * exponent field E = 1023 + e). The FMA chain starts from c_g2_offset,
  * minus 2^e times the six weights' sum, which takes the 2^e back out; the
  * sums are then those of g2_quantities within a few units in the last
- * place of 2^e (e = 10 for the means, 20 for the second moments: a sum
- * of 4 (a^2 + b^2) has an error below 1e-9, which the 1e-9 SSIM check
- * against the CPU allows many times over, the denominators being at least
- * 4 C2 = 234). 16-bit samples and MS-SSIM's integer sums overflow the
+ * place of 2^e (e = 10 for the means; 20 for the second moments, whose
+ * pairs a^2 + b^2 and ab take the weights times 4 (c_g2_moment_w, exact)
+ * so that the quantities need no shift: a sum of 4 (a^2 + b^2) has an
+ * error below 4e-9, which the 1e-9 SSIM check against the CPU allows many
+ * times over, the denominators being at least 4 C2 = 234; H200, 4K: 81.3
+ * -> 80.6 µs). 16-bit samples and MS-SSIM's integer sums overflow the
  * high word's 20 bits and keep the doubles. */
 constexpr int kG2MeanExp = 10, kG2MomentExp = 20;
 constexpr unsigned kG2MeanHigh = (1023u + kG2MeanExp) << 20;
@@ -1472,15 +1476,15 @@ template < typename T, bool PAIRED = false > using G2Quantity =
     double >::type;
 
 /* 8-bit samples' quantities in the biased doubles' units: 2a and 2b in
- * units of 2^-10 (a pair's sum is below 2^10), 4 (a^2 + b^2) and 4ab in
- * units of 1 (below 2^20 a pair). */
+ * units of 2^-10 (a pair's sum is below 2^10), a^2 + b^2 and ab in units
+ * of 1 (below 2^18 a pair; their weights carry the factor 4). */
 __device__ __forceinline__ void
 g2_quantities (unsigned a, unsigned b, unsigned (&x)[4])
 {
   x[0] = a << (21 - kG2MeanExp);
   x[1] = b << (21 - kG2MeanExp);
-  x[2] = 4 * (a * a + b * b);
-  x[3] = 4 * (a * b);
+  x[2] = a * a + b * b;
+  x[3] = a * b;
 }
 
 /* Row y's samples a, b of this thread's column into its ring slot (the
@@ -1527,14 +1531,14 @@ g2_vertical (const unsigned (&ring)[N][4], int k,
 #pragma unroll
   for (int q = 0; q < 4; q++) {
     const unsigned high = q < 2 ? kG2MeanHigh : kG2MomentHigh;
-    double v = fma (c_gauss[5],
+    double v = fma (q < 2 ? c_gauss[5] : c_g2_moment_w[5],
         __hiloint2double ((int) (high + ring[(k + N - 5) % N][q]), 0),
         c_g2_offset[q < 2 ? 0 : 1]);
 #pragma unroll
     for (int i = 0; i < 5; i++)
-      v = fma (c_gauss[i], __hiloint2double ((int) (high +
-                  ring[(k + N - 10 + i) % N][q] + ring[(k + N - i) % N][q]),
-              0), v);
+      v = fma (q < 2 ? c_gauss[i] : c_g2_moment_w[i],
+          __hiloint2double ((int) (high + ring[(k + N - 10 + i) % N][q] +
+                  ring[(k + N - i) % N][q]), 0), v);
     s_row[q][g2_col (t)] = v;
   }
 }

@@ -36,21 +36,26 @@ cq_ssim_ws_usable (void)
       && ws_loads_all < unsigned short > ();
 }
 
-/* The weights, and the offsets the paired vertical chains (8-bit samples)
- * start from: minus 2^e times the six weights w[0..5] (g2_vertical). */
+/* The weights, the second moments' paired weights 4 w[0..5], and the
+ * offsets the paired vertical chains (8-bit samples) start from: minus 2^e
+ * times the six weights they take (g2_vertical). */
 cudaError_t
 cq_ssim_ws_set_weights (const double *w)
 {
-  double half = 0.0, offset[2];
+  double half = 0.0, offset[2], moment_w[6];
   cudaError_t e;
 
-  for (int i = 0; i <= 5; i++)
+  for (int i = 0; i <= 5; i++) {
     half += w[i];
+    moment_w[i] = 4.0 * w[i];
+  }
   offset[0] = -ldexp (half, cq::kG2MeanExp);
-  offset[1] = -ldexp (half, cq::kG2MomentExp);
+  offset[1] = -ldexp (4.0 * half, cq::kG2MomentExp);
   e = cudaMemcpyToSymbol (cq::c_gauss, w, 11 * sizeof (double));
   if (e == cudaSuccess)
     e = cudaMemcpyToSymbol (cq::c_g2_offset, offset, sizeof (offset));
+  if (e == cudaSuccess)
+    e = cudaMemcpyToSymbol (cq::c_g2_moment_w, moment_w, sizeof (moment_w));
   return e;
 }
 
