@@ -45,8 +45,11 @@ constexpr int kWsBlocks = 2;    /* blocks an SM */
 constexpr int kWsRegs = 65536 / (kWsBlocks * kWsThreads);     /* 128 */
 /* registers of the vertical and the horizontal warps, which average
  * kWsRegs (H100, 4K, named barriers: 160 / 96 93.5 µs, 184 / 72 83.7,
- * 200 / 56 82.6, 216 / 40 93.0, 232 / 24 376) */
-constexpr int kWsVertRegs = 200;
+ * 200 / 56 82.6, 216 / 40 93.0, 232 / 24 376; H200 with the ring of 12:
+ * 192 / 64 80.6, 16-bit 87.5, no instance spilling; 200 / 56 80.6 and
+ * 87.9, the 16-bit SSIM-and-cs instance spilling 100 bytes; 208 / 48
+ * spills in every instance) */
+constexpr int kWsVertRegs = 192;
 constexpr int kWsHorzRegs = 2 * kWsRegs - kWsVertRegs;
 /* the column warps' ring of quantities: 12 rows (11 in use), so that a
  * row's slot of s_v, its barriers and the barriers on the ring of samples
