@@ -18,9 +18,9 @@
  *   across them, even across the __syncthreads of the block's reduction;
  *   it passes with mbarriers.)
  * - setmaxnreg (an sm_90a build, cq-ssim-ws-cuda.cu) gives the vertical
- *   warps 200 registers and the horizontal ones 56; at 128 each the
- *   vertical warps' sums ran one quantity after the other and the kernel
- *   was slower than gauss2 (4K 106 µs against 88.6).
+ *   warps 192 registers and the horizontal ones 64 (kWsVertRegs); at 128
+ *   each the vertical warps' sums ran one quantity after the other and the
+ *   kernel was slower than gauss2 (4K 106 µs against 88.6).
  * The arithmetic is gauss2's, except that with 8-bit samples the vertical
  * pass pairs its symmetric taps in integers (g2_vertical): 6 fp64 FMAs a
  * quantity and row instead of 11. That took 4K from 83.8 to 83.3 µs back
