@@ -156,6 +156,10 @@ ssim_gauss2ws_kernel (SsimParams p)
         unsigned long long >::type rows_sse = 0;
     unsigned na = 0, nb = 0;    /* row y + 1's samples */
     unsigned raw_phase = 0;
+    /* the parity each use u = i / 4 of a slot waits on its empty barrier
+     * for, (u + 1) & 1, flipped where a slot group starts: an mbarrier's
+     * phase before its first counts as complete, so the first uses pass */
+    unsigned empty_parity = 0;
 
     rg.prime (p, gw);
     mbar_arrive (raw_at);
@@ -165,13 +169,13 @@ ssim_gauss2ws_kernel (SsimParams p)
         rg.ahead (p, gw, y);
         g2_ring_row < T, true > (ring[k], na, nb, gw, y, rows_sse);
         if (y - gw.y0 >= 10) {
-          /* window row i = y - y0 - 10, congruent to k + kWsRing - 10
-           * modulo the ring: its slot r a constant */
-          const int i = y - gw.y0 - 10, ik = k + kWsRing - 10;
-          const int r = ik % kG2Group;
+          /* window row i = y - y0 - 10 is congruent to ik modulo the
+           * ring: its slot r a constant */
+          const int ik = k + kWsRing - 10, r = ik % kG2Group;
 
-          if (i >= kG2Group)
-            mbar_wait (empty_at + 8 * r, ((i >> 2) - 1) & 1);
+          if (r == 0)
+            empty_parity ^= 1;
+          mbar_wait (empty_at + 8 * r, empty_parity);
           g2_vertical (ring, k, s_v[r], t);
           mbar_arrive (full_at + 8 * r);
           /* the ring's rows up to y + kWsRawSync copied and visible to
