@@ -158,7 +158,9 @@ ssim_gauss2ws_kernel (SsimParams p)
     unsigned raw_phase = 0;
     /* the parity each use u = i / 4 of a slot waits on its empty barrier
      * for, (u + 1) & 1, flipped where a slot group starts: an mbarrier's
-     * phase before its first counts as complete, so the first uses pass */
+     * phase before its first counts as complete, so the first uses pass
+     * (computed a row, with the first uses skipped: H200, 4K 80.6 µs
+     * against 78.4, 16-bit 87.5 against 84.1) */
     unsigned empty_parity = 0;
 
     rg.prime (p, gw);
