@@ -18,7 +18,7 @@ runtime=${2:-.gpu/gst}
 out=${3:-.gpuc/gpu-bundle.tar.xz}
 [ -f "$build/build.ninja" ] || { echo "no meson build dir at $build" >&2; exit 1; }
 [ -f "$runtime/env.sh" ] || { echo "no runtime at $runtime: run ../shared/gpu/gst-runtime.sh $runtime first" >&2; exit 1; }
-scripts/gpu-runtime-libs.sh "$build" "$runtime"
+"$(dirname "$0")/gpu-runtime-libs.sh" "$build" "$runtime"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 # the same relative paths there as here
