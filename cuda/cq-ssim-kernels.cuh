@@ -1171,9 +1171,13 @@ g2_ahead (int sync)
 }
 constexpr int kG2Ahead = g2_ahead (4);  /* gauss2: a barrier every group */
 
-/* bytes a frame's row of a block takes in the ring */
+/* bytes a frame's row of a block takes in the ring: its words and the one
+ * more a misaligned start needs, rounded to 8 bytes (to 16 the 36 rows of
+ * gauss2ws's ring of 16-bit samples passed the 48 KB of static shared
+ * memory; the takes read consecutive bytes, so no bank conflicts either
+ * way) */
 template < typename T > constexpr int kG2RawStride =
-    (kSsimThreads * (int) sizeof (T) + 4 + 15) & ~15;
+    (kSsimThreads * (int) sizeof (T) + 4 + 7) & ~7;
 
 /* 4 bytes of global memory, of which the first n are read and the rest
  * zeroed, into shared memory at dst (a shared-window address), without

@@ -61,9 +61,106 @@ constexpr int kWsRing = 12;
  * 4K, ring of 11: 8 rows 83.5-83.6 µs, 16-bit 88.7; every slot group, 4
  * rows, as gauss2 does: 83.4-84.1, 90.4) */
 constexpr int kWsRawSync = 6;
-constexpr int kWsAhead = g2_ahead (kWsRawSync);
 static_assert (kWsRing % kG2Group == 0 && kWsRing % kWsRawSync == 0,
     "a ring slot's s_v slot and ring barrier are the same every round");
+
+/* ---- the column warps' ring of samples, copied a batch at a time ----
+ * gauss2's G2Ring copies a row each row (a copy group a row; ncu: about
+ * 15 of the column warps' 121 instructions a row; H200, 4K: 78.4 µs
+ * against 75.7 in batches, 16-bit 84.1 against 83.7, 1080p 21.9 against
+ * 21.1). Here the copying
+ * threads start a batch of kWsRawSync rows after each barrier on the ring,
+ * one group: batch m, started at the barrier after the take of tile row
+ * 15 + 6m, holds tile rows 30 + 6m .. 35 + 6m, and the wait before barrier
+ * n completes every batch but the newest, so rows up to 23 + 6n are
+ * visible after it (the takes before barrier n + 1 reach row 21 + 6n).
+ * The priming copies rows 0-23 and then 24-29 (batch -1) in two groups.
+ * With a ring of 36 rows a batch never wraps, the slots it overwrites
+ * (rows 6m - 6 .. 6m - 1) were taken before barrier m, and the rows the
+ * warps read between barriers are never those being copied. */
+constexpr int kWsRawRows = 36;
+constexpr int kWsRawFirst = 30;         /* batch 0's first tile row */
+static_assert (kWsRawRows % kWsRing == 0 && kWsRawRows % kWsRawSync == 0
+    && kWsRawFirst % kWsRawSync == 0 && kWsRawFirst + kWsRawSync <=
+    kWsRawRows, "batches and the walk's rounds fall on whole slots");
+
+template < typename T > struct WsRawRing
+{
+  using Ring = G2Ring < T >;
+  static constexpr int kSlot = Ring::kSlot;
+
+  Ring g;                       /* this thread's word and take offset */
+  typename Ring::Word extra;    /* 16-bit samples: a second word */
+  bool copies_extra;
+  unsigned next_slot;           /* batch's first slot, bytes */
+  int next_row;                 /* batch's first frame row */
+
+  __device__ __forceinline__ WsRawRing (const SsimParams & p, int x0,
+      const unsigned char *ring):g (p, x0, ring)
+  {
+    size_t from;
+    const int chunks = Ring::span (x0, from);
+    const int c = (int) threadIdx.x + kSsimThreads;
+
+    copies_extra = sizeof (T) == 2 && c < 2 * chunks;
+    extra = g.word (p, copies_extra ? c : 0, chunks, from);
+    next_slot = kWsRawFirst * kSlot;
+  }
+
+  /* rows [y, y + N) of the tile into slots from `slot` on */
+  template < int N > __device__ __forceinline__ void
+  copy_rows (const GaussWalk & gw, int y, unsigned slot) const
+  {
+#pragma unroll
+    for (int r = 0; r < N; r++)
+      if (y + r < gw.read_end) {
+        if (g.copies)
+          Ring::copy_word (g.mine, slot + r * kSlot, y + r);
+        if (copies_extra)
+          Ring::copy_word (extra, slot + r * kSlot, y + r);
+      }
+  }
+
+  /* the tile's rows 0-29 in two groups, waiting for the first */
+  __device__ __forceinline__ void prime (const GaussWalk & gw)
+  {
+    copy_rows < kWsRawFirst - kWsRawSync > (gw, gw.y0, 0);
+    g2_async_commit ();
+    copy_rows < kWsRawSync > (gw, gw.y0 + kWsRawFirst - kWsRawSync,
+        (kWsRawFirst - kWsRawSync) * kSlot);
+    g2_async_commit ();
+    g2_async_wait < 1 > ();
+    next_row = gw.y0 + kWsRawFirst;
+  }
+
+  /* after a barrier on the ring: the next batch, one group */
+  __device__ __forceinline__ void batch (const GaussWalk & gw)
+  {
+    copy_rows < kWsRawSync > (gw, next_row, next_slot);
+    g2_async_commit ();
+    next_row += kWsRawSync;
+    next_slot += kWsRawSync * kSlot;
+    if (next_slot == kWsRawRows * kSlot)
+      next_slot = 0;
+  }
+
+  /* this thread's samples of the row in slot `slot` (bytes) */
+  __device__ __forceinline__ void
+  take (const SsimParams & p, const unsigned char *ring, unsigned slot,
+      unsigned &a, unsigned &b) const
+  {
+    const unsigned char *const row = ring + slot + g.at;
+
+    if constexpr (sizeof (T) == 2) {
+      a = (*(const unsigned short *) row >> p.shift) & p.mask;
+      b = (*(const unsigned short *) (row + kG2RawStride < T >) >> p.shift) &
+          p.mask;
+    } else {
+      a = row[0];
+      b = row[kG2RawStride < T >];
+    }
+  }
+};
 
 /* Shared-memory barrier objects (mbarrier, compute capability 9.0): an
  * arrival does not wait, a wait names the parity of the phase it waits
@@ -114,7 +211,7 @@ ssim_gauss2ws_kernel (SsimParams p)
   static_assert (sizeof (T) <= 2, "gauss2ws: 8- and 16-bit samples");
   __shared__ __align__ (16) double s_v[kG2Group][4][kG2Stride];
   __shared__ __align__ (16) unsigned char
-      s_raw[kG2RawRows][2][kG2RawStride < T >];
+      s_raw[kWsRawRows][2][kG2RawStride < T >];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
   const GaussWalk gw (p, kG2Cols);
   double s[2] = { 0.0, 0.0 };
@@ -146,7 +243,7 @@ ssim_gauss2ws_kernel (SsimParams p)
     asm volatile ("setmaxnreg.dec.sync.aligned.u32 %0;\n"::"n" (kWsHorzRegs));
 #endif
   if (warp < kSsimThreads / 32) {
-    const G2Ring < T, kWsAhead > rg (p, gw.x0, &s_raw[0][0][0]);
+    WsRawRing < T > rg (p, gw.x0, &s_raw[0][0][0]);
     const unsigned full_at = mbar_at (s_full), empty_at = mbar_at (s_empty),
         raw_at = mbar_at (&s_rawbar);
     G2Quantity < T, true > ring[kWsRing][4];
@@ -162,13 +259,16 @@ ssim_gauss2ws_kernel (SsimParams p)
      * (computed a row, with the first uses skipped: H200, 4K 80.6 µs
      * against 78.4, 16-bit 87.5 against 84.1) */
     unsigned empty_parity = 0;
+    /* the walk's round's first slot in the ring of samples, bytes: row y's
+     * slot is round_slot + k * kSlot, a constant offset */
+    unsigned round_slot = 0;
+    constexpr unsigned kSlot = WsRawRing < T >::kSlot;
 
-    rg.prime (p, gw);
+    rg.prime (gw);
     mbar_arrive (raw_at);
     mbar_wait (raw_at, raw_phase++ & 1);
-    rg.take (p, &s_raw[0][0][0], gw.y0, na, nb);
+    rg.take (p, &s_raw[0][0][0], 0, na, nb);
     gauss_ring_walk < kWsRing > (gw,[&](int k, int y) {
-        rg.ahead (p, gw, y);
         g2_ring_row < T, true > (ring[k], na, nb, gw, y, rows_sse);
         if (y - gw.y0 >= 10) {
           /* window row i = y - y0 - 10 is congruent to ik modulo the
@@ -180,24 +280,33 @@ ssim_gauss2ws_kernel (SsimParams p)
           mbar_wait (empty_at + 8 * r, empty_parity);
           g2_vertical (ring, k, s_v[r], t);
           mbar_arrive (full_at + 8 * r);
-          /* the ring's rows up to y + kWsRawSync copied and visible to
-           * every vertical warp */
+          /* the rows of every batch but the newest copied and visible to
+           * every vertical warp; then the next batch */
           if (ik % kWsRawSync == kWsRawSync - 1) {
-            g2_async_wait < kWsAhead - kWsRawSync > ();
+            g2_async_wait < 1 > ();
             mbar_arrive (raw_at);
             mbar_wait (raw_at, raw_phase++ & 1);
+            rg.batch (gw);
             sse += rows_sse;
             rows_sse = 0;
           }
         }
+        if (k == kWsRing - 1) {
+          round_slot += kWsRing * kSlot;
+          if (round_slot == kWsRawRows * kSlot)
+            round_slot = 0;
+        }
         if (y + 1 < gw.read_end)
-          rg.take (p, &s_raw[0][0][0], y + 1, na, nb);
+          rg.take (p, &s_raw[0][0][0],
+              round_slot + (k == kWsRing - 1 ? 0 : (k + 1) * kSlot), na, nb);
         });
     sse += rows_sse;
   } else {
     const int j = warp - kSsimThreads / 32;
     const int rows = gw.read_end - gw.y0 - 10;
 
+    /* (the parity as a register flipped each use, as the column warps
+     * do: 4K 76.1 µs against 75.7) */
     for (int i = j; i < rows; i += kG2Group) {
       mbar_wait (mbar_at (&s_full[j]), (i >> 2) & 1);
       if (lane < (kG2Cols + 3) / 4)
