@@ -213,6 +213,38 @@ mbar_wait (unsigned at, unsigned parity)
 #endif
 }
 
+/* gauss_ring_walk with the rounds between the first and the last
+ * unchecked: body (k, y, checked), checked a std::bool_constant, false
+ * where y - y0 >= 10 and y + 1 < read_end are known (the first round and
+ * the tail share one copy of the body, the rounds between the other).
+ * It drops about 5 of the column warps' 80 instructions a row (H200, 4K
+ * 74.6 -> 74.2 µs, 16-bit 83.3 -> 78.6, 7680x4320 294.8 -> 293.0; 1080p,
+ * whose tiles have more checked rows, 20.8 -> 20.9). */
+template < int N, typename F > __device__ __forceinline__ void
+gauss_ring_walk_split (const GaussWalk & gw, F body)
+{
+  static_assert (N >= 11, "a ring holds a window's 11 rows");
+  int base = gw.y0;
+
+  for (;;) {
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+      const int y = base + k;
+
+      if (y >= gw.read_end)
+        return;
+      body (k, y, std::true_type ());
+    }
+    for (base += N; base + N < gw.read_end; base += N) {
+#pragma unroll
+      for (int k = 0; k < N; k++)
+        body (k, base + k, std::false_type ());
+    }
+    if (base >= gw.read_end)
+      return;
+  }
+}
+
 template < typename T, int MODE > __global__ void
 __launch_bounds__ (kWsThreads, kWsBlocks)
 ssim_gauss2ws_kernel (SsimParams p)
@@ -282,9 +314,11 @@ ssim_gauss2ws_kernel (SsimParams p)
     mbar_arrive (raw_at);
     mbar_wait (raw_at, raw_phase++ & 1);
     rg.take (p, &s_raw[0][0][0], 0, na, nb);
-    gauss_ring_walk < kWsRing > (gw,[&](int k, int y) {
+    gauss_ring_walk_split < kWsRing > (gw,[&](int k, int y, auto checked) {
+        constexpr bool kChecked = decltype (checked)::value;
+
         g2_ring_row < T, true > (ring[k], na, nb, gw, y, rows_sse);
-        if (y - gw.y0 >= 10) {
+        if (!kChecked || y - gw.y0 >= 10) {
           /* window row i = y - y0 - 10 is congruent to ik modulo the
            * ring: its slot r a constant */
           const int ik = k + kWsRing - 10, r = ik % kG2Group;
@@ -310,7 +344,7 @@ ssim_gauss2ws_kernel (SsimParams p)
           if (round_slot == kWsRawRows * kSlot)
             round_slot = 0;
         }
-        if (y + 1 < gw.read_end)
+        if (!kChecked || y + 1 < gw.read_end)
           rg.take (p, &s_raw[0][0][0],
               round_slot + (k == kWsRing - 1 ? 0 : (k + 1) * kSlot), na, nb);
         });
