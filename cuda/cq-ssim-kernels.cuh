@@ -1327,9 +1327,14 @@ template < typename T, int AHEAD = kG2Ahead > struct G2Ring
   take (const SsimParams & p, const unsigned char *ring, int y,
       unsigned &a, unsigned &b) const
   {
-    const unsigned char *const row = ring + (y & (kG2RawRows - 1)) * kSlot +
-        at;
+    take_at (p, ring + (y & (kG2RawRows - 1)) * kSlot + at, a, b);
+  }
 
+  /* the samples of both frames at `row`, a thread's byte of a slot */
+  static __device__ __forceinline__ void
+  take_at (const SsimParams & p, const unsigned char *row, unsigned &a,
+      unsigned &b)
+  {
     if constexpr (sizeof (T) == 2) {
       a = (*(const unsigned short *) row >> p.shift) & p.mask;
       b = (*(const unsigned short *) (row + kG2RawStride < T >) >> p.shift) &

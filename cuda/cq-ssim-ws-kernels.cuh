@@ -68,9 +68,10 @@ static_assert (kWsRing % kG2Group == 0 && kWsRing % kWsRawSync == 0,
  * gauss2's G2Ring copies a row each row (a copy group a row; ncu: about
  * 15 of the column warps' 121 instructions a row; H200, 4K: 78.4 µs
  * against 75.7 in batches, 16-bit 84.1 against 83.7, 1080p 21.9 against
- * 21.1). Here the copying
- * threads start a batch of kWsRawSync rows after each barrier on the ring,
- * one group: batch m, started at the barrier after the take of tile row
+ * 21.1; 8-bit batches of 12 rows, a ring of 48, were within 0.1-0.7 µs
+ * and slower at 1080p). Here the copying threads start a batch of
+ * kWsRawSync rows after each barrier on the ring, one group: batch m,
+ * started at the barrier after the take of tile row
  * 15 + 6m, holds tile rows 30 + 6m .. 35 + 6m, and the wait before barrier
  * n completes every batch but the newest, so rows up to 23 + 6n are
  * visible after it (the takes before barrier n + 1 reach row 21 + 6n).
@@ -149,16 +150,7 @@ template < typename T > struct WsRawRing
   take (const SsimParams & p, const unsigned char *ring, unsigned slot,
       unsigned &a, unsigned &b) const
   {
-    const unsigned char *const row = ring + slot + g.at;
-
-    if constexpr (sizeof (T) == 2) {
-      a = (*(const unsigned short *) row >> p.shift) & p.mask;
-      b = (*(const unsigned short *) (row + kG2RawStride < T >) >> p.shift) &
-          p.mask;
-    } else {
-      a = row[0];
-      b = row[kG2RawStride < T >];
-    }
+    Ring::take_at (p, ring + slot + g.at, a, b);
   }
 };
 
