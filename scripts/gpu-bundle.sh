@@ -18,6 +18,9 @@ runtime=${2:-.gpu/gst}
 out=${3:-.gpuc/gpu-bundle.tar.xz}
 [ -f "$build/build.ninja" ] || { echo "no meson build dir at $build" >&2; exit 1; }
 [ -f "$runtime/env.sh" ] || { echo "no runtime at $runtime: run ../shared/gpu/gst-runtime.sh $runtime first" >&2; exit 1; }
+# meson test there needs the meson that configured the build dir; the
+# runtime copies Debian's only if it was installed when it was gathered
+[ -x "$runtime/bin/meson" ] || { echo "$runtime has no meson (gathered before meson was installed?): run scripts/deps.sh, then ../shared/gpu/gst-runtime.sh $runtime again" >&2; exit 1; }
 "$(dirname "$0")/gpu-runtime-libs.sh" "$build" "$runtime"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
