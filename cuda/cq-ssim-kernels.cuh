@@ -955,17 +955,16 @@ struct GaussWalk
   }
 };
 
-/* The gauss11 kernels' walk down a tile through a ring of N >= 11 rows:
- * body (k, y) for each frame row y the tile reads, k = (y - gw.y0) % N its
- * slot (a constant once the loop is unrolled, so the ring stays in
- * registers). */
-template < int N = 11, typename F > __device__ __forceinline__ void
+/* The gauss11 kernels' walk down a tile through an 11-row ring: body (k,
+ * y) for each frame row y the tile reads, k = (y - gw.y0) % 11 its slot
+ * (a constant once the loop is unrolled, so the ring stays in registers;
+ * gauss2ws walks a ring of 12 with gauss_ring_walk_split). */
+template < typename F > __device__ __forceinline__ void
 gauss_ring_walk (const GaussWalk & gw, F body)
 {
-  static_assert (N >= 11, "a ring holds a window's 11 rows");
-  for (int base = gw.y0; base < gw.read_end; base += N) {
+  for (int base = gw.y0; base < gw.read_end; base += 11) {
 #pragma unroll
-    for (int k = 0; k < N; k++) {
+    for (int k = 0; k < 11; k++) {
       const int y = base + k;
 
       if (y >= gw.read_end)

@@ -71,10 +71,10 @@ static_assert (kWsRing % kG2Group == 0 && kWsRing % kWsRawSync == 0,
  * 21.1; 8-bit batches of 12 rows, a ring of 48, were within 0.1-0.7 µs
  * and slower at 1080p). Here the copying threads start a batch of
  * kWsRawSync rows after each barrier on the ring, one group: batch m,
- * started at the barrier after the take of tile row
- * 15 + 6m, holds tile rows 30 + 6m .. 35 + 6m, and the wait before barrier
- * n completes every batch but the newest, so rows up to 23 + 6n are
- * visible after it (the takes before barrier n + 1 reach row 21 + 6n).
+ * started at the barrier after the take of tile row 15 + 6m, holds tile
+ * rows 30 + 6m .. 35 + 6m, and the wait before barrier n completes every
+ * batch but the newest, so rows up to 23 + 6n are visible after it (the
+ * takes before barrier n + 1 reach row 21 + 6n).
  * The priming copies rows 0-23 and then 24-29 (batch -1) in two groups.
  * With a ring of 36 rows a batch never wraps, the slots it overwrites
  * (rows 6m - 6 .. 6m - 1) were taken before barrier m, and the rows the
