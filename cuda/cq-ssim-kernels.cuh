@@ -1405,13 +1405,13 @@ g2_finish (const SsimParams & p, double s0, double s1, unsigned long long sse,
   }
 }
 
-/* Warp `row` of the group: lane l takes windows 4l..4l+3 of the block. */
-template < int MODE > __device__ __forceinline__ void
-g2_horizontal (const double (*s_v)[4][kG2Stride], int row, int lane,
-    int x0, const SsimParams & p, double &s0, double &s1)
+/* Warp `row` of the group: lane l's windows 4l..4l+3 of the block, their
+ * horizontal sums u[n][q] from the slot's vertical ones and whether the
+ * block owns them (in[n]). */
+__device__ __forceinline__ void
+g2_horizontal_sums (const double (*s_v)[4][kG2Stride], int row, int lane,
+    int x0, const SsimParams & p, double (&u)[4][4], bool (&in)[4])
 {
-  double u[4][4];
-
 #pragma unroll
   for (int q = 0; q < 4; q++) {
     const double *v_row = s_v[row][q];
@@ -1432,14 +1432,21 @@ g2_horizontal (const double (*s_v)[4][kG2Stride], int row, int lane,
       u[n][q] = h;
     }
   }
-  {
-    bool in[4];
-
 #pragma unroll
-    for (int n = 0; n < 4; n++)
-      in[n] = 4 * lane + n < kG2Cols && x0 + 4 * lane + n + 11 <= p.width;
-    g2_windows4 < MODE > (u, in, p, s0, s1);
-  }
+  for (int n = 0; n < 4; n++)
+    in[n] = 4 * lane + n < kG2Cols && x0 + 4 * lane + n + 11 <= p.width;
+}
+
+/* The same and the windows' expression into s0, s1. */
+template < int MODE > __device__ __forceinline__ void
+g2_horizontal (const double (*s_v)[4][kG2Stride], int row, int lane,
+    int x0, const SsimParams & p, double &s0, double &s1)
+{
+  double u[4][4];
+  bool in[4];
+
+  g2_horizontal_sums (s_v, row, lane, x0, p, u, in);
+  g2_windows4 < MODE > (u, in, p, s0, s1);
 }
 
 /* The four quantities gauss11's kernels sum, of doubled samples (exact

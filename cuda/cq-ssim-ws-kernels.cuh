@@ -18,7 +18,7 @@
  *   across them, even across the __syncthreads of the block's reduction;
  *   it passes with mbarriers.)
  * - setmaxnreg (an sm_90a build, cq-ssim-ws-cuda.cu) gives the vertical
- *   warps 192 registers and the horizontal ones 64 (kWsVertRegs); at 128
+ *   warps 168 registers and the horizontal ones 88 (kWsVertRegs); at 128
  *   each the vertical warps' sums ran one quantity after the other and the
  *   kernel was slower than gauss2 (4K 106 µs against 88.6).
  * The arithmetic is gauss2's, except that with 8-bit samples the vertical
@@ -48,8 +48,12 @@ constexpr int kWsRegs = 65536 / (kWsBlocks * kWsThreads);     /* 128 */
  * 200 / 56 82.6, 216 / 40 93.0, 232 / 24 376; H200 with the ring of 12:
  * 192 / 64 80.6, 16-bit 87.5, no instance spilling; 200 / 56 80.6 and
  * 87.9, the 16-bit SSIM-and-cs instance spilling 100 bytes; 208 / 48
- * spills in every instance) */
-constexpr int kWsVertRegs = 192;
+ * spills in every instance. H200, the 8-bit column warps batched (4K
+ * 8-bit / 16-bit): 192 / 64 74.3 / 78.6, 184 / 72 76.1 / 79.3, 176 / 80
+ * 72.7 / 76.9, 168 / 88 71.8 / 76.4, 160 / 96 74.6 / 79.4: not a trend
+ * but ptxas's schedules; at 88 the row warps start a row's 28 loads
+ * before their first sums. 8-bit column warps spill at 128.) */
+constexpr int kWsVertRegs = 168;
 constexpr int kWsHorzRegs = 2 * kWsRegs - kWsVertRegs;
 /* the column warps' ring of quantities: 12 rows (11 in use), so that a
  * row's slot of s_v, its barriers and the barriers on the ring of samples
@@ -317,6 +321,9 @@ ssim_gauss2ws_kernel (SsimParams p)
 
           if (r == 0)
             empty_parity ^= 1;
+          /* (tried at 192 / 64, H200 4K 74.3 µs: the sums before this
+           * wait, 74.6; the samples taken two rows ahead, 75.4; rows in
+           * pairs, their 8 chains together, 75.3) */
           mbar_wait (empty_at + 8 * r, empty_parity);
           g2_vertical (ring, k, s_v[r], t);
           mbar_arrive (full_at + 8 * r);
@@ -346,12 +353,22 @@ ssim_gauss2ws_kernel (SsimParams p)
     const int rows = gw.read_end - gw.y0 - 10;
 
     /* (the parity as a register flipped each use, as the column warps
-     * do: 4K 76.1 µs against 75.7) */
+     * do: 4K 76.1 µs against 75.7)
+     * The slot is released once its sums are read, before the windows'
+     * expression (H200 at 168 / 88, 4K 8-bit 71.8 -> 72.0 µs, 16-bit
+     * 76.4 -> 75.6, 1080p 20.2 -> 20.1; it needs the 88 registers: at 64
+     * the row warps spill 16-136 bytes). */
     for (int i = j; i < rows; i += kG2Group) {
+      double u[4][4];
+      bool in[4];
+
       mbar_wait (mbar_at (&s_full[j]), (i >> 2) & 1);
       if (lane < (kG2Cols + 3) / 4)
-        g2_horizontal < MODE > (s_v, j, lane, gw.x0, p, s[0], s[1]);
+        g2_horizontal_sums (s_v, j, lane, gw.x0, p, u, in);
+      /* the expression runs while the column warps store the next row */
       mbar_arrive (mbar_at (&s_empty[j]));
+      if (lane < (kG2Cols + 3) / 4)
+        g2_windows4 < MODE > (u, in, p, s[0], s[1]);
     }
   }
   if constexpr (MODE == kGaussBoth)
