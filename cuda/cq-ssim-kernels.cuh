@@ -1538,24 +1538,48 @@ g2_vertical (const double (&ring)[N][4], int k, double (*s_row)[kG2Stride],
   }
 }
 
+/* gauss2ws's: the same sums into v, which the column warps compute before
+ * they wait for the slot they store them in (H200, 4K 72.0 -> 71.7-71.8
+ * µs, 7680x4320 290.9-291.6 -> 290.2-290.6; at 192 / 64 registers it had
+ * changed nothing) */
+template < int N > __device__ __forceinline__ void
+g2_vertical_sums (const double (&ring)[N][4], int k, double (&v)[4])
+{
+#pragma unroll
+  for (int q = 0; q < 4; q++) {
+    v[q] = 0.0;
+#pragma unroll
+    for (int i = 0; i < 11; i++)
+      v[q] = fma (c_gauss[i], ring[(k + N - 10 + i) % N][q], v[q]);
+  }
+}
+
 /* The same from 8-bit samples' integer quantities, the taps paired. */
 template < int N > __device__ __forceinline__ void
-g2_vertical (const unsigned (&ring)[N][4], int k,
-    double (*s_row)[kG2Stride], int t)
+g2_vertical_sums (const unsigned (&ring)[N][4], int k, double (&v)[4])
 {
 #pragma unroll
   for (int q = 0; q < 4; q++) {
     const unsigned high = q < 2 ? kG2MeanHigh : kG2MomentHigh;
-    double v = fma (q < 2 ? c_gauss[5] : c_g2_moment_w[5],
+
+    v[q] = fma (q < 2 ? c_gauss[5] : c_g2_moment_w[5],
         __hiloint2double ((int) (high + ring[(k + N - 5) % N][q]), 0),
         c_g2_offset[q < 2 ? 0 : 1]);
 #pragma unroll
     for (int i = 0; i < 5; i++)
-      v = fma (q < 2 ? c_gauss[i] : c_g2_moment_w[i],
+      v[q] = fma (q < 2 ? c_gauss[i] : c_g2_moment_w[i],
           __hiloint2double ((int) (high + ring[(k + N - 10 + i) % N][q] +
-                  ring[(k + N - i) % N][q]), 0), v);
-    s_row[q][g2_col (t)] = v;
+                  ring[(k + N - i) % N][q]), 0), v[q]);
   }
+}
+
+/* the sums v into column t of s_row */
+__device__ __forceinline__ void
+g2_vertical_store (const double (&v)[4], double (*s_row)[kG2Stride], int t)
+{
+#pragma unroll
+  for (int q = 0; q < 4; q++)
+    s_row[q][g2_col (t)] = v[q];
 }
 
 template < typename T, int MODE, bool ASYNC = false > __global__ void

@@ -318,14 +318,17 @@ ssim_gauss2ws_kernel (SsimParams p)
           /* window row i = y - y0 - 10 is congruent to ik modulo the
            * ring: its slot r a constant */
           const int ik = k + kWsRing - 10, r = ik % kG2Group;
+          double v[4];
 
           if (r == 0)
             empty_parity ^= 1;
-          /* (tried at 192 / 64, H200 4K 74.3 µs: the sums before this
-           * wait, 74.6; the samples taken two rows ahead, 75.4; rows in
-           * pairs, their 8 chains together, 75.3) */
+          /* (tried, H200 4K, at 192 / 64 registers against 74.3 µs: the
+           * samples taken two rows ahead, 75.4; rows in pairs, their 8
+           * chains together, 75.3; at 168 / 88 against 72.0: 73.3 and
+           * 73.2) */
+          g2_vertical_sums (ring, k, v);
           mbar_wait (empty_at + 8 * r, empty_parity);
-          g2_vertical (ring, k, s_v[r], t);
+          g2_vertical_store (v, s_v[r], t);
           mbar_arrive (full_at + 8 * r);
           /* the rows of every batch but the newest copied and visible to
            * every vertical warp; then the next batch */
