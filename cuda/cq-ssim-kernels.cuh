@@ -1058,8 +1058,9 @@ ssim_gauss_kernel (SsimParams p)
  *   rows not 4-byte aligned);
  * - the horizontal pass runs every 4 window rows, warp w taking row w, a
  *   lane 4 adjacent windows from 14 vertical sums a quantity (3.5 shared
- *   loads a window and quantity instead of 6), the columns stored with a
- *   2-double gap every 4 so that the lanes' 16-byte loads hit distinct banks;
+ *   loads a window and quantity instead of 6), the columns swizzled
+ *   (g2_col) so that those 16-byte loads and the column threads' 8-byte
+ *   stores both hit distinct banks;
  * - MS-SSIM's scales carry integer sums (the 2x2 averages of scale s are
  *   exactly k / 4^s, k an integer: msssim_pyramid_kernel), read as
  *   T = unsigned int with C1, C2 scaled by 16^s;
@@ -1069,7 +1070,8 @@ ssim_gauss_kernel (SsimParams p)
 
 constexpr int kG2Cols = 118;    /* window columns a block owns */
 constexpr int kG2Group = 4;     /* window rows a horizontal pass takes */
-constexpr int kG2Stride = 200;  /* doubles a (row, quantity) in shared */
+constexpr int kG2Stride = 136;  /* doubles a (row, quantity) in shared:
+                                 * the loads reach g2_col (129) */
 /* blocks an SM: 168 registers a thread (8-bit instances spill 8-16
  * bytes, MS-SSIM's scales 72). Left free, the MS-SSIM instances took
  * 188-192 registers and 2 blocks; 4K with MS-SSIM measured 389 µs against
@@ -1086,10 +1088,18 @@ enum
   kGaussBoth = 2
 };
 
+/* Column c's place in a row of s_v: bit 4 of c flips bit 1. A lane's
+ * 16-byte load of columns 4l + 2j, 4l + 2j + 1 stays whole, a quarter of
+ * a warp's loads falls on 8 distinct 16-byte banks, and half a warp's
+ * stores of 16 consecutive columns on 16 distinct 8-byte ones. (The
+ * 2-double gap every 4 columns it replaces had the stores meet 2 ways:
+ * ncu, gauss2ws at 4K, 2.34 M of its 13.3 M shared wavefronts. H200:
+ * gauss2 4K 85.6 -> 84.6 µs; gauss2ws 4K 71.7-71.8 -> 71.7, 7680x4320
+ * 288.3-289.1 -> 286.8-287.6, but 16-bit 75.7 -> 76.2.) */
 __device__ __forceinline__ int
 g2_col (int c)
 {
-  return c + 2 * (c >> 2);
+  return c ^ ((c >> 3) & 2);
 }
 
 /* A row's samples of both frames at one column, as loaded: packed for 8-
