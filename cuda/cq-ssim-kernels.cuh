@@ -54,7 +54,7 @@ constexpr int kFfmpegBlockRows = 4;     /* at least; see default_tile_rows */
 constexpr int kGaussRows = 64;
 
 __constant__ double c_gauss[11];
-/* the paired g2_vertical's offsets (set in gauss2ws's module, the one
+/* the paired g2_vertical_sums' offsets (set in gauss2ws's module, the one
  * that pairs: cq_ssim_ws_set_weights) */
 __constant__ double c_g2_offset[2];
 /* and the second moments' weights there, 4 w[0..5] */

@@ -38,7 +38,7 @@ cq_ssim_ws_usable (void)
 
 /* The weights, the second moments' paired weights 4 w[0..5], and the
  * offsets the paired vertical chains (8-bit samples) start from: minus 2^e
- * times the six weights they take (g2_vertical). */
+ * times the six weights they take (g2_vertical_sums). */
 cudaError_t
 cq_ssim_ws_set_weights (const double *w)
 {

@@ -22,13 +22,13 @@
  *   each the vertical warps' sums ran one quantity after the other and the
  *   kernel was slower than gauss2 (4K 106 µs against 88.6).
  * The arithmetic is gauss2's, except that with 8-bit samples the vertical
- * pass pairs its symmetric taps in integers (g2_vertical): 6 fp64 FMAs a
- * quantity and row instead of 11. That took 4K from 83.8 to 83.3 µs back
- * to back and 95.9 to 93.8 alone, though it cut the fp64 operations by a
- * fifth: the pairs' IADD3s and the zero low words' moves add about as many
- * issue slots, and both kinds of warp wait on latency, not on the pipe
- * (ncu: 60 % issue, 52 % fp64). In gauss2 the same pairing was slower
- * (86.4 -> 89.0 µs), so gauss2 keeps its doubles.
+ * pass pairs its symmetric taps in integers (g2_vertical_sums): 6 fp64
+ * FMAs a quantity and row instead of 11. That took 4K from 83.8 to 83.3
+ * µs back to back and 95.9 to 93.8 alone, though it cut the fp64
+ * operations by a fifth: the pairs' IADD3s and the zero low words' moves
+ * add about as many issue slots, and both kinds of warp wait on latency,
+ * not on the pipe (ncu: 60 % issue, 52 % fp64). In gauss2 the same
+ * pairing was slower (86.4 -> 89.0 µs), so gauss2 keeps its doubles.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
