@@ -1551,7 +1551,8 @@ g2_vertical (const double (&ring)[N][4], int k, double (*s_row)[kG2Stride],
 /* gauss2ws's: the same sums into v, which the column warps compute before
  * they wait for the slot they store them in (H200, 4K 72.0 -> 71.7-71.8
  * µs, 7680x4320 290.9-291.6 -> 290.2-290.6; at 192 / 64 registers it had
- * changed nothing) */
+ * changed nothing). gauss2 keeps g2_vertical, each sum stored as it is
+ * done: built on these two its code changes, and it is not measured. */
 template < int N > __device__ __forceinline__ void
 g2_vertical_sums (const double (&ring)[N][4], int k, double (&v)[4])
 {

@@ -138,15 +138,21 @@ template < typename T > struct WsRawRing
     next_row = gw.y0 + kWsRawFirst;
   }
 
+  /* the slot `rows` rows after `slot` (bytes), rows dividing the ring */
+  static __device__ __forceinline__ unsigned
+  advance (unsigned slot, int rows)
+  {
+    slot += rows * kSlot;
+    return slot == kWsRawRows * kSlot ? 0 : slot;
+  }
+
   /* after a barrier on the ring: the next batch, one group */
   __device__ __forceinline__ void batch (const GaussWalk & gw)
   {
     copy_rows < kWsRawSync > (gw, next_row, next_slot);
     g2_async_commit ();
     next_row += kWsRawSync;
-    next_slot += kWsRawSync * kSlot;
-    if (next_slot == kWsRawRows * kSlot)
-      next_slot = 0;
+    next_slot = advance (next_slot, kWsRawSync);
   }
 
   /* this thread's samples of the row in slot `slot` (bytes) */
@@ -341,14 +347,11 @@ ssim_gauss2ws_kernel (SsimParams p)
             rows_sse = 0;
           }
         }
-        if (k == kWsRing - 1) {
-          round_slot += kWsRing * kSlot;
-          if (round_slot == kWsRawRows * kSlot)
-            round_slot = 0;
-        }
+        if (k == kWsRing - 1)
+          round_slot = WsRawRing < T >::advance (round_slot, kWsRing);
         if (!kChecked || y + 1 < gw.read_end)
           rg.take (p, &s_raw[0][0][0],
-              round_slot + (k == kWsRing - 1 ? 0 : (k + 1) * kSlot), na, nb);
+              round_slot + (k + 1) % kWsRing * kSlot, na, nb);
         });
     sse += rows_sse;
   } else {
