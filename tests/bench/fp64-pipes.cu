@@ -133,9 +133,14 @@ main (void)
       cudaEventDestroy (start);
       cudaEventDestroy (end);
     }
-  if (cudaGetLastError () != cudaSuccess) {
-    fprintf (stderr, "%s\n", cudaGetErrorString (cudaGetLastError ()));
-    return 1;
+  {
+    /* cudaGetLastError clears the error: asked once */
+    const cudaError_t e = cudaGetLastError ();
+
+    if (e != cudaSuccess) {
+      fprintf (stderr, "%s\n", cudaGetErrorString (e));
+      return 1;
+    }
   }
   return 0;
 }
