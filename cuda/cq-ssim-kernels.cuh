@@ -557,21 +557,31 @@ div_rn_in_range (double n, double d)
   return __fma_rn (r, __fma_rn (-d, q, n), q);
 }
 
-/* n[0] / d[0] + ... + n[3] / d[3] as one quotient: pairs (n, d) merged as
- * (na db + nb da, da db), then one division, instead of four; the result
- * is within a few units in the last place of the sum of the four
- * correctly rounded quotients. The SSIM kernels' d are at least 4 C2
+/* n[0] / d[0] + ... + n[3] / d[3] as one fraction n4 / d4: pairs (n, d)
+ * merged as (na db + nb da, da db). The SSIM kernels' d are at least 4 C2
  * (gauss11's cs term: 234 at 8 bits; box8's scaled d at least 6e9) and
  * below 2^250, so the products of four neither overflow nor underflow. */
-__device__ __forceinline__ double
-sum4_quotients (const double n[4], const double d[4])
+__device__ __forceinline__ void
+sum4_fraction (const double n[4], const double d[4], double &n4, double &d4)
 {
   const double d01 = __dmul_rn (d[0], d[1]), d23 = __dmul_rn (d[2], d[3]);
   const double n01 = __fma_rn (n[0], d[1], __dmul_rn (n[1], d[0]));
   const double n23 = __fma_rn (n[2], d[3], __dmul_rn (n[3], d[2]));
 
-  return div_rn_in_range (__fma_rn (n01, d23, __dmul_rn (n23, d01)),
-      __dmul_rn (d01, d23));
+  n4 = __fma_rn (n01, d23, __dmul_rn (n23, d01));
+  d4 = __dmul_rn (d01, d23);
+}
+
+/* The same sum as one quotient: one division instead of four; the result
+ * is within a few units in the last place of the sum of the four
+ * correctly rounded quotients. */
+__device__ __forceinline__ double
+sum4_quotients (const double n[4], const double d[4])
+{
+  double n4, d4;
+
+  sum4_fraction (n, d, n4, d4);
+  return div_rn_in_range (n4, d4);
 }
 
 /* A row's four samples of a lane (its word at `at`, cx its column). Warps

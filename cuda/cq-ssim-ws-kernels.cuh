@@ -29,6 +29,8 @@
  * add about as many issue slots, and both kinds of warp wait on latency,
  * not on the pipe (ncu: 60 % issue, 52 % fp64). In gauss2 the same
  * pairing was slower (86.4 -> 89.0 µs), so gauss2 keeps its doubles.
+ * The row warps also divide once a lane instead of once a row
+ * (ws_windows4).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -247,6 +249,87 @@ gauss_ring_walk_split (const GaussWalk & gw, F body)
   }
 }
 
+/* ---- the row warps' windows as one running quotient ----
+ * g2_windows4 divides once for its four windows, and that division's
+ * chain (a reciprocal and seven dependent fp64 operations) ran at the end
+ * of every row, the row warps' longest wait. Here a lane carries its
+ * windows' sum as a fraction n / d, merged with each row's four as
+ * (n d4 + n4 d, d d4), and divides once, after its last row. d is kept in
+ * [1, 2) by moving its exponent into n's: exact, n / d being 0 or, as a
+ * sum of windows' quarter SSIM values whose nonzero ones exceed about
+ * 1e-21, far above underflow (n with a zero exponent field, 0, stays).
+ * (H200, 4K 8-bit 71.7 -> 70.1 µs, 16-bit 76.2 -> 74.1, 1080p 20.0 ->
+ * 19.8, 7680x4320 288.3-289.0 -> 280.9-281.3.) */
+struct WsFrac
+{
+  double n, d;
+};
+
+__device__ __forceinline__ void
+ws_frac_merge (WsFrac & f, double n4, double d4)
+{
+  const double n = __fma_rn (f.n, d4, __dmul_rn (n4, f.d));
+  const double d = __dmul_rn (f.d, d4);
+  const int dh = __double2hiint (d), nh = __double2hiint (n);
+  /* d > 0: (its exponent - 1023) << 20 */
+  const int shift = (dh & 0x7ff00000) - 0x3ff00000;
+
+  f.d = __hiloint2double (dh - shift, __double2loint (d));
+  f.n = (nh & 0x7ff00000) == 0 ? n : __hiloint2double (nh - shift,
+      __double2loint (n));
+}
+
+/* x where the block owns the window (mask all ones), else the double of
+ * high word other_high and low word 0 (0 or 1.0). The mask is opaque
+ * so that the compiler selects after computing rather than predicating
+ * each window's factors on it: predicated, ptxas reloaded the four
+ * constants of p from the parameter bank for every window (16 LDC.64 of
+ * the row warps' 304 instructions a row; 288 without). */
+__device__ __forceinline__ double
+ws_own (double x, unsigned mask, unsigned other_high)
+{
+  return mask ? x : __hiloint2double ((int) other_high, 0);
+}
+
+/* g2_windows4's factors, merged into the running fractions f[0] (SSIM,
+ * or cs) and, with kGaussBoth, f[1] (cs) */
+template < int MODE > __device__ __forceinline__ void
+ws_windows4 (const double (&u)[4][4], const bool (&in)[4],
+    const SsimParams & p, WsFrac (&f)[2])
+{
+  double n0[4], d0[4], n1[4], d1[4];
+
+#pragma unroll
+  for (int n = 0; n < 4; n++) {
+    const double ua = u[n][0], ub = u[n][1];
+    const double b1 = __fma_rn (ua, ua, __fma_rn (ub, ub, p.g_b1));
+    const double a2 = __fma_rn (-ua, ub, __dadd_rn (u[n][3], p.g_a2));
+    const double b2 = __dadd_rn (__dadd_rn (u[n][2], p.g_b2), -b1);
+    const unsigned own = opaque (in[n] ? 0xffffffffu : 0u);
+
+    /* a window the block does not own counts 0 / 1, whatever its sums */
+    if constexpr (MODE == kGaussCs) {
+      n0[n] = ws_own (a2, own, 0);
+      d0[n] = ws_own (b2, own, 0x3ff00000u);
+    } else {
+      const double a1 = __fma_rn (ua, ub, p.g_a1);
+
+      n0[n] = ws_own (__dmul_rn (a1, a2), own, 0);
+      d0[n] = ws_own (__dmul_rn (b1, b2), own, 0x3ff00000u);
+      n1[n] = ws_own (a2, own, 0);
+      d1[n] = ws_own (b2, own, 0x3ff00000u);
+    }
+  }
+  double n4, d4;
+
+  sum4_fraction (n0, d0, n4, d4);
+  ws_frac_merge (f[0], n4, d4);
+  if constexpr (MODE == kGaussBoth) {
+    sum4_fraction (n1, d1, n4, d4);
+    ws_frac_merge (f[1], n4, d4);
+  }
+}
+
 template < typename T, int MODE > __global__ void
 __launch_bounds__ (kWsThreads, kWsBlocks)
 ssim_gauss2ws_kernel (SsimParams p)
@@ -364,6 +447,8 @@ ssim_gauss2ws_kernel (SsimParams p)
      * expression (H200 at 168 / 88, 4K 8-bit 71.8 -> 72.0 µs, 16-bit
      * 76.4 -> 75.6, 1080p 20.2 -> 20.1; it needs the 88 registers: at 64
      * the row warps spill 16-136 bytes). */
+    WsFrac f[2] = { {0.0, 1.0}, {0.0, 1.0} };
+
     for (int i = j; i < rows; i += kG2Group) {
       double u[4][4];
       bool in[4];
@@ -374,8 +459,12 @@ ssim_gauss2ws_kernel (SsimParams p)
       /* the expression runs while the column warps store the next row */
       mbar_arrive (mbar_at (&s_empty[j]));
       if (lane < (kG2Cols + 3) / 4)
-        g2_windows4 < MODE > (u, in, p, s[0], s[1]);
+        ws_windows4 < MODE > (u, in, p, f);
     }
+    s[0] = __dmul_rn (MODE == kGaussCs ? 2.0 : 4.0, __ddiv_rn (f[0].n,
+            f[0].d));
+    if constexpr (MODE == kGaussBoth)
+      s[1] = __dmul_rn (2.0, __ddiv_rn (f[1].n, f[1].d));
   }
   if constexpr (MODE == kGaussBoth)
     block_finish_n < 2, kWsThreads > (p, s, sse, seen);
