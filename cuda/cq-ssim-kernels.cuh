@@ -1365,12 +1365,15 @@ template < typename T, int AHEAD = kG2Ahead > struct G2Ring
   }
 };
 
-/* A lane's four windows u[n] (in[n]: the block owns it): their SSIM (or
- * cs) values into s0, with kGaussBoth the cs values into s1, each sum of
- * four as one quotient (sum4_quotients).
- * u[n] are the sums of doubled samples (g2_quantities): 2 mu_a, 2 mu_b,
- * 4 E[a^2 + b^2], 4 E[ab]. With the constants scaled to match
- * (SsimParams::g_*), the factors of cq-ssim-local.h times 2, 4, 2, 4 are
+struct G2Factors
+{
+  double a1, a2, b1, b2;
+};
+
+/* A window's factors from its sums u, the sums of doubled samples
+ * (g2_quantities): 2 mu_a, 2 mu_b, 4 E[a^2 + b^2], 4 E[ab]. With the
+ * constants scaled to match (SsimParams::g_*), the factors of
+ * cq-ssim-local.h times 2, 4, 2, 4 are
  *   A1 = 2 (2 mu_a mu_b + C1)          = Ua Ub + 2 C1
  *   B1 = 4 (mu_a^2 + mu_b^2 + C1)      = Ua^2 + Ub^2 + 4 C1
  *   A2 = 2 (2 cov + C2)                = (U_ab + 2 C2) - Ua Ub
@@ -1378,7 +1381,24 @@ template < typename T, int AHEAD = kG2Ahead > struct G2Ring
  * nine operations a window where the CPU's order takes fourteen; SSIM =
  * 4 A1 A2 / (B1 B2), cs = 2 A2 / B2. The roundings differ from the CPU's
  * by a few units in the last place of each factor (the GPU suite's 1e-9
- * against the CPU holds). */
+ * against the CPU holds). A1 is unused for cs alone, and left out by the
+ * compiler there. */
+__device__ __forceinline__ G2Factors
+g2_window_factors (const double (&u)[4], const SsimParams & p)
+{
+  const double ua = u[0], ub = u[1];
+  G2Factors f;
+
+  f.b1 = __fma_rn (ua, ua, __fma_rn (ub, ub, p.g_b1));
+  f.a2 = __fma_rn (-ua, ub, __dadd_rn (u[3], p.g_a2));
+  f.b2 = __dadd_rn (__dadd_rn (u[2], p.g_b2), -f.b1);
+  f.a1 = __fma_rn (ua, ub, p.g_a1);
+  return f;
+}
+
+/* A lane's four windows u[n] (in[n]: the block owns it): their SSIM (or
+ * cs) values into s0, with kGaussBoth the cs values into s1, each sum of
+ * four as one quotient (sum4_quotients). */
 template < int MODE > __device__ __forceinline__ void
 g2_windows4 (const double (&u)[4][4], const bool (&in)[4],
     const SsimParams & p, double &s0, double &s1)
@@ -1387,18 +1407,14 @@ g2_windows4 (const double (&u)[4][4], const bool (&in)[4],
 
 #pragma unroll
   for (int n = 0; n < 4; n++) {
-    const double ua = u[n][0], ub = u[n][1];
-    const double b1 = __fma_rn (ua, ua, __fma_rn (ub, ub, p.g_b1));
-    const double a2 = __fma_rn (-ua, ub, __dadd_rn (u[n][3], p.g_a2));
-    const double b2 = __dadd_rn (__dadd_rn (u[n][2], p.g_b2), -b1);
+    const G2Factors w = g2_window_factors (u[n], p);
+    const double a1 = w.a1, a2 = w.a2, b1 = w.b1, b2 = w.b2;
 
     /* a window the block does not own counts 0 / 1, whatever its sums */
     if constexpr (MODE == kGaussCs) {
       n0[n] = in[n] ? a2 : 0.0;
       d0[n] = in[n] ? b2 : 1.0;
     } else {
-      const double a1 = __fma_rn (ua, ub, p.g_a1);
-
       n0[n] = in[n] ? __dmul_rn (a1, a2) : 0.0;
       d0[n] = in[n] ? __dmul_rn (b1, b2) : 1.0;
       n1[n] = in[n] ? a2 : 0.0;

@@ -301,10 +301,8 @@ ws_windows4 (const double (&u)[4][4], const bool (&in)[4],
 
 #pragma unroll
   for (int n = 0; n < 4; n++) {
-    const double ua = u[n][0], ub = u[n][1];
-    const double b1 = __fma_rn (ua, ua, __fma_rn (ub, ub, p.g_b1));
-    const double a2 = __fma_rn (-ua, ub, __dadd_rn (u[n][3], p.g_a2));
-    const double b2 = __dadd_rn (__dadd_rn (u[n][2], p.g_b2), -b1);
+    const G2Factors w = g2_window_factors (u[n], p);
+    const double a1 = w.a1, a2 = w.a2, b1 = w.b1, b2 = w.b2;
     const unsigned own = opaque (in[n] ? 0xffffffffu : 0u);
 
     /* a window the block does not own counts 0 / 1, whatever its sums */
@@ -312,8 +310,6 @@ ws_windows4 (const double (&u)[4][4], const bool (&in)[4],
       n0[n] = ws_own (a2, own, 0);
       d0[n] = ws_own (b2, own, 0x3ff00000u);
     } else {
-      const double a1 = __fma_rn (ua, ub, p.g_a1);
-
       n0[n] = ws_own (__dmul_rn (a1, a2), own, 0);
       d0[n] = ws_own (__dmul_rn (b1, b2), own, 0x3ff00000u);
       n1[n] = ws_own (a2, own, 0);
