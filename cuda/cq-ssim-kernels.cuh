@@ -1408,17 +1408,16 @@ g2_windows4 (const double (&u)[4][4], const bool (&in)[4],
 #pragma unroll
   for (int n = 0; n < 4; n++) {
     const G2Factors w = g2_window_factors (u[n], p);
-    const double a1 = w.a1, a2 = w.a2, b1 = w.b1, b2 = w.b2;
 
     /* a window the block does not own counts 0 / 1, whatever its sums */
     if constexpr (MODE == kGaussCs) {
-      n0[n] = in[n] ? a2 : 0.0;
-      d0[n] = in[n] ? b2 : 1.0;
+      n0[n] = in[n] ? w.a2 : 0.0;
+      d0[n] = in[n] ? w.b2 : 1.0;
     } else {
-      n0[n] = in[n] ? __dmul_rn (a1, a2) : 0.0;
-      d0[n] = in[n] ? __dmul_rn (b1, b2) : 1.0;
-      n1[n] = in[n] ? a2 : 0.0;
-      d1[n] = in[n] ? b2 : 1.0;
+      n0[n] = in[n] ? __dmul_rn (w.a1, w.a2) : 0.0;
+      d0[n] = in[n] ? __dmul_rn (w.b1, w.b2) : 1.0;
+      n1[n] = in[n] ? w.a2 : 0.0;
+      d1[n] = in[n] ? w.b2 : 1.0;
     }
   }
   s0 = __fma_rn (MODE == kGaussCs ? 2.0 : 4.0, sum4_quotients (n0, d0), s0);

@@ -302,18 +302,17 @@ ws_windows4 (const double (&u)[4][4], const bool (&in)[4],
 #pragma unroll
   for (int n = 0; n < 4; n++) {
     const G2Factors w = g2_window_factors (u[n], p);
-    const double a1 = w.a1, a2 = w.a2, b1 = w.b1, b2 = w.b2;
     const unsigned own = opaque (in[n] ? 0xffffffffu : 0u);
 
     /* a window the block does not own counts 0 / 1, whatever its sums */
     if constexpr (MODE == kGaussCs) {
-      n0[n] = ws_own (a2, own, 0);
-      d0[n] = ws_own (b2, own, 0x3ff00000u);
+      n0[n] = ws_own (w.a2, own, 0);
+      d0[n] = ws_own (w.b2, own, 0x3ff00000u);
     } else {
-      n0[n] = ws_own (__dmul_rn (a1, a2), own, 0);
-      d0[n] = ws_own (__dmul_rn (b1, b2), own, 0x3ff00000u);
-      n1[n] = ws_own (a2, own, 0);
-      d1[n] = ws_own (b2, own, 0x3ff00000u);
+      n0[n] = ws_own (__dmul_rn (w.a1, w.a2), own, 0);
+      d0[n] = ws_own (__dmul_rn (w.b1, w.b2), own, 0x3ff00000u);
+      n1[n] = ws_own (w.a2, own, 0);
+      d1[n] = ws_own (w.b2, own, 0x3ff00000u);
     }
   }
   double n4, d4;
