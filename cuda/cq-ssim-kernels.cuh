@@ -1441,11 +1441,10 @@ g2_finish (const SsimParams & p, double s0, double s1, unsigned long long sse,
 }
 
 /* Warp `row` of the group: lane l's windows 4l..4l+3 of the block, their
- * horizontal sums u[n][q] from the slot's vertical ones and whether the
- * block owns them (in[n]). */
+ * horizontal sums u[n][q] from the slot's vertical ones. */
 __device__ __forceinline__ void
-g2_horizontal_sums (const double (*s_v)[4][kG2Stride], int row, int lane,
-    int x0, const SsimParams & p, double (&u)[4][4], bool (&in)[4])
+g2_row_sums (const double (*s_v)[4][kG2Stride], int row, int lane,
+    double (&u)[4][4])
 {
 #pragma unroll
   for (int q = 0; q < 4; q++) {
@@ -1467,9 +1466,24 @@ g2_horizontal_sums (const double (*s_v)[4][kG2Stride], int row, int lane,
       u[n][q] = h;
     }
   }
+}
+
+/* whether the block owns window n of lane `lane`'s four */
+__device__ __forceinline__ bool
+g2_owns (int lane, int n, int x0, const SsimParams & p)
+{
+  return 4 * lane + n < kG2Cols && x0 + 4 * lane + n + 11 <= p.width;
+}
+
+/* the same and whether the block owns them (in[n]) */
+__device__ __forceinline__ void
+g2_horizontal_sums (const double (*s_v)[4][kG2Stride], int row, int lane,
+    int x0, const SsimParams & p, double (&u)[4][4], bool (&in)[4])
+{
+  g2_row_sums (s_v, row, lane, u);
 #pragma unroll
   for (int n = 0; n < 4; n++)
-    in[n] = 4 * lane + n < kG2Cols && x0 + 4 * lane + n + 11 <= p.width;
+    in[n] = g2_owns (lane, n, x0, p);
 }
 
 /* The same and the windows' expression into s0, s1. */

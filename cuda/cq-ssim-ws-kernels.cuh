@@ -292,9 +292,10 @@ ws_own (double x, unsigned mask, unsigned other_high)
 }
 
 /* g2_windows4's factors, merged into the running fractions f[0] (SSIM,
- * or cs) and, with kGaussBoth, f[1] (cs) */
+ * or cs) and, with kGaussBoth, f[1] (cs); own[n]: the opaque mask of
+ * window n (ws_own) */
 template < int MODE > __device__ __forceinline__ void
-ws_windows4 (const double (&u)[4][4], const bool (&in)[4],
+ws_windows4 (const double (&u)[4][4], const unsigned (&own)[4],
     const SsimParams & p, WsFrac (&f)[2])
 {
   double n0[4], d0[4], n1[4], d1[4];
@@ -302,17 +303,16 @@ ws_windows4 (const double (&u)[4][4], const bool (&in)[4],
 #pragma unroll
   for (int n = 0; n < 4; n++) {
     const G2Factors w = g2_window_factors (u[n], p);
-    const unsigned own = opaque (in[n] ? 0xffffffffu : 0u);
 
     /* a window the block does not own counts 0 / 1, whatever its sums */
     if constexpr (MODE == kGaussCs) {
-      n0[n] = ws_own (w.a2, own, 0);
-      d0[n] = ws_own (w.b2, own, 0x3ff00000u);
+      n0[n] = ws_own (w.a2, own[n], 0);
+      d0[n] = ws_own (w.b2, own[n], 0x3ff00000u);
     } else {
-      n0[n] = ws_own (__dmul_rn (w.a1, w.a2), own, 0);
-      d0[n] = ws_own (__dmul_rn (w.b1, w.b2), own, 0x3ff00000u);
-      n1[n] = ws_own (w.a2, own, 0);
-      d1[n] = ws_own (w.b2, own, 0x3ff00000u);
+      n0[n] = ws_own (__dmul_rn (w.a1, w.a2), own[n], 0);
+      d0[n] = ws_own (__dmul_rn (w.b1, w.b2), own[n], 0x3ff00000u);
+      n1[n] = ws_own (w.a2, own[n], 0);
+      d1[n] = ws_own (w.b2, own[n], 0x3ff00000u);
     }
   }
   double n4, d4;
@@ -322,6 +322,93 @@ ws_windows4 (const double (&u)[4][4], const bool (&in)[4],
   if constexpr (MODE == kGaussBoth) {
     sum4_fraction (n1, d1, n4, d4);
     ws_frac_merge (f[1], n4, d4);
+  }
+}
+
+/* sum4_fraction with windows 2 and 3 counted only where own23 (an opaque
+ * mask) is all ones: their pair's fraction replaced by 0 / 1, exactly the
+ * pair (0, 1)'s fraction then */
+__device__ __forceinline__ void
+ws_sum4_fraction (const double n[4], const double d[4], unsigned own23,
+    double &n4, double &d4)
+{
+  const double d01 = __dmul_rn (d[0], d[1]);
+  const double d23 = ws_own (__dmul_rn (d[2], d[3]), own23, 0x3ff00000u);
+  const double n01 = __fma_rn (n[0], d[1], __dmul_rn (n[1], d[0]));
+  const double n23 = ws_own (__fma_rn (n[2], d[3], __dmul_rn (n[3], d[2])),
+      own23, 0);
+
+  n4 = __fma_rn (n01, d23, __dmul_rn (n23, d01));
+  d4 = __dmul_rn (d01, d23);
+}
+
+/* ws_windows4 in a block that owns all its windows: a lane's windows 0
+ * and 1 are always its own, 2 and 3 where own23 (all but the last lane
+ * with windows, which has two), so that one select a fraction replaces
+ * one a window and value */
+template < int MODE > __device__ __forceinline__ void
+ws_windows4_inner (const double (&u)[4][4], unsigned own23,
+    const SsimParams & p, WsFrac (&f)[2])
+{
+  double n0[4], d0[4], n1[4], d1[4];
+
+#pragma unroll
+  for (int n = 0; n < 4; n++) {
+    const G2Factors w = g2_window_factors (u[n], p);
+
+    if constexpr (MODE == kGaussCs) {
+      n0[n] = w.a2;
+      d0[n] = w.b2;
+    } else {
+      n0[n] = __dmul_rn (w.a1, w.a2);
+      d0[n] = __dmul_rn (w.b1, w.b2);
+      n1[n] = w.a2;
+      d1[n] = w.b2;
+    }
+  }
+  double n4, d4;
+
+  ws_sum4_fraction (n0, d0, own23, n4, d4);
+  ws_frac_merge (f[0], n4, d4);
+  if constexpr (MODE == kGaussBoth) {
+    ws_sum4_fraction (n1, d1, own23, n4, d4);
+    ws_frac_merge (f[1], n4, d4);
+  }
+}
+
+/* lanes of a row warp with windows; lanes past them read the last one's
+ * sums, so that the row loop has no divergent part, and drop their sums */
+constexpr int kWsLanes = (kG2Cols + 3) / 4;
+
+/* Row warp j's rows of the tile into f: INNER where the block owns all
+ * its kG2Cols windows (every block but the last of a row of tiles). The
+ * masks are the same every row, made once. */
+template < int MODE, bool INNER > __device__ __forceinline__ void
+ws_row_walk (const double (*s_v)[4][kG2Stride], unsigned full_at,
+    unsigned empty_at, int j, int rows, int lane, int x0,
+    const SsimParams & p, WsFrac (&f)[2])
+{
+  const int l = min (lane, kWsLanes - 1);
+  unsigned own[4];
+
+  if constexpr (INNER)
+    own[0] = opaque (4 * l + 3 < kG2Cols ? 0xffffffffu : 0u);
+  else {
+#pragma unroll
+    for (int n = 0; n < 4; n++)
+      own[n] = opaque (g2_owns (lane, n, x0, p) ? 0xffffffffu : 0u);
+  }
+  for (int i = j; i < rows; i += kG2Group) {
+    double u[4][4];
+
+    mbar_wait (full_at, (i >> 2) & 1);
+    g2_row_sums (s_v, j, l, u);
+    /* the expression runs while the column warps store the next row */
+    mbar_arrive (empty_at);
+    if constexpr (INNER)
+      ws_windows4_inner < MODE > (u, own[0], p, f);
+    else
+      ws_windows4 < MODE > (u, own, p, f);
   }
 }
 
@@ -443,23 +530,21 @@ ssim_gauss2ws_kernel (SsimParams p)
      * 76.4 -> 75.6, 1080p 20.2 -> 20.1; it needs the 88 registers: at 64
      * the row warps spill 16-136 bytes). */
     WsFrac f[2] = { {0.0, 1.0}, {0.0, 1.0} };
+    const unsigned full_at = mbar_at (&s_full[j]),
+        empty_at = mbar_at (&s_empty[j]);
 
-    for (int i = j; i < rows; i += kG2Group) {
-      double u[4][4];
-      bool in[4];
-
-      mbar_wait (mbar_at (&s_full[j]), (i >> 2) & 1);
-      if (lane < (kG2Cols + 3) / 4)
-        g2_horizontal_sums (s_v, j, lane, gw.x0, p, u, in);
-      /* the expression runs while the column warps store the next row */
-      mbar_arrive (mbar_at (&s_empty[j]));
-      if (lane < (kG2Cols + 3) / 4)
-        ws_windows4 < MODE > (u, in, p, f);
+    if (gw.x0 + kG2Cols + 10 <= p.width)
+      ws_row_walk < MODE, true > (s_v, full_at, empty_at, j, rows, lane,
+          gw.x0, p, f);
+    else
+      ws_row_walk < MODE, false > (s_v, full_at, empty_at, j, rows, lane,
+          gw.x0, p, f);
+    if (lane < kWsLanes) {
+      s[0] = __dmul_rn (MODE == kGaussCs ? 2.0 : 4.0, __ddiv_rn (f[0].n,
+              f[0].d));
+      if constexpr (MODE == kGaussBoth)
+        s[1] = __dmul_rn (2.0, __ddiv_rn (f[1].n, f[1].d));
     }
-    s[0] = __dmul_rn (MODE == kGaussCs ? 2.0 : 4.0, __ddiv_rn (f[0].n,
-            f[0].d));
-    if constexpr (MODE == kGaussBoth)
-      s[1] = __dmul_rn (2.0, __ddiv_rn (f[1].n, f[1].d));
   }
   if constexpr (MODE == kGaussBoth)
     block_finish_n < 2, kWsThreads > (p, s, sse, seen);
