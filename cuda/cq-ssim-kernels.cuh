@@ -1371,14 +1371,15 @@ struct G2Factors
 };
 
 /* A window's factors from its sums u, the sums of doubled samples
- * (g2_quantities): 2 mu_a, 2 mu_b, 4 E[a^2 + b^2], 4 E[ab]. With the
- * constants scaled to match (SsimParams::g_*), the factors of
- * cq-ssim-local.h times 2, 4, 2, 4 are
+ * (g2_quantities): 2 mu_a, 2 mu_b, 4 E[a^2 + b^2] + 4 C1 + 4 C2,
+ * 4 E[ab] + 2 C2 (g2_row_sums adds the constants). With the constants
+ * scaled to match (SsimParams::g_*), the factors of cq-ssim-local.h times
+ * 2, 4, 2, 4 are
  *   A1 = 2 (2 mu_a mu_b + C1)          = Ua Ub + 2 C1
  *   B1 = 4 (mu_a^2 + mu_b^2 + C1)      = Ua^2 + Ub^2 + 4 C1
  *   A2 = 2 (2 cov + C2)                = (U_ab + 2 C2) - Ua Ub
  *   B2 = 4 (var_a + var_b + C2)        = (U_ss + 4 C1 + 4 C2) - B1
- * nine operations a window where the CPU's order takes fourteen; SSIM =
+ * seven operations a window where the CPU's order takes fourteen; SSIM =
  * 4 A1 A2 / (B1 B2), cs = 2 A2 / B2. The roundings differ from the CPU's
  * by a few units in the last place of each factor (the GPU suite's 1e-9
  * against the CPU holds). A1 is unused for cs alone, and left out by the
@@ -1390,8 +1391,8 @@ g2_window_factors (const double (&u)[4], const SsimParams & p)
   G2Factors f;
 
   f.b1 = __fma_rn (ua, ua, __fma_rn (ub, ub, p.g_b1));
-  f.a2 = __fma_rn (-ua, ub, __dadd_rn (u[3], p.g_a2));
-  f.b2 = __dadd_rn (__dadd_rn (u[2], p.g_b2), -f.b1);
+  f.a2 = __fma_rn (-ua, ub, u[3]);
+  f.b2 = __dadd_rn (u[2], -f.b1);
   f.a1 = __fma_rn (ua, ub, p.g_a1);
   return f;
 }
@@ -1441,10 +1442,13 @@ g2_finish (const SsimParams & p, double s0, double s1, unsigned long long sse,
 }
 
 /* Warp `row` of the group: lane l's windows 4l..4l+3 of the block, their
- * horizontal sums u[n][q] from the slot's vertical ones. */
+ * horizontal sums u[n][q] from the slot's vertical ones; the second
+ * moments' chains start from the constants their factors add
+ * (g2_window_factors), which saves the expression two additions a
+ * window. */
 __device__ __forceinline__ void
 g2_row_sums (const double (*s_v)[4][kG2Stride], int row, int lane,
-    double (&u)[4][4])
+    const SsimParams & p, double (&u)[4][4])
 {
 #pragma unroll
   for (int q = 0; q < 4; q++) {
@@ -1459,7 +1463,7 @@ g2_row_sums (const double (*s_v)[4][kG2Stride], int row, int lane,
     }
 #pragma unroll
     for (int n = 0; n < 4; n++) {
-      double h = 0.0;
+      double h = q == 2 ? p.g_b2 : q == 3 ? p.g_a2 : 0.0;
 #pragma unroll
       for (int i = 0; i < 11; i++)
         h = fma (c_gauss[i], v[n + i], h);
@@ -1480,7 +1484,7 @@ __device__ __forceinline__ void
 g2_horizontal_sums (const double (*s_v)[4][kG2Stride], int row, int lane,
     int x0, const SsimParams & p, double (&u)[4][4], bool (&in)[4])
 {
-  g2_row_sums (s_v, row, lane, u);
+  g2_row_sums (s_v, row, lane, p, u);
 #pragma unroll
   for (int n = 0; n < 4; n++)
     in[n] = g2_owns (lane, n, x0, p);

@@ -402,7 +402,7 @@ ws_row_walk (const double (*s_v)[4][kG2Stride], unsigned full_at,
     double u[4][4];
 
     mbar_wait (full_at, (i >> 2) & 1);
-    g2_row_sums (s_v, j, l, u);
+    g2_row_sums (s_v, j, l, p, u);
     /* the expression runs while the column warps store the next row */
     mbar_arrive (empty_at);
     if constexpr (INNER)
