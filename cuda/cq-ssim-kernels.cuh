@@ -1216,19 +1216,6 @@ g2_copy4_async (unsigned dst, const unsigned char *src, unsigned n)
 #endif
 }
 
-/* The same for a word wholly inside the plane: no source size, whose
- * zero fill ptxas builds from about five instructions a copy. */
-__device__ __forceinline__ void
-g2_copy4_async_whole (unsigned dst, const unsigned char *src)
-{
-#if __CUDA_ARCH__ >= 800
-  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4;\n"::"r" (dst),
-      "l" (src):"memory");
-#else
-  g2_copy4_async (dst, src, 4);
-#endif
-}
-
 __device__ __forceinline__ void
 g2_async_commit ()
 {
@@ -1300,14 +1287,6 @@ template < typename T, int AHEAD = kG2Ahead > struct G2Ring
   {
     g2_copy4_async (w.dst + slot, w.src + (size_t) (unsigned) y * w.pitch,
         w.n);
-  }
-
-  /* the same where the word is known to lie inside the plane (n = 4) */
-  static __device__ __forceinline__ void
-  copy_whole_word (const Word & w, unsigned slot, int y)
-  {
-    g2_copy4_async_whole (w.dst + slot,
-        w.src + (size_t) (unsigned) y * w.pitch);
   }
 
   __device__ __forceinline__ G2Ring (const SsimParams & p, int x0,

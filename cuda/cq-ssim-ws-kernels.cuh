@@ -91,71 +91,141 @@ static_assert (kWsRawRows % kWsRing == 0 && kWsRawRows % kWsRawSync == 0
     && kWsRawFirst % kWsRawSync == 0 && kWsRawFirst + kWsRawSync <=
     kWsRawRows, "batches and the walk's rounds fall on whole slots");
 
+/* A frame's row in gauss2ws's ring of samples: the block's kSsimThreads
+ * columns from the 16-byte boundary at or before the first, in 16-byte
+ * chunks. */
+template < typename T > constexpr int kWsRawChunks =
+    (15 + kSsimThreads * (int) sizeof (T) + 15) / 16;
+template < typename T > constexpr int kWsRawStride = 16 * kWsRawChunks < T >;
+
+/* 16 bytes from global memory to shared, n of them from src and the rest
+ * zero (cp.async, L2 only) */
+__device__ __forceinline__ void
+ws_copy16_async (unsigned dst, const unsigned char *src, unsigned n)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"::"r" (dst),
+      "l" (src), "r" (n):"memory");
+#endif
+}
+
 template < typename T > struct WsRawRing
 {
-  using Ring = G2Ring < T >;
-  static constexpr int kSlot = Ring::kSlot;
+  static constexpr int kStride = kWsRawStride < T >;
+  static constexpr int kSlot = 2 * kStride;     /* bytes a ring row */
+  static constexpr int kChunks = kWsRawChunks < T >;
+  /* a batch's 16-byte chunks, both frames */
+  static constexpr int kBatchChunks = kWsRawSync * 2 * kChunks;
+  static constexpr int kJobs = (kBatchChunks + kSsimThreads - 1) /
+      kSsimThreads;
+  static_assert (kJobs * kSsimThreads >= 2 * ((3 + kSsimThreads *
+              (int) sizeof (T) + 3) / 4), "the 4-byte words fit the jobs too");
 
-  Ring g;                       /* this thread's word and take offset */
-  typename Ring::Word extra;    /* 16-bit samples: a second word */
-  bool copies_extra;
-  bool whole;                   /* the block's words all inside the plane */
+  /* A thread's copy in each batch: with 16-byte chunks, one chunk of the
+   * batch's row `row` (-1: none); with 4-byte words, its word of each of
+   * the batch's rows (row 0; -1: none). dst: in the batch's first slot. */
+  struct Job
+  {
+    const unsigned char *src;
+    unsigned pitch, n, dst;
+    int row;
+  };
+
+  Job job[kJobs];
+  /* both planes and pitches 16-byte aligned: a batch in 16-byte chunks,
+   * one copy a thread (8-bit samples; two for 16-bit) instead of a word
+   * of every row, whose address and source size ptxas built in 6-9
+   * instructions a row in all four warps (column loop 97 -> 88
+   * instructions a row, 16-bit 106 -> 77; H200, 4K 8-bit 68.5 -> 66.4 µs,
+   * 16-bit 71.4-71.5 -> 67.9, 1080p 19.3 -> 18.8, 7680x4320 273.6-273.9
+   * -> 267.0-267.1). Otherwise 4-byte words as before. */
+  bool chunked;
+  unsigned at;                  /* this thread's samples in a frame's row */
   unsigned next_slot;           /* batch's first slot, bytes */
   int next_row;                 /* batch's first frame row */
 
   __device__ __forceinline__ WsRawRing (const SsimParams & p, int x0,
-      const unsigned char *ring):g (p, x0, ring)
+      const unsigned char *ring)
   {
-    size_t from;
-    const int chunks = Ring::span (x0, from);
-    const int c = (int) threadIdx.x + kSsimThreads;
+    const size_t first = (size_t) x0 * sizeof (T);
+    const long long row_bytes = (long long) p.width * (long long) sizeof (T);
+    const unsigned base = (unsigned) __cvta_generic_to_shared (ring);
 
-    copies_extra = sizeof (T) == 2 && c < 2 * chunks;
-    extra = g.word (p, copies_extra ? c : 0, chunks, from);
-    whole = (long long) from + 4 * chunks <=
-        (long long) p.width * (long long) sizeof (T);
+    chunked = (((uintptr_t) p.a | (uintptr_t) p.b | p.pitch_a | p.pitch_b)
+        & 15) == 0;
+    const unsigned align = chunked ? 15u : 3u, size = align + 1;
+    const size_t from = first & ~(size_t) align;
+    /* words of a frame's row (4-byte copies) */
+    const int words = ((int) (first & 3) + kSsimThreads * (int) sizeof (T) +
+        3) / 4;
+
+    at = (unsigned) (first & align) + threadIdx.x * (unsigned) sizeof (T);
+#pragma unroll
+    for (int k = 0; k < kJobs; k++) {
+      const int c = (int) threadIdx.x + k * kSsimThreads;
+      int row, f, w;
+
+      if (chunked) {
+        row = c < kBatchChunks ? c / (2 * kChunks) : -1;
+        f = c / kChunks % 2;
+        w = c % kChunks;
+      } else {
+        row = c < 2 * words ? 0 : -1;
+        f = c >= words;
+        w = c - f * words;
+      }
+      const long long left = row_bytes - (long long) from -
+          (long long) (size * w);
+      const unsigned char *const plane = f ? p.b : p.a;
+      Job & j = job[k];
+
+      j.row = row;
+      j.n = left >= size ? size : left > 0 ? (unsigned) left : 0u;
+      j.src = j.n ? plane + from + size * w : plane;
+      j.pitch = (unsigned) (f ? p.pitch_b : p.pitch_a);
+      j.dst = base + f * kStride + size * w + (row > 0 ? row * kSlot : 0);
+    }
     next_slot = kWsRawFirst * kSlot;
   }
 
-  /* rows [y, y + N) of the tile into slots from `slot` on; WHOLE: the
-   * words all inside the plane, copied without a source size (H200, 4K
-   * 8-bit 68.6-68.7 -> 68.4-68.5 µs, 16-bit 71.8 -> 71.4, 7680x4320
-   * 273.1-276.6 -> 271.6-274.5) */
-  template < int N, bool WHOLE > __device__ __forceinline__ void
-  copy_rows_as (const GaussWalk & gw, int y, unsigned slot) const
+  /* the batch of kWsRawSync tile rows from y into slots from `slot` on */
+  __device__ __forceinline__ void
+  copy_batch (const GaussWalk & gw, int y, unsigned slot) const
   {
+    if (chunked) {
 #pragma unroll
-    for (int r = 0; r < N; r++)
-      if (y + r < gw.read_end) {
-        if (WHOLE) {
-          if (g.copies)
-            Ring::copy_whole_word (g.mine, slot + r * kSlot, y + r);
-          if (copies_extra)
-            Ring::copy_whole_word (extra, slot + r * kSlot, y + r);
-        } else {
-          if (g.copies)
-            Ring::copy_word (g.mine, slot + r * kSlot, y + r);
-          if (copies_extra)
-            Ring::copy_word (extra, slot + r * kSlot, y + r);
+      for (int k = 0; k < kJobs; k++) {
+        const Job & j = job[k];
+        const int yr = y + j.row;
+
+        if (j.row >= 0 && yr < gw.read_end)
+          ws_copy16_async (j.dst + slot, j.src + (size_t) (unsigned) yr *
+              j.pitch, j.n);
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < kJobs; k++) {
+        const Job & j = job[k];
+
+        if (j.row == 0) {
+#pragma unroll
+          for (int r = 0; r < kWsRawSync; r++)
+            if (y + r < gw.read_end)
+              g2_copy4_async (j.dst + slot + r * kSlot,
+                  j.src + (size_t) (unsigned) (y + r) * j.pitch, j.n);
         }
       }
-  }
-
-  template < int N > __device__ __forceinline__ void
-  copy_rows (const GaussWalk & gw, int y, unsigned slot) const
-  {
-    if (whole)
-      copy_rows_as < N, true > (gw, y, slot);
-    else
-      copy_rows_as < N, false > (gw, y, slot);
+    }
   }
 
   /* the tile's rows 0-29 in two groups, waiting for the first */
   __device__ __forceinline__ void prime (const GaussWalk & gw)
   {
-    copy_rows < kWsRawFirst - kWsRawSync > (gw, gw.y0, 0);
+#pragma unroll
+    for (int m = 0; m < kWsRawFirst / kWsRawSync - 1; m++)
+      copy_batch (gw, gw.y0 + m * kWsRawSync, m * kWsRawSync * kSlot);
     g2_async_commit ();
-    copy_rows < kWsRawSync > (gw, gw.y0 + kWsRawFirst - kWsRawSync,
+    copy_batch (gw, gw.y0 + kWsRawFirst - kWsRawSync,
         (kWsRawFirst - kWsRawSync) * kSlot);
     g2_async_commit ();
     g2_async_wait < 1 > ();
@@ -173,7 +243,7 @@ template < typename T > struct WsRawRing
   /* after a barrier on the ring: the next batch, one group */
   __device__ __forceinline__ void batch (const GaussWalk & gw)
   {
-    copy_rows < kWsRawSync > (gw, next_row, next_slot);
+    copy_batch (gw, next_row, next_slot);
     g2_async_commit ();
     next_row += kWsRawSync;
     next_slot = advance (next_slot, kWsRawSync);
@@ -184,7 +254,15 @@ template < typename T > struct WsRawRing
   take (const SsimParams & p, const unsigned char *ring, unsigned slot,
       unsigned &a, unsigned &b) const
   {
-    Ring::take_at (p, ring + slot + g.at, a, b);
+    const unsigned char *row = ring + slot + at;
+
+    if constexpr (sizeof (T) == 2) {
+      a = (*(const unsigned short *) row >> p.shift) & p.mask;
+      b = (*(const unsigned short *) (row + kStride) >> p.shift) & p.mask;
+    } else {
+      a = row[0];
+      b = row[kStride];
+    }
   }
 };
 
@@ -441,7 +519,7 @@ ssim_gauss2ws_kernel (SsimParams p)
   static_assert (sizeof (T) <= 2, "gauss2ws: 8- and 16-bit samples");
   __shared__ __align__ (16) double s_v[kG2Group][4][kG2Stride];
   __shared__ __align__ (16) unsigned char
-      s_raw[kWsRawRows][2][kG2RawStride < T >];
+      s_raw[kWsRawRows][2][kWsRawStride < T >];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
   const GaussWalk gw (p, kG2Cols);
   double s[2] = { 0.0, 0.0 };
