@@ -1823,8 +1823,16 @@ gm_windows (const SsimParams & p, const GaussWalk & gw, int y, int tile,
     double &s1)
 {
   const int lane = threadIdx.x & 31, gi = lane >> 2, ti = lane & 3;
-  double d[4][4] = { };
+  double d[4][4];
 
+  /* the second moments' sums start from the constants their factors add
+   * (g2_window_factors) */
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    d[0][i] = d[1][i] = 0.0;
+    d[2][i] = p.g_b2;
+    d[3][i] = p.g_a2;
+  }
   __syncwarp ();                /* the previous tile's windows branched */
   /* Gw[n][4 j + t] = w[4 j + t - n]: g[j] for window n = gi (zero past
    * j = 4), g[j - 2] for window gi + 8 (zero before j = 2) */
