@@ -1349,18 +1349,19 @@ template < typename T, int AHEAD = kG2Ahead > struct G2Ring
     take_at (p, ring + (y & (kG2RawRows - 1)) * kSlot + at, a, b);
   }
 
-  /* the samples of both frames at `row`, a thread's byte of a slot */
-  static __device__ __forceinline__ void
+  /* the samples of both frames at `row`, a thread's byte of a slot whose
+   * frames are STRIDE bytes apart */
+  template < int STRIDE = kG2RawStride < T > >
+      static __device__ __forceinline__ void
   take_at (const SsimParams & p, const unsigned char *row, unsigned &a,
       unsigned &b)
   {
     if constexpr (sizeof (T) == 2) {
       a = (*(const unsigned short *) row >> p.shift) & p.mask;
-      b = (*(const unsigned short *) (row + kG2RawStride < T >) >> p.shift) &
-          p.mask;
+      b = (*(const unsigned short *) (row + STRIDE) >> p.shift) & p.mask;
     } else {
       a = row[0];
-      b = row[kG2RawStride < T >];
+      b = row[STRIDE];
     }
   }
 };

@@ -254,15 +254,7 @@ template < typename T > struct WsRawRing
   take (const SsimParams & p, const unsigned char *ring, unsigned slot,
       unsigned &a, unsigned &b) const
   {
-    const unsigned char *row = ring + slot + at;
-
-    if constexpr (sizeof (T) == 2) {
-      a = (*(const unsigned short *) row >> p.shift) & p.mask;
-      b = (*(const unsigned short *) (row + kStride) >> p.shift) & p.mask;
-    } else {
-      a = row[0];
-      b = row[kStride];
-    }
+    G2Ring < T >::template take_at < kStride > (p, ring + slot + at, a, b);
   }
 };
 
