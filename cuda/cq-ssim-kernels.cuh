@@ -1538,11 +1538,10 @@ constexpr int kG2MeanExp = 10, kG2MomentExp = 20;
 constexpr unsigned kG2MeanHigh = (1023u + kG2MeanExp) << 20;
 constexpr unsigned kG2MomentHigh = (1023u + kG2MomentExp) << 20;
 
-/* a ring row's quantity: with PAIRED (gauss2ws), integers in the units of
- * the biased doubles for 8-bit samples; doubles otherwise */
-template < typename T, bool PAIRED = false > using G2Quantity =
-    typename std::conditional < PAIRED && sizeof (T) == 1, unsigned,
-    double >::type;
+/* a gauss2ws ring row's quantity: integers in the units of the biased
+ * doubles for 8-bit samples, doubles for 16-bit ones */
+template < typename T > using G2Quantity =
+    typename std::conditional < sizeof (T) == 1, unsigned, double >::type;
 
 /* 8-bit samples' quantities in the biased doubles' units: 2a and 2b in
  * units of 2^-10 (a pair's sum is below 2^10), a^2 + b^2 and ab in units
@@ -1558,12 +1557,10 @@ g2_quantities (unsigned a, unsigned b, unsigned (&x)[4])
 
 /* Row y's samples a, b of this thread's column into its ring slot (the
  * four quantities) and, in the block's own windows, their squared
- * difference into sse (S: a 32-bit sum for 8-bit samples where the caller
- * moves it on before it can carry). */
-template < typename T, bool PAIRED = false, typename S = unsigned long long >
-__device__ __forceinline__ void
-g2_ring_row (G2Quantity < T, PAIRED > (&slot)[4], unsigned a, unsigned b,
-    const GaussWalk & gw, int y, S & sse)
+ * difference into sse (gauss2; gauss2ws sums its own between barriers). */
+template < typename T > __device__ __forceinline__ void
+g2_ring_row (double (&slot)[4], unsigned a, unsigned b, const GaussWalk & gw,
+    int y, unsigned long long &sse)
 {
   if constexpr (sizeof (T) < 4) {
     /* modulo 2^32 the square of a - b, which is below 2^32 */

@@ -553,7 +553,7 @@ ssim_gauss2ws_kernel (SsimParams p)
     const unsigned full_at = opaque (mbar_at (s_full)),
         empty_at = opaque (mbar_at (s_empty)),
         raw_at = opaque (mbar_at (&s_rawbar));
-    G2Quantity < T, true > ring[kWsRing][4];
+    G2Quantity < T > ring[kWsRing][4];
     /* 8-bit: squared differences of at most 10 + kWsRawSync rows, moved
      * into sse at each barrier on the ring of samples (below 2^32) */
     typename std::conditional < sizeof (T) == 1, unsigned,
