@@ -36,26 +36,45 @@ cq_ssim_ws_usable (void)
       && ws_loads_all < unsigned short > ();
 }
 
-/* The weights, the second moments' paired weights 4 w[0..5], and the
- * offsets the paired vertical chains (8-bit samples) start from: minus 2^e
- * times the six weights they take (g2_vertical_sums). */
+/* the exponent of a half-biased high word's double, 2^e' (1.5 + s 2^-20):
+ * the biases' exponent fields are odd, so that half of one is the field
+ * (E - 1) / 2 with the mantissa's top bit set */
+static_assert (((cq::kG2MeanHigh >> 20) & 1) && ((cq::kG2MomentHigh >> 20) & 1)
+    && (cq::kG2MeanHalf & 0xfffff) == 0x80000
+    && (cq::kG2MomentHalf & 0xfffff) == 0x80000, "half biases: 1.5 2^e'");
+static int
+ws_half_exp (unsigned half)
+{
+  return (int) (half >> 20) - 1023;
+}
+
+/* The weights, the second moments' paired weights 4 w[0..5], the centre
+ * taps' scaled weights, and the offsets the paired vertical chains (8-bit
+ * samples) start from: minus 2^e times the five pairs' weights and 1.5
+ * times the centre's (g2_vertical_sums). */
 cudaError_t
 cq_ssim_ws_set_weights (const double *w)
 {
-  double half = 0.0, offset[2], moment_w[6];
+  double pairs = 0.0, offset[2], moment_w[6], center_w[2];
   cudaError_t e;
 
   for (int i = 0; i <= 5; i++) {
-    half += w[i];
+    if (i < 5)
+      pairs += w[i];
     moment_w[i] = 4.0 * w[i];
   }
-  offset[0] = -ldexp (half, cq::kG2MeanExp);
-  offset[1] = -ldexp (4.0 * half, cq::kG2MomentExp);
+  offset[0] = -ldexp (pairs + 1.5 * w[5], cq::kG2MeanExp);
+  offset[1] = -ldexp (4.0 * (pairs + 1.5 * w[5]), cq::kG2MomentExp);
+  center_w[0] = ldexp (w[5], cq::kG2MeanExp - ws_half_exp (cq::kG2MeanHalf));
+  center_w[1] = ldexp (4.0 * w[5], cq::kG2MomentExp -
+      ws_half_exp (cq::kG2MomentHalf));
   e = cudaMemcpyToSymbol (cq::c_gauss, w, 11 * sizeof (double));
   if (e == cudaSuccess)
     e = cudaMemcpyToSymbol (cq::c_g2_offset, offset, sizeof (offset));
   if (e == cudaSuccess)
     e = cudaMemcpyToSymbol (cq::c_g2_moment_w, moment_w, sizeof (moment_w));
+  if (e == cudaSuccess)
+    e = cudaMemcpyToSymbol (cq::c_g2_center_w, center_w, sizeof (center_w));
   return e;
 }
 
