@@ -1523,11 +1523,12 @@ g2_quantities (unsigned a, unsigned b, double (&x)[4])
  * integers ----
  * The weights are symmetric (w[i] = w[10 - i] exactly), so a column's sum
  * is w[5] x5 + the sum over i < 5 of w[i] (x_i + x_{10-i}): 6 fp64 FMAs a
- * quantity instead of 11. The pairs add as integers, and one IADD3 makes
+ * quantity instead of 11. The pairs add as integers, and the add makes
  * each a double without a conversion: the high word E:s with a low word
  * of 0 is the double 2^e + s for s < 2^e, s in units of 2^(e - 20) (the
  * exponent field E = 1023 + e). The FMA chain starts from c_g2_offset,
- * minus 2^e times the six weights' sum, which takes the 2^e back out; the
+ * minus 2^e times the five pairs' weights and 1.5 times the centre's
+ * (the half-biased centre, below), which takes the biases back out; the
  * sums are then those of g2_quantities within a few units in the last
  * place of 2^e (e = 10 for the means; 20 for the second moments, whose
  * pairs a^2 + b^2 and ab take the weights times 4 (c_g2_moment_w, exact)

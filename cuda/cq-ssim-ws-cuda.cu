@@ -55,16 +55,16 @@ ws_half_exp (unsigned half)
 cudaError_t
 cq_ssim_ws_set_weights (const double *w)
 {
-  double pairs = 0.0, offset[2], moment_w[6], center_w[2];
+  double taken = 0.0, offset[2], moment_w[6], center_w[2];
   cudaError_t e;
 
-  for (int i = 0; i <= 5; i++) {
-    if (i < 5)
-      pairs += w[i];
+  for (int i = 0; i <= 5; i++)
     moment_w[i] = 4.0 * w[i];
-  }
-  offset[0] = -ldexp (pairs + 1.5 * w[5], cq::kG2MeanExp);
-  offset[1] = -ldexp (4.0 * (pairs + 1.5 * w[5]), cq::kG2MomentExp);
+  for (int i = 0; i < 5; i++)
+    taken += w[i];
+  taken += 1.5 * w[5];
+  offset[0] = -ldexp (taken, cq::kG2MeanExp);
+  offset[1] = -ldexp (4.0 * taken, cq::kG2MomentExp);
   center_w[0] = ldexp (w[5], cq::kG2MeanExp - ws_half_exp (cq::kG2MeanHalf));
   center_w[1] = ldexp (4.0 * w[5], cq::kG2MomentExp -
       ws_half_exp (cq::kG2MomentHalf));
