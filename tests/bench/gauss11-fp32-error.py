@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What gauss11's two 11-tap passes in fp32 would do to the SSIM (issue 14).
+"""What gauss11's two 11-tap passes in fp32, or its weights as integers, would do to the SSIM (issue 14).
 
   python3 tests/bench/gauss11-fp32-error.py [REF.gray DIST.gray]   (numpy; 1080p GRAY8 files)
 
@@ -12,6 +12,12 @@ in float64. Also with the samples shifted by -128 before the passes (variances d
 the sums of squares are 4x smaller). Prints the error of the frame's mean SSIM and the
 largest error of one window, for flat and near-flat frames (where E[a²] - μ² cancels
 most) and, given two files, a quarter of a real frame pair.
+
+Given two files, also the weights rounded to multiples of 2^-k (the centre adjusted so
+that they sum to 1), as an integer vertical pass would need (k <= 15 keeps its sums of
+a² + b² in 32 bits), the passes in float64: the largest and the median change of the
+frame's mean SSIM over every fifth pair of the files (thirty-seventh to thirty-ninth
+sessions).
 """
 import sys
 
@@ -22,9 +28,9 @@ G /= G.sum()
 C1, C2 = (0.01 * 255) ** 2, (0.03 * 255) ** 2
 
 
-def passes(x, dt):
+def passes(x, dt, g=G):
     """The vertical, then the horizontal 11-tap sums of x, every step rounded to dt."""
-    w = G.astype(dt)
+    w = g.astype(dt)
     x = x.astype(dt)
     h, wd = x.shape
     v = np.zeros((h - 10, wd), dt)
@@ -36,11 +42,12 @@ def passes(x, dt):
     return o.astype(np.float64)
 
 
-def ssim_map(a, b, dt, shift=0.0):
+def ssim_map(a, b, dt, shift=0.0, g=G):
     a = a.astype(np.float64) - shift
     b = b.astype(np.float64) - shift
-    ma, mb = passes(a, dt), passes(b, dt)
-    saa, sbb, sab = passes(a * a, dt), passes(b * b, dt), passes(a * b, dt)
+    ma, mb = passes(a, dt, g), passes(b, dt, g)
+    saa, sbb, sab = (passes(a * a, dt, g), passes(b * b, dt, g),
+                     passes(a * b, dt, g))
     va, vb, cov = saa - ma * ma, sbb - mb * mb, sab - ma * mb
     ma, mb = ma + shift, mb + shift
     return ((2 * ma * mb + C1) * (2 * cov + C2)) / \
@@ -72,6 +79,25 @@ def main():
             m = ssim_map(a, b, np.float32, shift)
             print(f"| {name} | {label} | {abs(m.mean() - exact.mean()):.1e} "
                   f"| {np.abs(m - exact).max():.1e} |")
+    if len(sys.argv) == 3:
+        integer_weights(sys.argv[1], sys.argv[2])
+
+
+def integer_weights(ref_path, dist_path):
+    ref = np.fromfile(ref_path, np.uint8).reshape(-1, 1080, 1920)
+    dist = np.fromfile(dist_path, np.uint8)[:ref.size].reshape(ref.shape)
+    picks = range(0, len(ref), 5)
+    exact = {i: ssim_map(ref[i], dist[i], np.float64).mean() for i in picks}
+    print()
+    print(f"| weights (k bits), {len(exact)} pairs | largest change | median change |")
+    print("|---|---|---|")
+    for k in (12, 15, 16, 20):
+        q = np.round(G * 2 ** k)
+        q[5] += 2 ** k - q.sum()
+        q /= 2 ** k
+        d = [abs(ssim_map(ref[i], dist[i], np.float64, g=q).mean() - exact[i])
+             for i in picks]
+        print(f"| {k} | {max(d):.1e} | {np.median(d):.1e} |")
 
 
 if __name__ == "__main__":
