@@ -14,11 +14,13 @@
 # CUDASSIM_TEST_BACKEND picks the backend (cpu by default); the log's summary
 # must name it.
 #
-# Where ffmpeg is missing (a GPU host), FFmpeg's part reads the frames and
-# FFmpeg's stats that `check-references.py --save-ffmpeg-cases DIR` wrote on
-# a host with FFmpeg, from CUDASSIM_FFMPEG_CASES=DIR. Exits 77 where numpy,
-# scikit-image or gst-launch-1.0 is missing, or where FFmpeg's part could not
-# run (after running the rest).
+# With CUDASSIM_FFMPEG_CASES=DIR (a GPU host, where ffmpeg is missing),
+# FFmpeg's part reads the frames and FFmpeg's stats that
+# `check-references.py --save-ffmpeg-cases DIR` wrote on a host with FFmpeg;
+# `check-references.py --saved-cases` runs FFmpeg's part that way here, from
+# cases it has just saved. Exits 77 where numpy, scikit-image or
+# gst-launch-1.0 is missing, or where FFmpeg's part could not run (after
+# running the rest).
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 import json
@@ -242,21 +244,21 @@ def check_ffmpeg_width(case, w, h, n):
     return simd_diff
 
 
-def check_ffmpeg():
+def check_ffmpeg(cases):
     """Against FFmpeg's C code (-cpuflags 0) at several widths: FFmpeg 5.1's
     x86 SIMD differs from its own C code by up to ~1e-3 at widths such as
     600 and 1000 (and agrees at 322 or 1920); the difference is reported,
-    not checked. Returns None where it could not run."""
-    cases = os.environ.get("CUDASSIM_FFMPEG_CASES")
-    if shutil.which("ffmpeg") is None and not cases:
+    not checked. cases: a directory of saved cases to read, or None to run
+    ffmpeg here. Returns None where it could not run."""
+    if cases is None and shutil.which("ffmpeg") is None:
         print("SKIP: ffmpeg not found, and no CUDASSIM_FFMPEG_CASES")
         return None
     rng = np.random.default_rng(2)
-    if shutil.which("ffmpeg") is None:
+    if cases is not None:
         with open(case_paths(cases, WIDTHS[0], HEIGHT)[2]) as f:
             print(f"FFmpeg's stats from {cases} ({json.load(f)['ffmpeg']})")
     for w in WIDTHS:
-        if shutil.which("ffmpeg") is not None:
+        if cases is None:
             case = ffmpeg_case(rng, w, HEIGHT, FRAMES)
         else:
             case = load_case(cases, w, HEIGHT)
@@ -266,8 +268,9 @@ def check_ffmpeg():
 
 
 def main():
-    if sys.argv[1:2] == ["--save-ffmpeg-cases"] and len(sys.argv) == 3:
-        save_cases(sys.argv[2])
+    args = sys.argv[1:]
+    if len(args) == 2 and args[0] == "--save-ffmpeg-cases":
+        save_cases(args[1])
         return 0
     tiny = bytes(64 * 64)
     try:
@@ -278,8 +281,16 @@ def main():
             return 77
         print(f"FAIL: cudassim does not run (GST_PLUGIN_PATH?): {e}")
         return 1
+    if args == ["--saved-cases"]:
+        # the GPU host's way, here: FFmpeg's part from cases saved just now
+        if shutil.which("ffmpeg") is None:
+            print("SKIP: ffmpeg not found")
+            return 77
+        with tempfile.TemporaryDirectory() as tmp:
+            save_cases(tmp)
+            return 0 if check_ffmpeg(tmp) else 1
     ok = check_skimage()
-    ran = check_ffmpeg()
+    ran = check_ffmpeg(os.environ.get("CUDASSIM_FFMPEG_CASES") or None)
     if ran is False or not ok:
         return 1
     return 77 if ran is None else 0

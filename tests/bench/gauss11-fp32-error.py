@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What gauss11's two 11-tap passes in fp32, or its weights as integers, would do to the SSIM (issue 14).
+"""What gauss11's passes in fp32, or its weights as integers, would do to the SSIM (issue 14).
 
   python3 tests/bench/gauss11-fp32-error.py [REF.gray DIST.gray]   (numpy; 1080p GRAY8 files)
 
