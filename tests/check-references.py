@@ -73,10 +73,13 @@ def measure(fmt, w, h, props, pairs):
             raise ElementError((run.stdout + run.stderr).strip())
         with open(paths[2]) as f:
             lines = [json.loads(line) for line in f]
-    summary = lines[-1].get("summary", {})
+    summary = lines[-1].get("summary", {}) if lines else {}
     if summary.get("backend") != BACKEND:
         raise RuntimeError(f"the log's summary names backend "
                            f"{summary.get('backend')!r}, not {BACKEND!r}")
+    if len(lines) - 1 != len(pairs):
+        raise RuntimeError(f"{len(lines) - 1} frames logged for "
+                           f"{len(pairs)} pairs")
     return lines[:-1]
 
 
