@@ -17,8 +17,8 @@
 # With CUDASSIM_FFMPEG_CASES=DIR (a GPU host, where ffmpeg is missing),
 # FFmpeg's part reads the frames and FFmpeg's stats that
 # `check-references.py --save-ffmpeg-cases DIR` wrote on a host with FFmpeg;
-# `check-references.py --saved-cases` runs FFmpeg's part that way here, from
-# cases it has just saved. Exits 77 where numpy, scikit-image or
+# without it, FFmpeg's part saves its cases to a temporary directory and
+# reads them back the same way. Exits 77 where numpy, scikit-image or
 # gst-launch-1.0 is missing, or where FFmpeg's part could not run (after
 # running the rest).
 #
@@ -226,9 +226,9 @@ def check_ffmpeg_width(case, w, h, n):
     a, b, c_path, simd = case
     gst_pairs = list(zip(gst_frames(a, w, h), gst_frames(b, w, h)))
     got = measure("i420", w, h, "window=ffmpeg planes=all", gst_pairs)
-    if len(c_path) != n or len(got) != n or len(simd) != n:
-        print(f"FAIL {w}x{h}: {len(c_path)} FFmpeg lines, {len(got)} "
-              "cudassim frames")
+    if len(c_path) != n or len(simd) != n:
+        print(f"FAIL {w}x{h}: {len(c_path)} / {len(simd)} FFmpeg lines "
+              f"(C / SIMD) for {n} frames")
         return None
     worst = simd_diff = 0.0
     for v, vs, m in zip(c_path, simd, got):
@@ -251,21 +251,21 @@ def check_ffmpeg(cases):
     """Against FFmpeg's C code (-cpuflags 0) at several widths: FFmpeg 5.1's
     x86 SIMD differs from its own C code by up to ~1e-3 at widths such as
     600 and 1000 (and agrees at 322 or 1920); the difference is reported,
-    not checked. cases: a directory of saved cases to read, or None to run
-    ffmpeg here. Returns None where it could not run."""
-    if cases is None and shutil.which("ffmpeg") is None:
-        print("SKIP: ffmpeg not found, and no CUDASSIM_FFMPEG_CASES")
-        return None
-    rng = np.random.default_rng(2)
-    if cases is not None:
-        with open(case_paths(cases, WIDTHS[0], HEIGHT)[2]) as f:
-            print(f"FFmpeg's stats from {cases} ({json.load(f)['ffmpeg']})")
+    not checked. cases: a directory of saved cases to read, or None to save
+    them with ffmpeg here first (so that a GPU host's way of reading them is
+    the one checked everywhere). Returns None where it could not run."""
+    if cases is None:
+        if shutil.which("ffmpeg") is None:
+            print("SKIP: ffmpeg not found, and no CUDASSIM_FFMPEG_CASES")
+            return None
+        with tempfile.TemporaryDirectory() as tmp:
+            save_cases(tmp)
+            return check_ffmpeg(tmp)
+    with open(case_paths(cases, WIDTHS[0], HEIGHT)[2]) as f:
+        print(f"FFmpeg's stats from {cases} ({json.load(f)['ffmpeg']})")
     for w in WIDTHS:
-        if cases is None:
-            case = ffmpeg_case(rng, w, HEIGHT, FRAMES)
-        else:
-            case = load_case(cases, w, HEIGHT)
-        if check_ffmpeg_width(case, w, HEIGHT, FRAMES) is None:
+        if check_ffmpeg_width(load_case(cases, w, HEIGHT), w, HEIGHT,
+                              FRAMES) is None:
             return False
     return True
 
@@ -284,14 +284,6 @@ def main():
             return 77
         print(f"FAIL: cudassim does not run (GST_PLUGIN_PATH?): {e}")
         return 1
-    if args == ["--saved-cases"]:
-        # the GPU host's way, here: FFmpeg's part from cases saved just now
-        if shutil.which("ffmpeg") is None:
-            print("SKIP: ffmpeg not found")
-            return 77
-        with tempfile.TemporaryDirectory() as tmp:
-            save_cases(tmp)
-            return 0 if check_ffmpeg(tmp) else 1
     ok = check_skimage()
     ran = check_ffmpeg(os.environ.get("CUDASSIM_FFMPEG_CASES") or None)
     if ran is False or not ok:
