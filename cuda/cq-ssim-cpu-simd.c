@@ -76,17 +76,21 @@ ffmpeg_block_row (const CqSimdSsimBand * b, unsigned by, unsigned w4,
     rb[j] = b->dist + (size_t) (4 * by + j) * b->dist_stride;
   }
   for (x = 0; x + V <= 4 * w4; x += V) {
-    vi ca = { }, cb = { }, css = { }, cab = { }, q;
+    vi cd = { }, css = { }, cab = { }, ca, cb, q;
     int32_t t[V];
 
+    /* a and c as the 16-bit halves of d: a² + c² one vpmaddwd (where
+     * a * a + c * c took two vpmulld), ab another; Σa and Σc of 4 rows
+     * stay in their halves */
     for (j = 0; j < 4; j++) {
-      vi a = ld8 (ra[j] + x), c = ld8 (rb[j] + x);
+      const vi a = ld8 (ra[j] + x), c = ld8 (rb[j] + x), d = a + (c << 16);
 
-      ca += a;
-      cb += c;
-      css += a * a + c * c;
-      cab += a * c;
+      cd += d;
+      css += madd16 (d, d);
+      cab += madd16 (a, c);
     }
+    ca = cd & 0xffff;
+    cb = (vi) ((vu) cd >> 16);
     if (sse)
       acc += (vu) (css - 2 * cab);
     /* (Σa of blocks, Σb ..., Σa²+b² ..., Σab ...), V / 4 blocks each */
