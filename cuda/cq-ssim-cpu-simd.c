@@ -2,9 +2,10 @@
  *
  * Compiled once per instruction set (see cq-cpu-simd-vec.h). The samples
  * are read straight from the frames (no unpacking), a lane per column:
- *  - ffmpeg: the 4x4 block sums of a block row (lanes summed in groups of
- *    four by two shuffle-and-add steps), then the windows of a block row
- *    pair, V windows at once;
+ *  - ffmpeg: the 4x4 block sums of a block row (samples in 16-bit lanes,
+ *    neighbouring columns summed by vpmaddwd, then pairs of those by one
+ *    shuffle-and-add step), then the windows of a block row pair, V
+ *    windows at once;
  *  - box8: the 8-row column sums slid down the band as the plain C does
  *    (Σa and Σb packed in one lane, the squares and products of that lane
  *    by vpmaddwd), V windows of a row at once from eight shifted loads of
@@ -75,31 +76,34 @@ ffmpeg_block_row (const CqSimdSsimBand * b, unsigned by, unsigned w4,
     ra[j] = b->ref + (size_t) (4 * by + j) * b->ref_stride;
     rb[j] = b->dist + (size_t) (4 * by + j) * b->dist_stride;
   }
-  for (x = 0; x + V <= 4 * w4; x += V) {
-    vi cd = { }, css = { }, cab = { }, ca, cb, q;
-    int32_t t[V];
+  /* 2 V columns a step in 16-bit lanes: vpmaddwd of neighbouring columns
+   * gives each pair of columns its a² + b² and ab, and of the 4 rows'
+   * summed samples with ones its Σa and Σb; pair_sums then adds the pairs
+   * into blocks (V / 2 a quantity) */
+  for (x = 0; x + 2 * V <= 4 * w4; x += 2 * V) {
+    const vs ones = (vs) splat (0x00010001);
+    vs sa = { }, sb = { };
+    vi css = { }, cab = { }, q[2];
+    int32_t t[2 * V];
 
-    /* a and c as the 16-bit halves of d: a² + c² one vpmaddwd (where
-     * a * a + c * c took two vpmulld), ab another; Σa and Σc of 4 rows
-     * stay in their halves */
     for (j = 0; j < 4; j++) {
-      const vi a = ld8 (ra[j] + x), c = ld8 (rb[j] + x), d = a + (c << 16);
+      const vs a = ld8w (ra[j] + x), c = ld8w (rb[j] + x);
 
-      cd += d;
-      css += madd16 (d, d);
-      cab += madd16 (a, c);
+      sa += a;
+      sb += c;
+      css += dot16 (a, a) + dot16 (c, c);
+      cab += dot16 (a, c);
     }
-    ca = cd & 0xffff;
-    cb = (vi) ((vu) cd >> 16);
     if (sse)
       acc += (vu) (css - 2 * cab);
-    /* (Σa of blocks, Σb ..., Σa²+b² ..., Σab ...), V / 4 blocks each */
-    q = pair_sums (pair_sums (ca, cb), pair_sums (css, cab));
-    memcpy (t, &q, sizeof (t));
-    memcpy (s1 + x / 4, t, V);
-    memcpy (s1 + qs + x / 4, t + V / 4, V);
-    memcpy (s1 + 2 * qs + x / 4, t + V / 2, V);
-    memcpy (s1 + 3 * qs + x / 4, t + 3 * V / 4, V);
+    /* (Σa of blocks, Σb ...), (Σa²+b² ..., Σab ...) */
+    q[0] = pair_sums (dot16 (sa, ones), dot16 (sb, ones));
+    q[1] = pair_sums (css, cab);
+    memcpy (t, q, sizeof (t));
+    memcpy (s1 + x / 4, t, 2 * V);
+    memcpy (s1 + qs + x / 4, t + V / 2, 2 * V);
+    memcpy (s1 + 2 * qs + x / 4, t + V, 2 * V);
+    memcpy (s1 + 3 * qs + x / 4, t + 3 * V / 2, 2 * V);
   }
   for (bx = x / 4; bx < w4; bx++) {
     int32_t a1 = 0, a2 = 0, ass = 0, a12 = 0;
