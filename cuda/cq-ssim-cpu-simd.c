@@ -706,12 +706,10 @@ b8_update1 (const B8Pass * p, size_t X)
   }
 }
 
-/* the 8 windows at x from the sums of 2 neighbours, to vals + x */
-static inline void
-b8_windows (const B8Pass * p, size_t x, vd k1, vd k2, double *vals)
+/* the 8 windows' sums at x, from the sums of 2 neighbours */
+B8_INLINE void
+b8_sums (const B8Pass * p, size_t x, vi * w)
 {
-  vi w[3], pp, q, in1, in2, id2;
-  vd n1, n2, d1, d2, v;
   unsigned k;
 
   for (k = 0; k < 3; k++) {
@@ -719,24 +717,53 @@ b8_windows (const B8Pass * p, size_t x, vd k1, vd k2, double *vals)
 
     w[k] = (ld32 (h) + ld32 (h + 2)) + (ld32 (h + 4) + ld32 (h + 6));
   }
-  /* Σa Σb and Σa² + Σb² by vpmaddwd of the halves of w[0] */
-  pp = madd16 (w[0], (vi) ((vu) w[0] >> 16));
-  q = madd16 (w[0], w[0]);
-  in1 = pp + pp;
-  in2 = w[2] - in1;
-  id2 = w[1] - q;
-  n1 = cvt_lo (in1) + k1;
-  n2 = cvt_lo (in2) + k2;
-  d1 = cvt_lo (q) + k1;
-  d2 = cvt_lo (id2) + k2;
+}
+
+/* their integer terms (cq_ssim_box8_local's): 2 Σa Σb, 2 (64 Σab - Σa Σb),
+ * Σa² + Σb², 64 Σ (a² + b²) - Σa² - Σb²; Σa Σb and Σa² + Σb² by vpmaddwd
+ * of the halves of w[0] */
+B8_INLINE void
+b8_window_terms (const vi * w, vi * t)
+{
+  const vi pp = madd16 (w[0], (vi) ((vu) w[0] >> 16));
+  const vi q = madd16 (w[0], w[0]);
+
+  t[0] = pp + pp;
+  t[1] = w[2] - t[0];
+  t[2] = q;
+  t[3] = w[1] - q;
+}
+
+/* the windows' values from their terms, to vals (4 windows a vector of
+ * doubles, vcvtdq2pd from each half) */
+B8_INLINE void
+b8_values (const vi * t, vd k1, vd k2, double *vals)
+{
+  vd n1, n2, d1, d2, v;
+
+  n1 = cvt_lo (t[0]) + k1;
+  n2 = cvt_lo (t[1]) + k2;
+  d1 = cvt_lo (t[2]) + k1;
+  d2 = cvt_lo (t[3]) + k2;
   v = (n1 * n2) / (d1 * d2);
-  memcpy (vals + x, &v, sizeof (v));
-  n1 = cvt_hi (in1) + k1;
-  n2 = cvt_hi (in2) + k2;
-  d1 = cvt_hi (q) + k1;
-  d2 = cvt_hi (id2) + k2;
+  memcpy (vals, &v, sizeof (v));
+  n1 = cvt_hi (t[0]) + k1;
+  n2 = cvt_hi (t[1]) + k2;
+  d1 = cvt_hi (t[2]) + k1;
+  d2 = cvt_hi (t[3]) + k2;
   v = (n1 * n2) / (d1 * d2);
-  memcpy (vals + x + V / 2, &v, sizeof (v));
+  memcpy (vals + V / 2, &v, sizeof (v));
+}
+
+/* the 8 windows at x from the sums of 2 neighbours, to vals + x */
+static inline void
+b8_windows (const B8Pass * p, size_t x, vd k1, vd k2, double *vals)
+{
+  vi w[3], t[4];
+
+  b8_sums (p, x, w);
+  b8_window_terms (w, t);
+  b8_values (t, k1, k2, vals + x);
 }
 
 /* the window at x, alone */
@@ -776,15 +803,25 @@ b8_row_phases (const double *vals, unsigned nw, double *phase)
 }
 
 /* the windows [0, xe), whole vectors, each step with the update of a whole
- * vector B8_LAG columns ahead (the updates of [0, B8_LAG) done) */
+ * vector B8_LAG columns ahead (the updates of [0, B8_LAG) done). The loop
+ * is pipelined by hand: a step forms the next windows' sums and terms
+ * while the doubles of its own are worked, which the out-of-order window
+ * of the Zen 3 host did not reach on its own (1080p, one thread: 3.25 ->
+ * 2.88 ms a pair, docs/benchmarks.md, fortieth session). The last step's
+ * sums read columns the updates have already written, unused. */
 B8_INLINE void
 b8_steady (const B8Pass * p, size_t xe, vd k1, vd k2, double *vals)
 {
+  vi w[3], t[4];
   size_t x;
 
+  b8_sums (p, 0, w);
+  b8_window_terms (w, t);
   for (x = 0; x < xe; x += V) {
     b8_update (p, x + B8_LAG);
-    b8_windows (p, x, k1, k2, vals);
+    b8_sums (p, x + V, w);
+    b8_values (t, k1, k2, vals + x);
+    b8_window_terms (w, t);
   }
 }
 
