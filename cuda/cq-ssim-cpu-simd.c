@@ -8,9 +8,10 @@
  *    windows at once;
  *  - box8: the 8-row column sums slid down the band as the plain C does
  *    (Σa and Σb packed in one lane, the squares and products of that lane
- *    by vpmaddwd), V windows of a row at once from eight shifted loads of
- *    them (AVX2); AVX-512: one loop a window row that also updates the
- *    column sums (see its section below).
+ *    by vpmaddwd), V windows of a row at once; one loop a window row
+ *    also updates the column sums (AVX2: a window's sums from four shifted
+ *    loads of sums of 2 neighbouring columns, the loop pipelined a step;
+ *    AVX-512: from registers; see their sections below).
  * The sums are exact 32-bit integers (8-bit samples: every term of the
  * expressions below stays under 2^30), converted and combined exactly as in
  * cq-ssim-local.h. ffmpeg adds each row's local values left to right into a
