@@ -393,11 +393,12 @@ b8_update (const B8Pass * p, size_t X, __mmask16 m, int masked, zi * h2,
         _mm512_srli_epi32 (_mm512_sub_epi32 (old[1], old[2]), 6));
 }
 
-/* the 16 windows of sums sp (Σa + 65536 Σb), sss (64 Σ (a² + b²)) and
- * s2ab (64 Σ 2ab): cq_ssim_box8_local, even windows to out, odd ones to
- * out + 8 */
+/* the integer terms of 16 windows of sums sp (Σa + 65536 Σb), sss
+ * (64 Σ (a² + b²)) and s2ab (64 Σ 2ab), per parity: 2p, 2 (64 sab - p),
+ * q and 64 sss - q (cq_ssim_box8_local's), each in the 64-bit lanes its
+ * conversion takes (t[0 ... 3] even windows, t[4 ... 7] odd ones) */
 B8_INLINE void
-b8_windows (zi sp, zi sss, zi s2ab, zd k1, zd k2, zd s32, double *out)
+b8_window_terms (zi sp, zi sss, zi s2ab, zi * t)
 {
   zi sw = _mm512_rol_epi32 (sp, 16);
   /* 2p = 2 Σa Σb and q = Σa² + Σb² by vpmaddwd, per parity */
@@ -405,20 +406,31 @@ b8_windows (zi sp, zi sss, zi s2ab, zd k1, zd k2, zd s32, double *out)
   zi in1o = _mm512_maskz_madd_epi16 (B8_ODD, sp, sw);
   zi qe = _mm512_maskz_madd_epi16 (B8_EVEN, sp, sp);
   zi qo = _mm512_maskz_madd_epi16 (B8_ODD, sp, sp);
-  /* 64 sss - q (>= 0), 2 (64 sab - p) (signed: the even lanes moved up) */
-  zi s64 = sss, a64 = s2ab;
-  zi id2e = _mm512_maskz_sub_epi32 (B8_EVEN, s64, qe);
-  zi id2o = _mm512_maskz_sub_epi32 (B8_ODD, s64, qo);
-  zi in2e = _mm512_slli_epi64 (_mm512_sub_epi32 (a64, in1e), 32);
-  zi in2o = _mm512_maskz_sub_epi32 (B8_ODD, a64, in1o);
-  zd n1e = _mm512_add_pd (_mm512_cvtepi64_pd (in1e), k1);
-  zd n1o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (in1o), s32, k1);
-  zd n2e = _mm512_fmadd_pd (_mm512_cvtepi64_pd (in2e), s32, k2);
-  zd n2o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (in2o), s32, k2);
-  zd d1e = _mm512_add_pd (_mm512_cvtepi64_pd (qe), k1);
-  zd d1o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (qo), s32, k1);
-  zd d2e = _mm512_add_pd (_mm512_cvtepi64_pd (id2e), k2);
-  zd d2o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (id2o), s32, k2);
+
+  t[0] = in1e;
+  t[4] = in1o;
+  /* 2 (64 sab - p) (signed: the even lanes moved up), 64 sss - q (>= 0) */
+  t[1] = _mm512_slli_epi64 (_mm512_sub_epi32 (s2ab, in1e), 32);
+  t[5] = _mm512_maskz_sub_epi32 (B8_ODD, s2ab, in1o);
+  t[2] = qe;
+  t[6] = qo;
+  t[3] = _mm512_maskz_sub_epi32 (B8_EVEN, sss, qe);
+  t[7] = _mm512_maskz_sub_epi32 (B8_ODD, sss, qo);
+}
+
+/* the 16 windows' values from their terms: cq_ssim_box8_local, even
+ * windows to out, odd ones to out + 8 */
+B8_INLINE void
+b8_window_values (const zi * t, zd k1, zd k2, zd s32, double *out)
+{
+  zd n1e = _mm512_add_pd (_mm512_cvtepi64_pd (t[0]), k1);
+  zd n1o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (t[4]), s32, k1);
+  zd n2e = _mm512_fmadd_pd (_mm512_cvtepi64_pd (t[1]), s32, k2);
+  zd n2o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (t[5]), s32, k2);
+  zd d1e = _mm512_add_pd (_mm512_cvtepi64_pd (t[2]), k1);
+  zd d1o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (t[6]), s32, k1);
+  zd d2e = _mm512_add_pd (_mm512_cvtepi64_pd (t[3]), k2);
+  zd d2o = _mm512_fmadd_pd (_mm512_cvtepi64_pd (t[7]), s32, k2);
 
   _mm512_store_pd (out, _mm512_div_pd (_mm512_mul_pd (n1e, n2e),
           _mm512_mul_pd (d1e, d2e)));
@@ -426,7 +438,7 @@ b8_windows (zi sp, zi sss, zi s2ab, zd k1, zd k2, zd s32, double *out)
           _mm512_mul_pd (d1o, d2o)));
 }
 
-/* the value of a row of nw windows stored by b8_windows: 16 windows (8
+/* the value of a row of nw windows stored by b8_window_values: 16 windows (8
  * even, 8 odd) at a time into phases 16 g ... 16 g + 15 of
  * cq_ssim_box8_row, g going round; a chain of additions a vector */
 static double
@@ -462,26 +474,29 @@ b8_row_value (const double *vals, unsigned nw)
   return cq_ssim_box8_row (phase);
 }
 
-/* the windows [x, x + 16) from the sums of 4 neighbours at x (h4[0]) and
- * x + 16 (h4[1]); then the sums of 4 at x + 32 from those of 2 at x + 32
- * (h2) and x + 48 (h2n): the streams moved on a step */
+/* the windows [x, x + 16) from their terms t; then the sums of 4 at
+ * x + 32 from those of 2 at x + 32 (h2) and x + 48 (h2n), the streams
+ * moved on a step, and the terms of the windows [x + 16, x + 32) from the
+ * sums of 4 at x + 16 and x + 32. The terms are formed a step ahead of
+ * their values, so that the integer work of one step runs beside the
+ * doubles and divisions of the one before. */
 B8_INLINE void
-b8_step (unsigned x, const zi * h2n, zi * h2, zi * h4, zd k1, zd k2, zd s32,
-    double *vals)
+b8_step (unsigned x, const zi * h2n, zi * h2, zi * h4, zi * t, zd k1, zd k2,
+    zd s32, double *vals)
 {
   zi w8[3];
   unsigned k;
 
-  for (k = 0; k < 3; k++)
-    w8[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h4[3 + k], h4[k],
-            4));
-  b8_windows (w8[0], w8[1], w8[2], k1, k2, s32, vals + x);
+  b8_window_values (t, k1, k2, s32, vals + x);
   for (k = 0; k < 3; k++) {
     h4[k] = h4[3 + k];
     h4[3 + k] = _mm512_add_epi32 (h2[k], _mm512_alignr_epi32 (h2n[k], h2[k],
             2));
     h2[k] = h2n[k];
+    w8[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h4[3 + k], h4[k],
+            4));
   }
+  b8_window_terms (w8[0], w8[1], w8[2], t);
 }
 
 /* the first n bits */
@@ -506,7 +521,7 @@ b8_h2 (const B8Pass * p, size_t X, zi * h2, zi * sse)
           _mm512_loadu_si512 (p->c[k] + X + 1));
 }
 
-/* one window row: its values to vals (b8_windows' order), the next row's
+/* one window row: its values to vals (b8_window_values' order), the next row's
  * column sums, Σ (a - b)² of its 8 image rows to the lanes of *sse if
  * p->sse.
  *
@@ -522,7 +537,7 @@ b8_row (const B8Pass * pass, double *vals, zi * sse)
   const zd k1 = _mm512_set1_pd (p->k1), k2 = _mm512_set1_pd (p->k2);
   const zd s32 = _mm512_set1_pd (0x1p-32);
   const unsigned w = p->w, nw = p->nw;
-  zi h2[3], h4[6], h2n[3], h20[3];
+  zi h2[3], h4[6], h2n[3], h20[3], w8[3], t[8];
   unsigned x, k;
 
   b8_h2 (p, 0, h20, sse);
@@ -533,17 +548,20 @@ b8_row (const B8Pass * pass, double *vals, zi * sse)
     h4[3 + k] = _mm512_add_epi32 (h2[k], _mm512_alignr_epi32 (h2n[k], h2[k],
             2));
     h2[k] = h2n[k];
+    w8[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h4[3 + k], h4[k],
+            4));
   }
+  b8_window_terms (w8[0], w8[1], w8[2], t);
   /* two steps a turn: the streams change registers without copies */
   for (x = 0; x + 16 < nw && x + 80 <= w; x += 32) {
     b8_update (p, x + 48, 0xffff, 0, h2n, sse);
-    b8_step (x, h2n, h2, h4, k1, k2, s32, vals);
+    b8_step (x, h2n, h2, h4, t, k1, k2, s32, vals);
     b8_update (p, x + 64, 0xffff, 0, h2n, sse);
-    b8_step (x + 16, h2n, h2, h4, k1, k2, s32, vals);
+    b8_step (x + 16, h2n, h2, h4, t, k1, k2, s32, vals);
   }
   for (; x < nw; x += 16) {
     b8_h2 (p, x + 48, h2n, sse);
-    b8_step (x, h2n, h2, h4, k1, k2, s32, vals);
+    b8_step (x, h2n, h2, h4, t, k1, k2, s32, vals);
   }
 }
 
