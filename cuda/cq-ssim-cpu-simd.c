@@ -521,15 +521,15 @@ b8_h2 (const B8Pass * p, size_t X, zi * h2, zi * sse)
           _mm512_loadu_si512 (p->c[k] + X + 1));
 }
 
-/* one window row: its values to vals (b8_window_values' order), the next row's
- * column sums, Σ (a - b)² of its 8 image rows to the lanes of *sse if
- * p->sse.
+/* one window row: its values to vals (b8_window_values' order), the next
+ * row's column sums, Σ (a - b)² of its 8 image rows to the lanes of *sse
+ * if p->sse.
  *
  * The sums of 8 neighbours come in three steps: of 2 by an unaligned load
  * of the column sums (updated in place: column X + 16 is still this row's),
  * 48 columns ahead of the windows, then of 4 (32 ahead) and 8 by shifts
- * (valignd) of those kept in registers: a step's windows start from
- * registers the step before left. */
+ * (valignd) of those kept in registers: a step's windows start from the
+ * terms the step before left in registers. */
 B8_INLINE void
 b8_row (const B8Pass * pass, double *vals, zi * sse)
 {
