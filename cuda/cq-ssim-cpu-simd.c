@@ -480,11 +480,24 @@ b8_row_value (const double *vals, unsigned nw)
  * sums of 4 at x + 16 and x + 32. The terms are formed a step ahead of
  * their values, so that the integer work of one step runs beside the
  * doubles and divisions of the one before. */
+/* the terms t of the 16 windows whose sums of 4 neighbours are h4[0 ... 2]
+ * (at x) and h4[3 ... 5] (at x + 16) */
+B8_INLINE void
+b8_terms_from4 (const zi * h4, zi * t)
+{
+  zi w8[3];
+  unsigned k;
+
+  for (k = 0; k < 3; k++)
+    w8[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h4[3 + k], h4[k],
+            4));
+  b8_window_terms (w8[0], w8[1], w8[2], t);
+}
+
 B8_INLINE void
 b8_step (unsigned x, const zi * h2n, zi * h2, zi * h4, zi * t, zd k1, zd k2,
     zd s32, double *vals)
 {
-  zi w8[3];
   unsigned k;
 
   b8_window_values (t, k1, k2, s32, vals + x);
@@ -493,10 +506,8 @@ b8_step (unsigned x, const zi * h2n, zi * h2, zi * h4, zi * t, zd k1, zd k2,
     h4[3 + k] = _mm512_add_epi32 (h2[k], _mm512_alignr_epi32 (h2n[k], h2[k],
             2));
     h2[k] = h2n[k];
-    w8[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h4[3 + k], h4[k],
-            4));
   }
-  b8_window_terms (w8[0], w8[1], w8[2], t);
+  b8_terms_from4 (h4, t);
 }
 
 /* the first n bits */
@@ -537,7 +548,7 @@ b8_row (const B8Pass * pass, double *vals, zi * sse)
   const zd k1 = _mm512_set1_pd (p->k1), k2 = _mm512_set1_pd (p->k2);
   const zd s32 = _mm512_set1_pd (0x1p-32);
   const unsigned w = p->w, nw = p->nw;
-  zi h2[3], h4[6], h2n[3], h20[3], w8[3], t[8];
+  zi h2[3], h4[6], h2n[3], h20[3], t[8];
   unsigned x, k;
 
   b8_h2 (p, 0, h20, sse);
@@ -548,10 +559,8 @@ b8_row (const B8Pass * pass, double *vals, zi * sse)
     h4[3 + k] = _mm512_add_epi32 (h2[k], _mm512_alignr_epi32 (h2n[k], h2[k],
             2));
     h2[k] = h2n[k];
-    w8[k] = _mm512_add_epi32 (h4[k], _mm512_alignr_epi32 (h4[3 + k], h4[k],
-            4));
   }
-  b8_window_terms (w8[0], w8[1], w8[2], t);
+  b8_terms_from4 (h4, t);
   /* two steps a turn: the streams change registers without copies */
   for (x = 0; x + 16 < nw && x + 80 <= w; x += 32) {
     b8_update (p, x + 48, 0xffff, 0, h2n, sse);
