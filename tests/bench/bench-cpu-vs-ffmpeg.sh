@@ -43,6 +43,10 @@
 #    own conversion, made once, kept in FRAME_DIR), which FFmpeg's filter
 #    runs in C (its x86 SIMD is 8-bit only) and ours reads with
 #    bench-cpu-frames --pix-fmt gray10le (GRAY16, 10 bits).
+# FFMPEG (default: ffmpeg from PATH) names the ffmpeg to run: on a host
+# without FFmpeg, the static peer that tests/bench/ffmpeg-peer.sh builds. PY
+# (default: Debian's /usr/bin/python3) the Python with numpy, scikit-image
+# and OpenCV.
 # One thread (-filter_threads 1, --threads 1, cv2.setNumThreads(1)) and all
 # (the host's online CPUs). CQ_CPU_SIMD=none in the environment forces our
 # plain C, CQ_CPU_SIMD=avx2 caps our kernels at AVX2, for comparison.
@@ -51,7 +55,7 @@
 set -e
 BENCH=${BENCH:-tests/bench/bench-cpu-frames}
 HERE=$(dirname "$0")
-PY=/usr/bin/python3
+PY=${PY:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3
 DIR=${1:-${TMPDIR:-/tmp}/cq-bench-frames}
 REPEAT=${REPEAT:-5}
@@ -61,6 +65,8 @@ W=1920
 H=1080
 N=60
 NPROC=$(nproc)
+FFMPEG=${FFMPEG:-ffmpeg}
+export FFMPEG
 
 if [ ! -x "$BENCH" ]; then
   echo "no $BENCH: run this from the build directory" >&2
@@ -115,9 +121,9 @@ with open(out, "wb") as f:
         for c in crops:
             f.write(crop_resize(g, *c).tobytes())
 EOF
-  ffmpeg -nostdin -hide_banner -loglevel error -y -f rawvideo -pix_fmt gray \
-      -s ${W}x${H} -i "$DIR/ref.gray" -c:v mjpeg -q:v 10 "$DIR/dist.mkv"
-  ffmpeg -nostdin -hide_banner -loglevel error -y -i "$DIR/dist.mkv" \
+  "$FFMPEG" -nostdin -hide_banner -loglevel error -y -f rawvideo \
+      -pix_fmt gray -s ${W}x${H} -i "$DIR/ref.gray" -c:v mjpeg -q:v 10 "$DIR/dist.mkv"
+  "$FFMPEG" -nostdin -hide_banner -loglevel error -y -i "$DIR/dist.mkv" \
       -pix_fmt gray -f rawvideo "$DIR/dist.gray"
   rm -f "$DIR/dist.mkv"
 fi
@@ -139,7 +145,7 @@ ratio_rounds () {
 # ffmpeg_ssim_mean [PIX_FMT]
 ffmpeg_ssim_mean () {
   fmt=${1:-gray}
-  ffmpeg -nostdin -hide_banner -loglevel info -f rawvideo -pix_fmt $fmt \
+  "$FFMPEG" -nostdin -hide_banner -loglevel info -f rawvideo -pix_fmt $fmt \
       -s ${W}x${H} -i "$DIR/ref.$fmt" -f rawvideo -pix_fmt $fmt \
       -s ${W}x${H} -i "$DIR/dist.$fmt" -lavfi "[0:v][1:v]ssim" -f null - 2>&1 |
     sed -n 's/.*SSIM Y:\([0-9.]*\) .*/\1/p'
@@ -248,8 +254,8 @@ echo "mean SSIM Y over the frames: ours (window=ffmpeg) $3, FFmpeg $(ffmpeg_ssim
 
 for name in ref dist; do
   if [ ! -s "$DIR/$name.gray10le" ]; then
-    ffmpeg -nostdin -hide_banner -loglevel error -y -f rawvideo -pix_fmt gray \
-        -s ${W}x${H} -i "$DIR/$name.gray" -f rawvideo -pix_fmt gray10le \
+    "$FFMPEG" -nostdin -hide_banner -loglevel error -y -f rawvideo \
+        -pix_fmt gray -s ${W}x${H} -i "$DIR/$name.gray" -f rawvideo -pix_fmt gray10le \
         "$DIR/$name.gray10le"
   fi
 done

@@ -22,6 +22,9 @@
   gray12le, gray16le) DIR/ref.PIX_FMT and DIR/dist.PIX_FMT, read as raw
   frames of that format by both (bench-cpu-frames --pix-fmt).
 
+  FFMPEG in the environment names the ffmpeg to run (default: ffmpeg from
+  PATH), e.g. the static peer of tests/bench/ffmpeg-peer.sh.
+
 SPDX-License-Identifier: LGPL-2.1-or-later
 """
 import os
@@ -42,7 +45,8 @@ def frame_file(d, name, pix_fmt):
 
 def commands(threads, loops, d, w, h, pix_fmt="gray"):
     """the ssim command and the same without the filter"""
-    base = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error",
+    base = [os.environ.get("FFMPEG", "ffmpeg"), "-nostdin", "-hide_banner",
+            "-loglevel", "error",
             "-threads", "1", "-filter_threads", threads]
     for name in ("ref", "dist"):
         base += ["-stream_loop", str(loops - 1), "-f", "rawvideo", "-pix_fmt",
