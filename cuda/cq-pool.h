@@ -20,8 +20,10 @@ typedef void (*CqPoolFunc) (void *user, unsigned index);
 /* Runs func (user, i) for every i in [0, n) and returns when all have run.
  * The calling thread works on its own job too, the pool's helpers take
  * the indices it has not reached; jobs of several callers share the
- * helpers in the order they came. Which thread runs an index is not
- * defined: func must not depend on it (results by index are). */
+ * helpers in the order they came. Index i prefers the same thread from job
+ * to job (the caller for 0, helper i - 1 beyond), so that what a caller
+ * keeps by index stays in one core's cache, but which thread runs an index
+ * is not defined: func must not depend on it (results by index are). */
 void cq_pool_run (unsigned n, CqPoolFunc func, void *user);
 
 /* Threads one job can use: the helpers (one per online CPU but the
