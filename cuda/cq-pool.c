@@ -9,9 +9,9 @@
  * same core frame after frame finds it in that core's cache. A thread
  * whose preferred index is taken, or that has none, claims the lowest
  * unclaimed one, so a late helper only loses its index to another thread.
- * On the H200 host's 16-core Xeon, 1080p box8 in 16 bands took 5-12 %
+ * On the H200 host's 16-core Xeon, 1080p box8 in 16 bands took 2-12 %
  * less CPU time a frame than when any helper took the next index (the
- * median of each call's round-by-round ratios, 0.88 and 0.95, in two
+ * median of each call's round-by-round ratios, 0.88 and 0.98, in two
  * calls; docs/benchmarks.md, forty-second session). Helpers are started
  * once and live as long as the process.
  *
