@@ -41,6 +41,7 @@
 #include "cq-sharpness.h"
 #include "cq-ssim.h"
 #include "../cq-test.h"
+#include "bench-frames.h"
 
 static int
 fail (const CqError * err)
@@ -49,27 +50,7 @@ fail (const CqError * err)
   return 1;
 }
 
-static double
-clock_s (clockid_t id)
-{
-  struct timespec ts;
-  clock_gettime (id, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
-static uint8_t *
-load (const char *path, size_t bytes)
-{
-  FILE *f = fopen (path, "rb");
-  uint8_t *data = malloc (bytes);
-
-  if (!f || !data || fread (data, 1, bytes, f) != bytes) {
-    fprintf (stderr, "cannot read %zu bytes from %s\n", bytes, path);
-    exit (1);
-  }
-  fclose (f);
-  return data;
-}
 
 /* The frames of data (n of w x h 8-bit samples, dist: the second file) as
  * planes of layout name, into *plane; NULL for an unknown name. */

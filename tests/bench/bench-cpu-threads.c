@@ -38,6 +38,7 @@
 #include "cq-pool.h"
 #include "cq-ssim.h"
 #include "../cq-test.h"
+#include "bench-frames.h"
 
 #if defined (__x86_64__) && defined (__GNUC__)
 #include <immintrin.h>
@@ -50,28 +51,7 @@ static unsigned width = 1920, height = 1080, n_frames = 60, n_threads;
 static const uint8_t *ref, *dist;
 static CqSsimWindow window = CQ_SSIM_BOX8;
 
-static double
-clock_s (clockid_t id)
-{
-  struct timespec ts;
 
-  clock_gettime (id, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static uint8_t *
-load (const char *path, size_t bytes)
-{
-  FILE *f = fopen (path, "rb");
-  uint8_t *data = malloc (bytes);
-
-  if (!f || !data || fread (data, 1, bytes, f) != bytes) {
-    fprintf (stderr, "cannot read %zu bytes from %s\n", bytes, path);
-    exit (1);
-  }
-  fclose (f);
-  return data;
-}
 
 static CqSsimCpu *
 ssim_new (unsigned rows, unsigned bands)
@@ -185,51 +165,34 @@ alu_index (void *user, unsigned i)
 }
 
 #ifdef HAVE_X86_PROBES
-/* compiled for these instruction sets alone, run where the CPU has them */
-static void fma256_index (void *user, unsigned i)
-    __attribute__((target ("avx2,fma")));
-static void fma512_index (void *user, unsigned i)
-    __attribute__((target ("avx512f")));
-
-static void
-fma256_index (void *user, unsigned i)
-{
-  double c0 = clock_s (CLOCK_THREAD_CPUTIME_ID);
-  __m256d acc[8], m = _mm256_set1_pd (0.999999), d = _mm256_set1_pd (1e-9);
-  volatile double sink;
-  unsigned k, j;
-
-  (void) user;
-  for (j = 0; j < 8; j++)
-    acc[j] = _mm256_set1_pd (1.0 + j);
-  for (k = 0; k < 200000000u; k++)
-    for (j = 0; j < 8; j++)
-      acc[j] = _mm256_fmadd_pd (acc[j], m, d);
-  probe_cpu[i] = clock_s (CLOCK_THREAD_CPUTIME_ID) - c0;
-  for (j = 0; j < 8; j++)
-    sink = acc[j][0];
-  (void) sink;
+/* *INDENT-OFF* */
+/* 8 chains of FMAs on vectors of one width, compiled for that instruction
+ * set alone and run where the CPU has it */
+#define FMA_PROBE(name, isa, vec, set1, fmadd)                          \
+static void name (void *user, unsigned i) __attribute__((target (isa))); \
+static void                                                             \
+name (void *user, unsigned i)                                           \
+{                                                                       \
+  double c0 = clock_s (CLOCK_THREAD_CPUTIME_ID);                        \
+  vec acc[8], m = set1 (0.999999), d = set1 (1e-9);                     \
+  volatile double sink;                                                 \
+  unsigned k, j;                                                        \
+                                                                        \
+  (void) user;                                                          \
+  for (j = 0; j < 8; j++)                                               \
+    acc[j] = set1 (1.0 + j);                                            \
+  for (k = 0; k < 200000000u; k++)                                      \
+    for (j = 0; j < 8; j++)                                             \
+      acc[j] = fmadd (acc[j], m, d);                                    \
+  probe_cpu[i] = clock_s (CLOCK_THREAD_CPUTIME_ID) - c0;                \
+  for (j = 0; j < 8; j++)                                               \
+    sink = acc[j][0];                                                   \
+  (void) sink;                                                          \
 }
 
-static void
-fma512_index (void *user, unsigned i)
-{
-  double c0 = clock_s (CLOCK_THREAD_CPUTIME_ID);
-  __m512d acc[8], m = _mm512_set1_pd (0.999999), d = _mm512_set1_pd (1e-9);
-  volatile double sink;
-  unsigned k, j;
-
-  (void) user;
-  for (j = 0; j < 8; j++)
-    acc[j] = _mm512_set1_pd (1.0 + j);
-  for (k = 0; k < 200000000u; k++)
-    for (j = 0; j < 8; j++)
-      acc[j] = _mm512_fmadd_pd (acc[j], m, d);
-  probe_cpu[i] = clock_s (CLOCK_THREAD_CPUTIME_ID) - c0;
-  for (j = 0; j < 8; j++)
-    sink = _mm512_reduce_add_pd (acc[j]);
-  (void) sink;
-}
+FMA_PROBE (fma256_index, "avx2,fma", __m256d, _mm256_set1_pd, _mm256_fmadd_pd)
+FMA_PROBE (fma512_index, "avx512f", __m512d, _mm512_set1_pd, _mm512_fmadd_pd)
+/* *INDENT-ON* */
 #endif
 
 static int
