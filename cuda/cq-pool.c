@@ -40,7 +40,7 @@ struct CqPoolJob
 {
   CqPoolFunc func;
   void *user;
-  unsigned n, claimed, done;
+  unsigned n, done;
   uint64_t unclaimed;           /* indices below MASK_INDICES, bit i */
   unsigned next;                /* the next index from MASK_INDICES on */
   CqPoolJob *link;              /* the next job with indices to claim */
@@ -53,7 +53,7 @@ struct CqPoolJob
 typedef struct
 {
   pthread_cond_t wake;
-  int woken, idle;
+  int woken;
 } Helper;
 
 static struct
@@ -83,6 +83,12 @@ dequeue (CqPoolJob * job)
     }
 }
 
+static int
+fully_claimed (const CqPoolJob * job)
+{
+  return !job->unclaimed && job->next >= job->n;
+}
+
 /* Under the lock: an index of job for a thread that prefers `preferred`
  * (any value past the job's indices for none): that one if unclaimed, else
  * the lowest unclaimed. Dequeues a job fully claimed. */
@@ -99,7 +105,7 @@ claim (CqPoolJob * job, unsigned preferred)
     index = job->next++;
   if (index < MASK_INDICES)
     job->unclaimed &= ~((uint64_t) 1 << index);
-  if (++job->claimed == job->n)
+  if (fully_claimed (job))
     dequeue (job);
   return index;
 }
@@ -129,7 +135,6 @@ helper_main (void *data)
 
     while (!(job = pool.jobs)) {
       pool.idle[pool.n_idle++] = index;
-      me->idle = 1;
       me->woken = 0;
       while (!me->woken)
         pthread_cond_wait (&me->wake, &pool.lock);
@@ -139,18 +144,16 @@ helper_main (void *data)
   return NULL;
 }
 
-/* Under the lock: wakes idle helper h (taking it off the idle stack). */
+/* Under the lock: wakes the helper in slot i of the idle stack, taking it
+ * off the stack. */
 static void
-wake_helper (unsigned h)
+wake_idle (unsigned i)
 {
-  Helper *helper = &pool.helper[h];
-  unsigned i;
+  Helper *helper = &pool.helper[pool.idle[i]];
 
-  for (i = 0; pool.idle[i] != h; i++);
   for (; i + 1 < pool.n_idle; i++)
     pool.idle[i] = pool.idle[i + 1];
   pool.n_idle--;
-  helper->idle = 0;
   helper->woken = 1;
   pthread_cond_signal (&helper->wake);
 }
@@ -161,16 +164,17 @@ wake_helper (unsigned h)
 static void
 wake_helpers (unsigned n)
 {
-  unsigned h, others = 0;
+  unsigned h, i, others = 0;
 
   for (h = 0; h < n; h++) {
-    if (h < pool.helpers.n && pool.helper[h].idle)
-      wake_helper (h);
+    for (i = 0; i < pool.n_idle && pool.idle[i] != h; i++);
+    if (i < pool.n_idle)
+      wake_idle (i);
     else
       others++;
   }
   while (others-- > 0 && pool.n_idle > 0)
-    wake_helper (pool.idle[pool.n_idle - 1]);
+    wake_idle (pool.n_idle - 1);
 }
 
 /* A child of fork has none of the helpers (and may have inherited the lock
@@ -258,7 +262,10 @@ cq_pool_split (unsigned requested, unsigned limit)
 void
 cq_pool_run (unsigned n, CqPoolFunc func, void *user)
 {
-  CqPoolJob job = { func, user, n, 0, 0, 0, MASK_INDICES, NULL };
+  CqPoolJob job = { func, user, n, 0,
+    n >= MASK_INDICES ? ~(uint64_t) 0 : ((uint64_t) 1 << n) - 1,
+    MASK_INDICES, NULL
+  };
   CqPoolJob **tail;
   unsigned i;
 
@@ -272,9 +279,8 @@ cq_pool_run (unsigned n, CqPoolFunc func, void *user)
   *tail = &job;
   /* as many helpers as the job has indices beside the caller's, not all:
    * a broadcast woke every helper for a 4-part copy */
-  job.unclaimed = n >= MASK_INDICES ? ~(uint64_t) 0 : ((uint64_t) 1 << n) - 1;
   wake_helpers (n - 1);
-  while (job.claimed < job.n)
+  while (!fully_claimed (&job))
     run_index (&job, claim (&job, 0));
   while (job.done < job.n)
     pthread_cond_wait (&pool.done, &pool.lock);

@@ -50,8 +50,6 @@ fail (const CqError * err)
   return 1;
 }
 
-
-
 /* The frames of data (n of w x h 8-bit samples, dist: the second file) as
  * planes of layout name, into *plane; NULL for an unknown name. */
 static uint8_t *

@@ -88,7 +88,7 @@ ssim_measure (CqSsimCpu * cpu, unsigned n, unsigned row0)
 
 static CqSsimCpu *per_index[MAX_THREADS];
 static double index_cpu[MAX_THREADS];
-static unsigned current_frame, slice_rows, sticky;
+static unsigned current_frame, pass_frames, slice_rows, sticky;
 static int next_thread_id;
 static __thread int thread_id = -1;
 
@@ -98,7 +98,7 @@ frames_index (void *user, unsigned i)
   unsigned n;
 
   (void) user;
-  for (n = i; n < n_frames; n += n_threads)
+  for (n = i; n < pass_frames; n += n_threads)
     ssim_measure (per_index[i], n, 0);
 }
 
@@ -130,6 +130,7 @@ run_pass (const char *mode, CqSsimCpu * bands, unsigned frames)
     return 0.0;
   }
   if (strcmp (mode, "frames") == 0) {
+    pass_frames = frames;
     cq_pool_run (n_threads, frames_index, NULL);
     return 0.0;
   }
